@@ -1,0 +1,167 @@
+package schemas
+
+import "time"
+
+// Manifest is manifest.json of a run dataset (SPEC §1.3): what was read, by
+// which ingester, and counts that reconcile: Read = Written + Rejected + Skipped.
+type Manifest struct {
+	RunID           string           `json:"run_id"`
+	Tool            string           `json:"tool"`    // "tpsreport"
+	Version         string           `json:"version"` // tool version
+	Inputs          []InputFile      `json:"inputs"`
+	Counts          Counts           `json:"counts"`
+	RejectedBy      map[string]int64 `json:"rejected_by_reason"` // reason kind -> count
+	TimeRange       *TimeRange       `json:"time_range"`         // nil when no span has a time
+	MaxNumSeqs      *int64           `json:"max_num_seqs,omitempty"`
+	MaxNumSeqsBy    map[string]int64 `json:"max_num_seqs_by_replica,omitempty"`
+	SamplesWritten  int64            `json:"samples_written"`
+	FormatsDetected []string         `json:"formats,omitempty"`
+}
+
+// InputFile describes one input of an ingest.
+type InputFile struct {
+	Path   string `json:"path"`   // as given, or "-" for stdin
+	Format string `json:"format"` // ingester that read it
+	Size   int64  `json:"size"`   // bytes as stored (compressed size for .gz/.zst)
+	SHA256 string `json:"sha256"` // of the stored bytes, hex
+}
+
+// Counts reconcile: Read = Written + Rejected + Skipped.
+type Counts struct {
+	Read     int64 `json:"read"`
+	Written  int64 `json:"written"`
+	Rejected int64 `json:"rejected"`
+	Skipped  int64 `json:"skipped"`
+}
+
+// TimeRange is the span of instants seen in a dataset or analysed by a run.
+type TimeRange struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+}
+
+// Reject is one line of rejects.jsonl.
+type Reject struct {
+	File   string `json:"file"`
+	Line   int64  `json:"line,omitempty"`   // 1-based; 0 when the position is a byte offset
+	Offset int64  `json:"offset,omitempty"` // byte offset when lines do not apply
+	Column int    `json:"column,omitempty"`
+	Kind   string `json:"kind"`   // stable reason class: bad_json, bad_type, bad_timestamp, missing_field, too_long, bad_value
+	Reason string `json:"reason"` // human-readable reason
+	Raw    string `json:"raw"`    // the record cut to 1 KiB, prompt text removed
+}
+
+// Percentiles is the distribution object of SPEC §4. N is the number of values
+// it summarises; with N = 0 every other field is nil.
+type Percentiles struct {
+	N    int64    `json:"n"`
+	P50  *float64 `json:"p50"`
+	P90  *float64 `json:"p90"`
+	P95  *float64 `json:"p95"`
+	P99  *float64 `json:"p99"`
+	Mean *float64 `json:"mean"`
+	Max  *float64 `json:"max"`
+}
+
+// Metrics are the window and run metrics of SPEC §4 for one window (or the
+// whole run). Rates and fractions are nil where their denominator is zero.
+type Metrics struct {
+	WindowStart   time.Time `json:"window_start"`
+	WindowEnd     time.Time `json:"window_end"`
+	WindowSeconds float64   `json:"window_seconds"`
+
+	SystemTPS              *float64 `json:"system_tps"`
+	GeneratedTPS           *float64 `json:"generated_tps"`
+	RetryAdjustedSystemTPS *float64 `json:"retry_adjusted_system_tps"`
+	WasteFraction          *float64 `json:"waste_fraction"`
+	InputTPS               *float64 `json:"input_tps"`
+	OutputTokens           float64  `json:"output_tokens"`           // prorated, successful spans
+	GeneratedTokens        float64  `json:"generated_tokens"`        // prorated, all spans
+	DeliveredTokens        float64  `json:"delivered_tokens"`        // prorated, delivered spans
+	InputTokens            float64  `json:"input_tokens"`            // prorated, successful spans
+	Arrivals               int64    `json:"arrivals"`                // attempt-0 spans queued in the window
+	ArrivalRate            *float64 `json:"arrival_rate"`            // per second
+	Requests               int64    `json:"requests"`                // logical requests completed
+	SucceededRequests      int64    `json:"succeeded_requests"`      // of Requests, with a successful attempt
+	Attempts               int64    `json:"attempts"`                // attempts released
+	SuccessfulAttempts     int64    `json:"successful_attempts"`     // of Attempts, status ok
+	RetryAttempts          int64    `json:"retry_attempts"`          // of Attempts, attempt > 0
+	SuccessRate            *float64 `json:"success_rate"`            // 0..1
+	AttemptSuccessRate     *float64 `json:"attempt_success_rate"`    // 0..1
+	RetryRate              *float64 `json:"retry_rate"`              // 0..1
+	BacklogTime            float64  `json:"backlog_time"`            // seconds
+	GapTime                float64  `json:"gap_time"`                // seconds
+	GapFraction            *float64 `json:"gap_fraction"`            // 0..1
+	BacklogGapFraction     *float64 `json:"backlog_gap_fraction"`    // 0..1
+	MeanInFlight           *float64 `json:"mean_in_flight"`          //
+	MeanQueueDepth         *float64 `json:"mean_queue_depth"`        //
+	Utilization            *float64 `json:"utilization"`             // mean_in_flight / cap
+	LittleConcurrency      *float64 `json:"little_concurrency"`      // arrival_rate × mean t_total
+	OverCapTime            float64  `json:"over_cap_time,omitempty"` // seconds with in_flight > cap
+
+	// Sampled state metrics (from samples.parquet); nil when no sample covers the window.
+	SampledSeconds            *float64 `json:"sampled_seconds"`
+	BacklogTimeSampled        *float64 `json:"backlog_time_sampled"`
+	GapTimeSampled            *float64 `json:"gap_time_sampled"`
+	GapFractionSampled        *float64 `json:"gap_fraction_sampled"`
+	BacklogGapFractionSampled *float64 `json:"backlog_gap_fraction_sampled"`
+	MeanInFlightSampled       *float64 `json:"mean_in_flight_sampled"`
+	MeanQueueDepthSampled     *float64 `json:"mean_queue_depth_sampled"`
+	UtilizationSampled        *float64 `json:"utilization_sampled"`
+
+	// Distributions over successful spans released in the window (SPEC §4).
+	TQueue      Percentiles `json:"t_queue"`
+	TTFT        Percentiles `json:"ttft"`
+	TFirstToken Percentiles `json:"t_first_token"`
+	TStream     Percentiles `json:"t_stream"`
+	TInFlight   Percentiles `json:"t_in_flight"`
+	TTotal      Percentiles `json:"t_total"`
+	TPOT        Percentiles `json:"tpot"`
+	StreamTPS   Percentiles `json:"stream_tps"`
+	EndToEndTPS Percentiles `json:"end_to_end_tps"`
+}
+
+// ReplicaState holds the exact state metrics of one replica over the run.
+type ReplicaState struct {
+	Replica        string   `json:"replica"`
+	Cap            *int64   `json:"cap"`
+	BacklogTime    float64  `json:"backlog_time"`
+	GapTime        float64  `json:"gap_time"`
+	GapFraction    *float64 `json:"gap_fraction"`
+	MeanInFlight   *float64 `json:"mean_in_flight"`
+	MeanQueueDepth *float64 `json:"mean_queue_depth"`
+	Utilization    *float64 `json:"utilization"`
+}
+
+// DataQuality holds the counts of SPEC §6.
+type DataQuality struct {
+	RecordsRead      int64            `json:"records_read"`
+	SpansWritten     int64            `json:"spans_written"`
+	RecordsRejected  int64            `json:"records_rejected"`
+	RecordsSkipped   int64            `json:"records_skipped"`
+	RejectedBy       map[string]int64 `json:"rejected_by_reason"`
+	MissingTimestamp map[string]int64 `json:"missing_timestamp"` // column -> spans without it
+	OutOfOrder       int64            `json:"out_of_order"`      // spans whose timestamps are not monotone
+	DuplicateSpanIDs int64            `json:"duplicate_span_ids"`
+	OverCapTime      float64          `json:"over_cap_seconds"`        // seconds with in_flight > cap
+	Models           []string         `json:"models"`                  // distinct models seen, sorted
+	UnlinkedRetries  int64            `json:"unlinked_retries"`        // attempt > 0 spans whose request has no attempt 0
+	SamplingHoles    int64            `json:"sampling_holes"`          // gaps longer than the hold limit
+	SpansOutOfState  int64            `json:"spans_outside_state"`     // spans missing a boundary for state metrics
+	SpansClipped     int64            `json:"spans_clipped,omitempty"` // spans cut by --from/--to
+}
+
+// Summary is summary.json: the run window's metrics under SPEC names, the cap
+// and its source, the extent and the data-quality counts.
+type Summary struct {
+	RunID       string    `json:"run_id"`
+	RunStart    time.Time `json:"run_start"`
+	RunEnd      time.Time `json:"run_end"`
+	WindowWidth float64   `json:"window_width_seconds"` // W of the per-window table
+	Cap         *int64    `json:"cap"`
+	CapSource   string    `json:"cap_source"` // flag, samples, logs, inferred
+	Metrics
+	Replicas    []ReplicaState `json:"replicas,omitempty"`
+	DataQuality DataQuality    `json:"data_quality"`
+	Warnings    []string       `json:"warnings"`
+}

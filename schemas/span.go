@@ -1,0 +1,79 @@
+package schemas
+
+import "time"
+
+// Span is one attempt of one request (SPEC §1.1): a row of spans.parquet and a
+// line of the canonical JSONL input. Timestamps are microseconds since the Unix
+// epoch, UTC. Pointer fields are optional: nil is NULL.
+type Span struct {
+	RunID        string  `parquet:"run_id,dict,zstd" json:"run_id"`
+	Source       string  `parquet:"source,dict,zstd" json:"source"`
+	SpanID       string  `parquet:"span_id,zstd" json:"span_id"`
+	RequestID    string  `parquet:"request_id,zstd" json:"request_id"`
+	Attempt      *int32  `parquet:"attempt,optional,zstd" json:"attempt,omitempty"` // nil: the source gave none; analyze numbers attempts by queued_at
+	RetryCause   *string `parquet:"retry_cause,optional,dict,zstd" json:"retry_cause,omitempty"`
+	Model        *string `parquet:"model,optional,dict,zstd" json:"model,omitempty"`
+	Replica      *string `parquet:"replica,optional,dict,zstd" json:"replica,omitempty"`
+	QueuedAt     *int64  `parquet:"queued_at,optional,timestamp(microsecond:utc),zstd" json:"queued_at,omitempty"`
+	AdmittedAt   *int64  `parquet:"admitted_at,optional,timestamp(microsecond:utc),zstd" json:"admitted_at,omitempty"`
+	FirstTokenAt *int64  `parquet:"first_token_at,optional,timestamp(microsecond:utc),zstd" json:"first_token_at,omitempty"`
+	LastTokenAt  *int64  `parquet:"last_token_at,optional,timestamp(microsecond:utc),zstd" json:"last_token_at,omitempty"`
+	ReleasedAt   *int64  `parquet:"released_at,optional,timestamp(microsecond:utc),zstd" json:"released_at,omitempty"`
+	InputTokens  *int64  `parquet:"input_tokens,optional,zstd" json:"input_tokens,omitempty"`
+	OutputTokens *int64  `parquet:"output_tokens,optional,zstd" json:"output_tokens,omitempty"`
+	CachedTokens *int64  `parquet:"cached_tokens,optional,zstd" json:"cached_tokens,omitempty"`
+	Status       string  `parquet:"status,dict,zstd" json:"status"`
+	Error        *string `parquet:"error,optional,dict,zstd" json:"error,omitempty"`
+	HTTPStatus   *int32  `parquet:"http_status,optional,zstd" json:"http_status,omitempty"`
+}
+
+// Sample is the scheduler state of one replica at an instant (SPEC §1.2): a row
+// of samples.parquet.
+type Sample struct {
+	RunID        string   `parquet:"run_id,dict,zstd" json:"run_id"`
+	Source       string   `parquet:"source,dict,zstd" json:"source"`
+	Replica      *string  `parquet:"replica,optional,dict,zstd" json:"replica,omitempty"`
+	TS           int64    `parquet:"ts,timestamp(microsecond:utc),zstd" json:"ts"`
+	InFlight     *int32   `parquet:"in_flight,optional,zstd" json:"in_flight,omitempty"`
+	QueueDepth   *int32   `parquet:"queue_depth,optional,zstd" json:"queue_depth,omitempty"`
+	Cap          *int32   `parquet:"cap,optional,zstd" json:"cap,omitempty"`
+	KVCacheUsage *float64 `parquet:"kv_cache_usage,optional,zstd" json:"kv_cache_usage,omitempty"`
+}
+
+// Span statuses (SPEC §1.1). A span is successful when its status is StatusOK.
+const (
+	StatusOK        = "ok"
+	StatusError     = "error"
+	StatusTimeout   = "timeout"
+	StatusAborted   = "aborted"
+	StatusCancelled = "cancelled"
+)
+
+// Statuses lists the valid span statuses in a fixed order.
+var Statuses = []string{StatusOK, StatusError, StatusTimeout, StatusAborted, StatusCancelled}
+
+// ValidStatus reports whether s is one of Statuses.
+func ValidStatus(s string) bool {
+	switch s {
+	case StatusOK, StatusError, StatusTimeout, StatusAborted, StatusCancelled:
+		return true
+	}
+	return false
+}
+
+// Micros converts t to microseconds since the Unix epoch, rounding to the
+// nearest microsecond (half away from zero) as SPEC §1 requires.
+func Micros(t time.Time) int64 {
+	s := t.Unix()
+	ns := int64(t.Nanosecond())
+	us := (ns + 500) / 1000
+	return s*1_000_000 + us
+}
+
+// Time converts microseconds since the Unix epoch to a UTC time.Time.
+func Time(us int64) time.Time {
+	return time.UnixMicro(us).UTC()
+}
+
+// Ptr returns a pointer to v; it keeps literals of optional fields short.
+func Ptr[T any](v T) *T { return &v }

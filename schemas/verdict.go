@@ -1,0 +1,75 @@
+package schemas
+
+// Verdict outcomes (SPEC §5).
+const (
+	Pass         = "PASS"
+	Fail         = "FAIL"
+	Inconclusive = "INCONCLUSIVE"
+)
+
+// Criterion is one acceptance criterion of SPEC §5 with the numbers behind it.
+type Criterion struct {
+	Name      string   `json:"name"`    // throughput, success_rate, gap_fraction, retry_rate
+	Title     string   `json:"title"`   // "Throughput improves"
+	Verdict   string   `json:"verdict"` // PASS, FAIL, INCONCLUSIVE
+	Reason    string   `json:"reason"`  // one sentence
+	Metric    string   `json:"metric"`  // the metric compared
+	Baseline  *float64 `json:"baseline"`
+	Candidate *float64 `json:"candidate"`
+	Ratio     *float64 `json:"ratio,omitempty"` // candidate / baseline
+	Diff      *float64 `json:"diff,omitempty"`  // candidate - baseline
+	Lo        *float64 `json:"lo,omitempty"`    // interval on Ratio (or Diff)
+	Hi        *float64 `json:"hi,omitempty"`
+	PValue    *float64 `json:"p_value,omitempty"`
+}
+
+// Verdict is verdict.json: the criteria, the guards that fired and the overall verdict.
+type Verdict struct {
+	Baseline  string      `json:"baseline"`  // run id
+	Candidate string      `json:"candidate"` // run id
+	Overall   string      `json:"overall"`
+	Criteria  []Criterion `json:"criteria"`
+	Guards    []string    `json:"guards"` // guard messages that made criteria INCONCLUSIVE
+	Settings  Criteria    `json:"settings"`
+	Bootstrap Bootstrap   `json:"bootstrap"`
+}
+
+// Bootstrap says what the throughput interval resampled.
+type Bootstrap struct {
+	Resamples        int    `json:"resamples"`
+	Seed             uint64 `json:"seed"`
+	BaselineWindows  int    `json:"baseline_windows"`  // backlog windows resampled
+	CandidateWindows int    `json:"candidate_windows"` // backlog windows resampled
+	Method           string `json:"method"`
+}
+
+// Criteria are the thresholds of SPEC §5, from flags or an acceptance file.
+type Criteria struct {
+	MinImprovement     float64 `json:"min_improvement" yaml:"min_improvement"`
+	SuccessTolerance   float64 `json:"success_tolerance" yaml:"success_tolerance"` // fraction (0.001 = 0.1 pp)
+	GapTolerance       float64 `json:"gap_tolerance" yaml:"gap_tolerance"`
+	GapFloor           float64 `json:"gap_floor" yaml:"gap_floor"`
+	RetryTolerance     float64 `json:"retry_tolerance" yaml:"retry_tolerance"` // fraction
+	MinBacklogWindows  int     `json:"min_backlog_windows" yaml:"min_backlog_windows"`
+	LoadMismatch       float64 `json:"load_mismatch" yaml:"load_mismatch"` // 0.2 = 20 %
+	Confidence         float64 `json:"confidence" yaml:"confidence"`       // 0.95
+	Alpha              float64 `json:"alpha" yaml:"alpha"`                 // 0.05
+	Resamples          int     `json:"resamples" yaml:"resamples"`
+	AllowModelMismatch bool    `json:"allow_model_mismatch" yaml:"allow_model_mismatch"`
+}
+
+// DefaultCriteria returns the defaults of SPEC §5.
+func DefaultCriteria() Criteria {
+	return Criteria{
+		MinImprovement:    0,
+		SuccessTolerance:  0.001,
+		GapTolerance:      0.005,
+		GapFloor:          0.01,
+		RetryTolerance:    0.001,
+		MinBacklogWindows: 5,
+		LoadMismatch:      0.2,
+		Confidence:        0.95,
+		Alpha:             0.05,
+		Resamples:         2000,
+	}
+}
