@@ -1,0 +1,62 @@
+# tpsreport — `make help` lists the targets.
+SHELL := /bin/bash
+GO ?= go
+BIN := bin/tpsreport
+PKG := ./cmd/tpsreport
+GOBIN := $(shell $(GO) env GOPATH)/bin
+STATICCHECK_VERSION := v0.8.2
+FUZZTIME ?= 10s
+
+.PHONY: help build test demo bench lint update-golden tidy-check e2e fuzz clean
+
+## build: build bin/tpsreport
+build:
+	$(GO) build -o $(BIN) $(PKG)
+
+## demo: build, then run the whole pipeline on the shipped sample logs into ./tpsreport-demo/
+demo: build
+	./$(BIN) demo --out tpsreport-demo
+
+## test: unit, property, differential, golden and CLI script tests
+test:
+	$(GO) test -count=1 ./...
+
+## e2e: render the reports in headless Chromium (installs Debian's chromium if missing)
+e2e:
+	@command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
+	$(GO) test -count=1 -tags e2e -run E2E ./report/
+
+## fuzz: run every fuzz target for FUZZTIME each (default 10s)
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+## bench: generate large inputs with the simulator and measure ingest, analyze and report against DuckDB's own readers
+bench: build
+	$(GO) run ./internal/bench -bin $(BIN) -out bench/out -md BENCHMARKS.md
+
+## lint: gofmt, go vet and staticcheck
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	@test -x $(GOBIN)/staticcheck || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	$(GOBIN)/staticcheck ./...
+
+## update-golden: regenerate every golden file (then read the diff)
+update-golden:
+	UPDATE_GOLDEN=1 $(GO) test -count=1 ./...
+
+## tidy-check: go.mod and go.sum are tidy
+tidy-check:
+	$(GO) mod tidy
+	git diff --exit-code go.mod go.sum
+
+## clean: remove build and demo outputs
+clean:
+	rm -rf bin tpsreport-demo bench/out
+
+help:
+	@grep -E '^## ' $(MAKEFILE_LIST) | sed 's/^## //' | column -t -s ':'

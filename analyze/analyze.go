@@ -1,0 +1,440 @@
+package analyze
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// Output files that analyze adds to a run dataset.
+const (
+	SummaryFile  = "summary.json"
+	WindowsFile  = "windows.parquet"
+	RequestsFile = "requests.parquet"
+	CurvesFile   = "curves.json"
+)
+
+// runWidth is the window width that makes the whole run one window: every instant
+// t of the epoch has t / runWidth = 0.
+const runWidth int64 = 1 << 62
+
+// Options are the analyze flags.
+type Options struct {
+	Dir    string        // the run dataset
+	Window time.Duration // window width; 0 means 60 s
+	Cap    *int64        // --cap, per replica
+	From   *time.Time    // --from (with To)
+	To     *time.Time    // --to (with From)
+	Log    *slog.Logger  // nil discards
+}
+
+// Curves are the report's inputs beyond the windows (curves.json).
+type Curves struct {
+	TTFT        []float64          `json:"ttft"`    // quantiles 0, 0.01, …, 1 (s)
+	TQueue      []float64          `json:"t_queue"` // quantiles 0, 0.01, …, 1 (s)
+	Concurrency []ConcurrencyPoint `json:"concurrency"`
+}
+
+// ConcurrencyPoint is the median stream_tps of the successful spans whose stream
+// midpoint saw InFlight requests in flight in the pool.
+type ConcurrencyPoint struct {
+	InFlight  float64 `json:"in_flight"`
+	StreamTPS float64 `json:"stream_tps"`
+	N         int64   `json:"n"`
+}
+
+// Result is what analyze derives from a run dataset.
+type Result struct {
+	Summary  schemas.Summary
+	Windows  []schemas.Metrics
+	Curves   Curves
+	Manifest schemas.Manifest
+}
+
+// Run analyses the dataset in opt.Dir and writes summary.json, windows.parquet,
+// requests.parquet and curves.json into it, each atomically.
+func Run(ctx context.Context, opt Options) (*Result, error) {
+	log := opt.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	width := opt.Window
+	if width == 0 {
+		width = 60 * time.Second
+	}
+	if width < time.Microsecond || width%time.Microsecond != 0 {
+		return nil, fmt.Errorf("--window %s: must be a positive whole number of microseconds", width)
+	}
+	if (opt.From == nil) != (opt.To == nil) {
+		return nil, errors.New("--from and --to go together")
+	}
+	if opt.From != nil && !opt.To.After(*opt.From) {
+		return nil, fmt.Errorf("--to %s is not after --from %s", opt.To.Format(time.RFC3339Nano), opt.From.Format(time.RFC3339Nano))
+	}
+	if opt.Cap != nil && *opt.Cap <= 0 {
+		return nil, fmt.Errorf("--cap %d: must be positive", *opt.Cap)
+	}
+	spansPath := filepath.Join(opt.Dir, "spans.parquet")
+	if _, err := os.Stat(spansPath); err != nil {
+		return nil, fmt.Errorf("read run dataset %q: %w (Try: tpsreport ingest --out %s ...)", opt.Dir, err, opt.Dir)
+	}
+	man, err := readManifest(opt.Dir)
+	if err != nil {
+		return nil, err
+	}
+
+	tmpDir, err := os.MkdirTemp(opt.Dir, ".analyze-")
+	if err != nil {
+		return nil, fmt.Errorf("create temp dir: %w", err)
+	}
+	defer os.RemoveAll(tmpDir)
+
+	db, err := openDB(ctx, tmpDir)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+
+	a := &analysis{ctx: ctx, db: db, log: log}
+	res, err := a.run(opt, width.Microseconds(), spansPath, man, tmpDir)
+	if err != nil {
+		return nil, err
+	}
+	// Every output is complete in tmpDir: move them into place.
+	for _, name := range []string{WindowsFile, RequestsFile, SummaryFile, CurvesFile} {
+		if err := os.Rename(filepath.Join(tmpDir, name), filepath.Join(opt.Dir, name)); err != nil {
+			return nil, fmt.Errorf("write %s: %w", name, err)
+		}
+	}
+	return res, nil
+}
+
+func readManifest(dir string) (schemas.Manifest, error) {
+	var m schemas.Manifest
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return m, nil
+	}
+	if err != nil {
+		return m, fmt.Errorf("read manifest: %w", err)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, fmt.Errorf("read %s: %w", filepath.Join(dir, "manifest.json"), err)
+	}
+	return m, nil
+}
+
+// analysis runs the named statements of queries/ in order on one connection.
+type analysis struct {
+	ctx context.Context
+	db  *sql.DB
+	log *slog.Logger
+}
+
+func (a *analysis) exec(name string, args ...any) error {
+	start := time.Now()
+	if _, err := a.db.ExecContext(a.ctx, query(name), args...); err != nil {
+		return fmt.Errorf("analyze %s: %w", name, err)
+	}
+	a.log.Debug("query", "name", name, "elapsed", time.Since(start))
+	return nil
+}
+
+func (a *analysis) copyTo(name, path string, args ...any) error {
+	q := "COPY (" + query(name) + ") TO " + sqlString(path) + " (FORMAT parquet, COMPRESSION zstd)"
+	if _, err := a.db.ExecContext(a.ctx, q, args...); err != nil {
+		return fmt.Errorf("analyze %s: %w", name, err)
+	}
+	return nil
+}
+
+func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.Manifest, tmpDir string) (*Result, error) {
+	if err := a.exec("load_spans", spansPath); err != nil {
+		return nil, err
+	}
+	samplesPath := filepath.Join(opt.Dir, "samples.parquet")
+	if _, err := os.Stat(samplesPath); err == nil {
+		if err := a.exec("load_samples", samplesPath); err != nil {
+			return nil, err
+		}
+	} else if err := a.exec("empty_samples"); err != nil {
+		return nil, err
+	}
+
+	// The run extent.
+	var t0, t1 sql.NullInt64
+	if err := a.db.QueryRowContext(a.ctx, query("extent")).Scan(&t0, &t1); err != nil {
+		return nil, fmt.Errorf("analyze extent: %w", err)
+	}
+	if opt.From != nil {
+		t0 = sql.NullInt64{Int64: schemas.Micros(*opt.From), Valid: true}
+		t1 = sql.NullInt64{Int64: schemas.Micros(*opt.To), Valid: true}
+	}
+
+	for _, name := range []string{"quantities", "logical_requests", "state_events", "pool_segments", "replica_segments"} {
+		if err := a.exec(name); err != nil {
+			return nil, err
+		}
+	}
+	caps, err := a.caps(opt.Cap, man)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.exec("sample_segments"); err != nil {
+		return nil, err
+	}
+
+	sum := schemas.Summary{
+		RunID:       man.RunID,
+		WindowWidth: float64(width) / 1e6,
+		CapSource:   caps.Source,
+		Warnings:    []string{},
+	}
+	if caps.Warning != "" {
+		sum.Warnings = append(sum.Warnings, caps.Warning)
+	}
+	sum.Cap = &caps.Pool
+	res := &Result{Manifest: man, Windows: []schemas.Metrics{}}
+
+	// With no instant at all there is no extent: write empty tables and NULL metrics.
+	if !t0.Valid {
+		t0 = sql.NullInt64{Int64: 0, Valid: true}
+		t1 = t0
+		sum.Warnings = append(sum.Warnings, "no span has a timestamp: no extent to measure")
+	}
+	sum.RunStart, sum.RunEnd = schemas.Time(t0.Int64), schemas.Time(t1.Int64)
+	if sum.RunID == "" {
+		if err := a.db.QueryRowContext(a.ctx, "SELECT coalesce(min(run_id), '') FROM spans").Scan(&sum.RunID); err != nil {
+			return nil, fmt.Errorf("analyze run_id: %w", err)
+		}
+	}
+
+	// Per window, then the run as one window.
+	if res.Windows, err = a.metrics(t0.Int64, t1.Int64, width, caps.Pool); err != nil {
+		return nil, err
+	}
+	if err := a.copyTo("windows_out", filepath.Join(tmpDir, WindowsFile)); err != nil {
+		return nil, err
+	}
+	runRows, err := a.metrics(t0.Int64, t1.Int64, runWidth, caps.Pool)
+	if err != nil {
+		return nil, err
+	}
+	if len(runRows) != 1 {
+		return nil, fmt.Errorf("analyze run window: %d rows, want 1", len(runRows))
+	}
+	sum.Metrics = runRows[0]
+	sum.WindowStart, sum.WindowEnd = sum.RunStart, sum.RunEnd
+
+	if err := a.copyTo("requests_out", filepath.Join(tmpDir, RequestsFile)); err != nil {
+		return nil, err
+	}
+	if sum.Replicas, err = a.replicaStates(t0.Int64, t1.Int64); err != nil {
+		return nil, err
+	}
+	if sum.DataQuality, err = a.quality(t0.Int64, t1.Int64, opt.From != nil, man); err != nil {
+		return nil, err
+	}
+	sum.DataQuality.OverCapTime = sum.OverCapTime
+	if len(sum.DataQuality.Models) > 1 {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("mixed models %q: token counts are tokenizer-specific", sum.DataQuality.Models))
+	}
+	if res.Curves, err = a.curves(t0.Int64, t1.Int64); err != nil {
+		return nil, err
+	}
+	res.Summary = sum
+
+	if err := writeJSON(filepath.Join(tmpDir, SummaryFile), sum); err != nil {
+		return nil, err
+	}
+	if err := writeJSON(filepath.Join(tmpDir, CurvesFile), res.Curves); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// caps resolves the cap of every replica and loads them into the caps table.
+func (a *analysis) caps(flag *int64, man schemas.Manifest) (resolvedCaps, error) {
+	rows, err := a.db.QueryContext(a.ctx, query("replicas"))
+	if err != nil {
+		return resolvedCaps{}, fmt.Errorf("analyze replicas: %w", err)
+	}
+	defer rows.Close()
+	var reps []replicaFacts
+	for rows.Next() {
+		var f replicaFacts
+		var sc sql.NullInt64
+		if err := rows.Scan(&f.Name, &f.InSpans, &sc, &f.MaxInFlight); err != nil {
+			return resolvedCaps{}, fmt.Errorf("analyze replicas: %w", err)
+		}
+		if sc.Valid {
+			f.SampleCap = &sc.Int64
+		}
+		reps = append(reps, f)
+	}
+	if err := rows.Err(); err != nil {
+		return resolvedCaps{}, fmt.Errorf("analyze replicas: %w", err)
+	}
+	rc := resolveCaps(reps, capInputs{Flag: flag, Logs: man.MaxNumSeqs, LogsByName: man.MaxNumSeqsBy})
+	if len(reps) == 0 {
+		rc.Source = CapInferred
+		if flag != nil {
+			rc.Source, rc.Pool = CapFromFlag, *flag
+		}
+	}
+	names := make([]string, 0, len(rc.Names))
+	vals := make([]int64, 0, len(rc.Names))
+	for _, n := range rc.Names {
+		names = append(names, n)
+		vals = append(vals, rc.ByReplica[n])
+	}
+	if err := a.exec("caps", names, vals); err != nil {
+		return resolvedCaps{}, err
+	}
+	return rc, nil
+}
+
+// metrics computes the metrics table for windows of width µs over [t0, t1] and
+// returns its rows.
+func (a *analysis) metrics(t0, t1, width, poolCap int64) ([]schemas.Metrics, error) {
+	if err := a.exec("params", t0, t1, width, poolCap, width == runWidth); err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"windows", "win_tokens", "win_events", "win_state", "win_sampled", "win_dists", "metrics"} {
+		if err := a.exec(name); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := a.db.QueryContext(a.ctx, query("metrics_json"))
+	if err != nil {
+		return nil, fmt.Errorf("analyze metrics_json: %w", err)
+	}
+	defer rows.Close()
+	out := []schemas.Metrics{}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, fmt.Errorf("analyze metrics_json: %w", err)
+		}
+		var m schemas.Metrics
+		if err := json.Unmarshal([]byte(s), &m); err != nil {
+			return nil, fmt.Errorf("analyze metrics_json: %w", err)
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+func (a *analysis) replicaStates(t0, t1 int64) ([]schemas.ReplicaState, error) {
+	rows, err := a.db.QueryContext(a.ctx, query("replica_state"), t0, t1)
+	if err != nil {
+		return nil, fmt.Errorf("analyze replica_state: %w", err)
+	}
+	defer rows.Close()
+	secs := float64(t1-t0) / 1e6
+	var out []schemas.ReplicaState
+	for rows.Next() {
+		var rs schemas.ReplicaState
+		var capv, backlog, gap int64
+		var inf, qd float64
+		if err := rows.Scan(&rs.Replica, &capv, &backlog, &gap, &inf, &qd); err != nil {
+			return nil, fmt.Errorf("analyze replica_state: %w", err)
+		}
+		rs.Cap = &capv
+		rs.BacklogTime = float64(backlog) / 1e6
+		rs.GapTime = float64(gap) / 1e6
+		if secs > 0 {
+			rs.GapFraction = ptr(rs.GapTime / secs)
+			rs.MeanInFlight = ptr(inf / 1e6 / secs)
+			rs.MeanQueueDepth = ptr(qd / 1e6 / secs)
+			if capv > 0 {
+				rs.Utilization = ptr(*rs.MeanInFlight / float64(capv))
+			}
+		}
+		out = append(out, rs)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) < 2 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+func (a *analysis) quality(t0, t1 int64, clipped bool, man schemas.Manifest) (schemas.DataQuality, error) {
+	dq := schemas.DataQuality{
+		RecordsRead:     man.Counts.Read,
+		SpansWritten:    man.Counts.Written,
+		RecordsRejected: man.Counts.Rejected,
+		RecordsSkipped:  man.Counts.Skipped,
+		RejectedBy:      man.RejectedBy,
+	}
+	if dq.RejectedBy == nil {
+		dq.RejectedBy = map[string]int64{}
+	}
+	var mq, ma, mf, ml, mr, spansClipped int64
+	var models []any
+	err := a.db.QueryRowContext(a.ctx, query("quality"), t0, t1).Scan(
+		&mq, &ma, &mf, &ml, &mr, &dq.OutOfOrder, &dq.DuplicateSpanIDs, &dq.UnlinkedRetries,
+		&dq.SpansOutOfState, &spansClipped, &models)
+	if err != nil {
+		return dq, fmt.Errorf("analyze quality: %w", err)
+	}
+	dq.MissingTimestamp = map[string]int64{
+		"queued_at": mq, "admitted_at": ma, "first_token_at": mf, "last_token_at": ml, "released_at": mr,
+	}
+	if clipped {
+		dq.SpansClipped = spansClipped
+	}
+	dq.Models = []string{}
+	for _, m := range models {
+		if s, ok := m.(string); ok {
+			dq.Models = append(dq.Models, s)
+		}
+	}
+	if err := a.db.QueryRowContext(a.ctx, query("sampling_holes")).Scan(&dq.SamplingHoles); err != nil {
+		return dq, fmt.Errorf("analyze sampling_holes: %w", err)
+	}
+	return dq, nil
+}
+
+func (a *analysis) curves(t0, t1 int64) (Curves, error) {
+	var s string
+	if err := a.db.QueryRowContext(a.ctx, query("curves"), t0, t1).Scan(&s); err != nil {
+		return Curves{}, fmt.Errorf("analyze curves: %w", err)
+	}
+	var c Curves
+	if err := json.Unmarshal([]byte(s), &c); err != nil {
+		return Curves{}, fmt.Errorf("analyze curves: %w", err)
+	}
+	if c.Concurrency == nil {
+		c.Concurrency = []ConcurrencyPoint{}
+	}
+	return c, nil
+}
+
+func writeJSON(path string, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
+
+func ptr(v float64) *float64 { return &v }

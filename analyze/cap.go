@@ -1,0 +1,81 @@
+package analyze
+
+import "fmt"
+
+// Cap sources, strongest first (SPEC §4 "cap").
+const (
+	CapFromFlag    = "flag"
+	CapFromSamples = "samples"
+	CapFromLogs    = "logs"
+	CapInferred    = "inferred"
+)
+
+var capRank = map[string]int{CapFromFlag: 0, CapFromSamples: 1, CapFromLogs: 2, CapInferred: 3}
+
+// replicaFacts is what the cap rule knows of one replica.
+type replicaFacts struct {
+	Name        string
+	InSpans     bool
+	SampleCap   *int64
+	MaxInFlight int64
+}
+
+// capInputs are the sources outside the data: the flag and the logs' max_num_seqs.
+type capInputs struct {
+	Flag       *int64
+	Logs       *int64
+	LogsByName map[string]int64
+}
+
+// resolvedCaps is the outcome of the cap rule.
+type resolvedCaps struct {
+	ByReplica map[string]int64
+	Names     []string // every replica, in the order given
+	Pool      int64    // Σ caps of the replicas in spans (of all, when no span names one)
+	Source    string   // the weakest source used
+	Warning   string   // set when a cap was inferred
+}
+
+// resolveCaps applies SPEC §4's order per replica: flag, samples, logs, inferred.
+func resolveCaps(reps []replicaFacts, in capInputs) resolvedCaps {
+	out := resolvedCaps{ByReplica: map[string]int64{}, Source: CapFromFlag}
+	anyInSpans := false
+	for _, r := range reps {
+		anyInSpans = anyInSpans || r.InSpans
+	}
+	var inferred []string
+	for _, r := range reps {
+		var c int64
+		src := ""
+		switch {
+		case in.Flag != nil:
+			c, src = *in.Flag, CapFromFlag
+		case r.SampleCap != nil:
+			c, src = *r.SampleCap, CapFromSamples
+		case in.LogsByName != nil && hasKey(in.LogsByName, r.Name):
+			c, src = in.LogsByName[r.Name], CapFromLogs
+		case in.Logs != nil:
+			c, src = *in.Logs, CapFromLogs
+		default:
+			c, src = r.MaxInFlight, CapInferred
+			inferred = append(inferred, r.Name)
+		}
+		out.ByReplica[r.Name] = c
+		out.Names = append(out.Names, r.Name)
+		if capRank[src] > capRank[out.Source] {
+			out.Source = src
+		}
+		if r.InSpans || !anyInSpans {
+			out.Pool += c
+		}
+	}
+	if len(inferred) > 0 {
+		out.Warning = fmt.Sprintf("cap inferred as the maximum observed in_flight (%d); gap_time and gap_fraction are lower bounds. Try: --cap N (max_num_seqs per replica)", out.Pool)
+	}
+	return out
+}
+
+func hasKey(m map[string]int64, k string) bool {
+	_, ok := m[k]
+	return ok
+}

@@ -1,0 +1,48 @@
+package analyze
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" driver
+)
+
+// settings keep DuckDB in process and off the network: no extension is ever
+// installed or loaded beyond the ones built in (parquet, json, icu), and the
+// configuration is locked afterwards.
+var settings = []string{
+	"SET autoinstall_known_extensions = false",
+	"SET autoload_known_extensions = false",
+	"SET allow_community_extensions = false",
+	"SET enable_progress_bar = false",
+	"SET preserve_insertion_order = true",
+}
+
+// openDB opens an in-memory DuckDB database with the settings above. tempDir is
+// where DuckDB may spill when memory is short.
+func openDB(ctx context.Context, tempDir string) (*sql.DB, error) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return nil, fmt.Errorf("open duckdb: %w", err)
+	}
+	// One connection: temp tables live per connection.
+	db.SetMaxOpenConns(1)
+	for _, s := range settings {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("duckdb %q: %w", s, err)
+		}
+	}
+	if tempDir != "" {
+		if _, err := db.ExecContext(ctx, "SET temp_directory = "+sqlString(tempDir)); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("duckdb temp_directory: %w", err)
+		}
+	}
+	if _, err := db.ExecContext(ctx, "SET lock_configuration = true"); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("duckdb lock_configuration: %w", err)
+	}
+	return db, nil
+}

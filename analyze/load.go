@@ -1,0 +1,60 @@
+package analyze
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// Load reads the results of an earlier Run from dir: summary.json, windows.parquet,
+// curves.json and manifest.json.
+func Load(ctx context.Context, dir string) (*Result, error) {
+	res := &Result{}
+	b, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s has no %s: it was not analysed (Try: tpsreport analyze %s)", dir, SummaryFile, dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read summary: %w", err)
+	}
+	if err := json.Unmarshal(b, &res.Summary); err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, SummaryFile), err)
+	}
+	if b, err = os.ReadFile(filepath.Join(dir, CurvesFile)); err != nil {
+		return nil, fmt.Errorf("read curves: %w", err)
+	}
+	if err := json.Unmarshal(b, &res.Curves); err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, CurvesFile), err)
+	}
+	if res.Manifest, err = readManifest(dir); err != nil {
+		return nil, err
+	}
+	db, err := openDB(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, query("load_windows"), filepath.Join(dir, WindowsFile))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, WindowsFile), err)
+	}
+	defer rows.Close()
+	res.Windows = []schemas.Metrics{}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, fmt.Errorf("read windows: %w", err)
+		}
+		var m schemas.Metrics
+		if err := json.Unmarshal([]byte(s), &m); err != nil {
+			return nil, fmt.Errorf("read windows: %w", err)
+		}
+		res.Windows = append(res.Windows, m)
+	}
+	return res, rows.Err()
+}

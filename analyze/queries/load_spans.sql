@@ -1,0 +1,37 @@
+-- load_spans: the spans of a run as analysed ($1: path of spans.parquet).
+-- Instants become int64 µs (q a f l r); attempts the source did not number are
+-- numbered by queued_at within their request; per-span metrics of SPEC §2 are NULL
+-- where an input is NULL or a duration is negative (docs/metrics.md).
+CREATE OR REPLACE TEMP TABLE spans AS
+WITH src AS (
+    SELECT *, file_row_number AS idx
+    FROM read_parquet(?, file_row_number = true)
+), base AS (
+    SELECT
+        idx, run_id, source, span_id, request_id,
+        coalesce(attempt,
+            (row_number() OVER (PARTITION BY request_id ORDER BY queued_at NULLS LAST, span_id, idx) - 1)::INTEGER
+        ) AS attempt,
+        retry_cause, model, replica, coalesce(replica, '') AS rep,
+        status, status = 'ok' AS ok, error, http_status,
+        epoch_us(queued_at) AS q, epoch_us(admitted_at) AS a, epoch_us(first_token_at) AS f,
+        epoch_us(last_token_at) AS l, epoch_us(released_at) AS r,
+        input_tokens AS tin, output_tokens AS tout, cached_tokens
+    FROM src
+), deliv AS (
+    SELECT idx, row_number() OVER (PARTITION BY request_id ORDER BY r NULLS LAST, span_id, idx) = 1 AS first_ok
+    FROM base WHERE ok
+)
+SELECT
+    base.*,
+    coalesce(deliv.first_ok, false) AS delivered,
+    CASE WHEN a >= q THEN (a - q) / 1e6 END AS t_queue,
+    CASE WHEN f >= a THEN (f - a) / 1e6 END AS t_first_token,
+    CASE WHEN f >= q THEN (f - q) / 1e6 END AS ttft,
+    CASE WHEN l >= f THEN (l - f) / 1e6 END AS t_stream,
+    CASE WHEN r >= a THEN (r - a) / 1e6 END AS t_in_flight,
+    CASE WHEN r >= q THEN (r - q) / 1e6 END AS t_total,
+    CASE WHEN l > f THEN tout / ((l - f) / 1e6) END AS stream_tps,
+    CASE WHEN r > a THEN tout / ((r - a) / 1e6) END AS end_to_end_tps,
+    CASE WHEN tout > 1 AND l >= f THEN ((l - f) / 1e6) / (tout - 1) END AS tpot
+FROM base LEFT JOIN deliv USING (idx);

@@ -1,0 +1,8 @@
+-- quantities: every quantity prorated over an interval [a, b] (docs/metrics.md
+-- "Prorated quantities"): output tokens of every span, input tokens of successful spans.
+CREATE OR REPLACE TEMP TABLE quantities AS
+SELECT 'out' AS kind, ok, delivered, tout AS qty, coalesce(f, l, r) AS a, coalesce(l, r) AS b
+FROM spans WHERE tout IS NOT NULL AND coalesce(l, r) IS NOT NULL
+UNION ALL
+SELECT 'in' AS kind, ok, delivered, tin AS qty, coalesce(a, f, l, r) AS a, coalesce(f, l, r) AS b
+FROM spans WHERE tin IS NOT NULL AND ok AND coalesce(f, l, r) IS NOT NULL;

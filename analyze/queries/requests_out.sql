@@ -1,0 +1,12 @@
+-- requests_out: the rows of requests.parquet: every span with its per-span metrics
+-- of SPEC §2 (seconds, tokens/s), in input order.
+SELECT
+    run_id, source, span_id, request_id, attempt, retry_cause, model, replica, status,
+    error, http_status, delivered,
+    make_timestamp(q) AS queued_at, make_timestamp(a) AS admitted_at,
+    make_timestamp(f) AS first_token_at, make_timestamp(l) AS last_token_at,
+    make_timestamp(r) AS released_at,
+    tin AS input_tokens, tout AS output_tokens, cached_tokens,
+    t_queue, t_first_token, ttft, t_stream, t_in_flight, t_total,
+    stream_tps, end_to_end_tps, tpot
+FROM spans ORDER BY idx

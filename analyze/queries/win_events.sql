@@ -1,0 +1,33 @@
+-- win_events: events counted in the window that holds their instant (the last
+-- window also holds the instant t1): attempts at released_at, arrivals (attempt 0)
+-- at queued_at, logical requests at the release of their last span.
+CREATE OR REPLACE TEMP TABLE win_events AS
+WITH att AS (
+    SELECT least(r // p.width, p.last) AS k,
+           count(*) AS attempts,
+           count(*) FILTER (WHERE ok) AS successful_attempts,
+           count(*) FILTER (WHERE attempt > 0) AS retry_attempts
+    FROM spans, p WHERE r BETWEEN p.t0 AND p.t1 GROUP BY ALL
+), arr AS (
+    SELECT least(s.q // p.width, p.last) AS k,
+           count(*) AS arrivals,
+           count(lr.rc) AS completed_arrivals,
+           sum(lr.rc - s.q) AS request_total_us
+    FROM spans s LEFT JOIN logical_requests lr USING (request_id), p
+    WHERE s.attempt = 0 AND s.q BETWEEN p.t0 AND p.t1 GROUP BY ALL
+), req AS (
+    SELECT least(rc // p.width, p.last) AS k,
+           count(*) AS requests,
+           count(*) FILTER (WHERE any_ok) AS succeeded_requests
+    FROM logical_requests, p WHERE rc BETWEEN p.t0 AND p.t1 GROUP BY ALL
+)
+SELECT k,
+    coalesce(attempts, 0) AS attempts,
+    coalesce(successful_attempts, 0) AS successful_attempts,
+    coalesce(retry_attempts, 0) AS retry_attempts,
+    coalesce(arrivals, 0) AS arrivals,
+    coalesce(completed_arrivals, 0) AS completed_arrivals,
+    request_total_us,
+    coalesce(requests, 0) AS requests,
+    coalesce(succeeded_requests, 0) AS succeeded_requests
+FROM att FULL JOIN arr USING (k) FULL JOIN req USING (k);

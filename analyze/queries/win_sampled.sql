@@ -1,0 +1,18 @@
+-- win_sampled: the same measures from the samples' held state, over known time only.
+CREATE OR REPLACE TEMP TABLE win_sampled AS
+WITH s AS (
+    SELECT greatest(lo, p.t0) AS lo, least(hi, p.t1) AS hi, inf, qd, sseg.cap
+    FROM sseg, p WHERE sseg.hi > p.t0 AND sseg.lo < p.t1
+), x AS (
+    SELECT unnest(range(lo // p.width, (hi - 1) // p.width + 1)) AS k, lo, hi, inf, qd, s.cap FROM s, p
+), y AS (
+    SELECT k, least(hi, (k + 1) * p.width) - greatest(lo, k * p.width) AS len, inf, qd, x.cap
+    FROM x, p
+)
+SELECT k,
+    sum(len)::BIGINT AS sampled_us,
+    coalesce(sum(len) FILTER (WHERE qd > 0), 0)::BIGINT AS backlog_us,
+    coalesce(sum(len) FILTER (WHERE qd > 0 AND inf < cap), 0)::BIGINT AS gap_us,
+    sum(len * inf)::HUGEINT AS in_flight_us,
+    sum(len * qd)::HUGEINT AS queue_us
+FROM y GROUP BY k;

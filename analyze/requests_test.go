@@ -1,0 +1,38 @@
+package analyze
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+)
+
+// readRequests reads requests.parquet of dir back with DuckDB, keyed by span_id.
+func readRequests(t testing.TB, dir string) map[string]map[string]any {
+	t.Helper()
+	db, err := openDB(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT span_id, to_json(x)::VARCHAR FROM read_parquet(?) x`, filepath.Join(dir, RequestsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]map[string]any{}
+	for rows.Next() {
+		var id sql.NullString
+		var js string
+		if err := rows.Scan(&id, &js); err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(js), &m); err != nil {
+			t.Fatal(err)
+		}
+		out[id.String] = m
+	}
+	return out
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Exit codes (STYLE.md, SPEC §5): one table, applied in run.
+const (
+	exitOK           = 0
+	exitFail         = 1 // a FAIL verdict with --gate
+	exitUsage        = 2 // usage and input errors, in every command
+	exitInconclusive = 3 // an INCONCLUSIVE verdict with --gate
+)
+
+// exitError carries an exit code other than exitUsage up to run.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// version is set with -ldflags "-X main.version=..."; otherwise the module version.
+var version = ""
+
+func toolVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// env is what every subcommand may touch of the outside world.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	log            *slog.Logger
+	args           []string // the command line, for "reproduce"
+	isTerminal     func(w io.Writer) bool
+}
+
+// run builds the app, runs it and maps its outcome to an exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{
+		stdin: stdin, stdout: stdout, stderr: stderr, args: args,
+		log:        slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		isTerminal: isTerminal,
+	}
+	app := newApp(e)
+	err := app.RunContext(ctx, reorderArgs(app, args))
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(stderr, "tpsreport:", ee.msg)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "tpsreport:", oneLine(err.Error()))
+	return exitUsage
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func newApp(e *env) *cli.App {
+	app := &cli.App{
+		Name:    "tpsreport",
+		Usage:   "prove from real serving logs that an LLM serving change helped",
+		Version: toolVersion(),
+		Description: `tpsreport reads the logs vLLM servers and LLM gateways already write, turns
+them into Parquet span tables, derives with DuckDB the metrics that tell whether a
+serving system is really busy (queue time, TTFT, stream and system tokens/s,
+retry-adjusted throughput, success and retry rates, gap_fraction), and writes
+acceptance reports comparing a baseline run with a candidate run.
+
+   tpsreport ingest --format spans --run base --out runs/base logs/*.jsonl
+   tpsreport analyze runs/base
+   tpsreport report --out reports/base runs/base`,
+		Reader:          e.stdin,
+		Writer:          e.stdout,
+		ErrWriter:       e.stderr,
+		HideHelpCommand: true,
+		// urfave/cli would call os.Exit itself; run maps errors to exit codes instead.
+		ExitErrHandler: func(*cli.Context, error) {},
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log progress at info level on stderr"},
+		},
+		Before: func(c *cli.Context) error {
+			if c.Bool("verbose") {
+				e.log = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+			}
+			return nil
+		},
+		Commands: []*cli.Command{
+			ingestCommand(e),
+			analyzeCommand(e),
+			reportCommand(e),
+			demoCommand(e),
+		},
+		OnUsageError: func(c *cli.Context, err error, _ bool) error { return err },
+	}
+	for _, c := range app.Commands {
+		c.OnUsageError = app.OnUsageError
+	}
+	return app
+}
+
+// reorderArgs moves a subcommand's flags in front of its positional arguments,
+// so that `tpsreport analyze DIR --window 30s` works as users type it; urfave/cli
+// v2 stops parsing flags at the first positional argument. Arguments after "--"
+// stay positional.
+func reorderArgs(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	// Find the subcommand: the first argument that names one.
+	ci := -1
+	var cmd *cli.Command
+	for i := 1; i < len(args); i++ {
+		if c := app.Command(args[i]); c != nil {
+			ci, cmd = i, c
+			break
+		}
+		if !strings.HasPrefix(args[i], "-") {
+			return args
+		}
+	}
+	if cmd == nil {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range cmd.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	var flags, pos []string
+	rest := args[ci+1:]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a == "--" {
+			pos = append(pos, rest[i+1:]...)
+			break
+		}
+		if len(a) > 1 && a[0] == '-' {
+			flags = append(flags, a)
+			name := strings.TrimLeft(a, "-")
+			if !strings.Contains(name, "=") && takesValue[name] && i+1 < len(rest) {
+				flags = append(flags, rest[i+1])
+				i++
+			}
+			continue
+		}
+		pos = append(pos, a)
+	}
+	out := append([]string{}, args[:ci+1]...)
+	out = append(out, flags...)
+	if len(pos) > 0 {
+		out = append(out, "--")
+		out = append(out, pos...)
+	}
+	return out
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// usageError reports a usage error for the command in c.
+func usageError(c *cli.Context, format string, a ...any) error {
+	return fmt.Errorf("%s: %s (see: tpsreport %s --help)", c.Command.Name, fmt.Sprintf(format, a...), c.Command.Name)
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/tpsreport/tpsreport/analyze"
+	"github.com/tpsreport/tpsreport/report"
+)
+
+func reportCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "report",
+		Usage:     "write a single-run report (report.html, PNG charts, summary.md, report.json)",
+		ArgsUsage: "DIR",
+		Description: `DIR is an analysed run dataset.
+
+Example:
+   tpsreport report --out reports/baseline runs/baseline`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "report directory (`OUTDIR`)", Required: true},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageError(c, "want one DIR, got %d arguments", c.NArg())
+			}
+			dir := c.Args().First()
+			res, err := analyze.Load(c.Context, dir)
+			if err != nil {
+				return err
+			}
+			paths, err := report.Write(c.String("out"), report.Input{
+				Baseline: reportRun(dir, res),
+				Command:  commandLine(e.args),
+				Version:  toolVersion(),
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(e.stdout, reportPath(paths))
+			return nil
+		},
+	}
+}
+
+// reportRun converts analyze's result into the report package's input.
+func reportRun(dir string, res *analyze.Result) report.Run {
+	r := report.Run{
+		Dir:             dir,
+		Manifest:        res.Manifest,
+		Summary:         res.Summary,
+		Windows:         res.Windows,
+		TTFTQuantiles:   res.Curves.TTFT,
+		TQueueQuantiles: res.Curves.TQueue,
+	}
+	for _, p := range res.Curves.Concurrency {
+		r.Concurrency = append(r.Concurrency, report.ConcurrencyPoint{InFlight: p.InFlight, StreamTPS: p.StreamTPS, N: p.N})
+	}
+	return r
+}
+
+// reportPath picks report.html out of the paths a report wrote.
+func reportPath(paths []string) string {
+	for _, p := range paths {
+		if strings.HasSuffix(p, "report.html") {
+			return p
+		}
+	}
+	return strings.Join(paths, " ")
+}
+
+// commandLine renders args as a shell command line a user can paste.
+func commandLine(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if i == 0 {
+			a = "tpsreport"
+		}
+		out[i] = shellQuote(a)
+	}
+	return strings.Join(out, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=./:,@%+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

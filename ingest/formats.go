@@ -1,0 +1,62 @@
+package ingest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// FormatAuto asks Run to detect the format of each input by sniffing it.
+const FormatAuto = "auto"
+
+// format is one row of the formats table.
+type format struct {
+	// New returns a Reader over one decompressed input.
+	New func(in Input) Reader
+	// Sniff scores how much head, the first bytes (up to sniffBytes) of a
+	// decompressed input, looks like this format: 0 means not at all, 100
+	// means certainly. head may end in the middle of a record. For
+	// --format auto the highest score wins, ties going to the name that
+	// sorts first; an input nothing claims is an error.
+	Sniff func(head []byte) int
+}
+
+// sniffBytes is how much of each input auto-detection looks at.
+const sniffBytes = 64 << 10
+
+// formats is the table of input formats, by the name --format takes. A new
+// format is one file implementing Reader and one row here.
+var formats = map[string]format{
+	"spans": {New: newSpansReader, Sniff: sniffSpans},
+}
+
+// Formats returns the names of the registered input formats, sorted.
+func Formats() []string {
+	names := make([]string, 0, len(formats))
+	for name := range formats {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// lookupFormat returns the format called name.
+func lookupFormat(name string) (format, error) {
+	f, ok := formats[name]
+	if !ok {
+		return format{}, fmt.Errorf("unknown format %q (want %s or %s)", name, strings.Join(Formats(), ", "), FormatAuto)
+	}
+	return f, nil
+}
+
+// detectFormat returns the name of the format that scores head highest, or
+// "" when no format claims it.
+func detectFormat(head []byte) string {
+	best, bestScore := "", 0
+	for _, name := range Formats() {
+		if score := formats[name].Sniff(head); score > bestScore {
+			best, bestScore = name, score
+		}
+	}
+	return best
+}

@@ -1,0 +1,421 @@
+package ingest
+
+import (
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// maxJSONDepth is the deepest nesting of objects and arrays accepted, as in
+// encoding/json.
+const maxJSONDepth = 10000
+
+// jsonScanner is a small validating JSON tokenizer over one record. Record
+// decoders drive it field by field (nextKey, then one of the read or skip
+// methods for the value) so that a record is decoded in one pass, without
+// reflection and without building a map. It accepts exactly what
+// encoding/json.Valid accepts; the fuzz tests hold it to that.
+//
+// Errors are *RecordError of kind ErrBadJSON at the byte offset where the
+// input went wrong.
+type jsonScanner struct {
+	data    []byte
+	pos     int
+	depth   int
+	scratch []byte // unescaped strings
+}
+
+// JSON value classes, from the first byte of a value.
+const (
+	jsonEnd    = 0
+	jsonString = '"'
+	jsonNumber = '0'
+	jsonTrue   = 't'
+	jsonFalse  = 'f'
+	jsonNull   = 'n'
+	jsonObject = '{'
+	jsonArray  = '['
+)
+
+// jsonTypeName names a value class for bad_type reasons.
+func jsonTypeName(class byte) string {
+	switch class {
+	case jsonString:
+		return "string"
+	case jsonNumber:
+		return "number"
+	case jsonTrue, jsonFalse:
+		return "boolean"
+	case jsonNull:
+		return "null"
+	case jsonObject:
+		return "object"
+	case jsonArray:
+		return "array"
+	}
+	return "nothing"
+}
+
+func (s *jsonScanner) reset(data []byte) {
+	s.data, s.pos, s.depth = data, 0, 0
+}
+
+// ws skips JSON whitespace.
+func (s *jsonScanner) ws() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\r', '\n':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// class returns the class of the value at pos (after whitespace), or jsonEnd.
+func (s *jsonScanner) class() byte {
+	s.ws()
+	if s.pos >= len(s.data) {
+		return jsonEnd
+	}
+	switch c := s.data[s.pos]; c {
+	case '"', 't', 'f', 'n', '{', '[':
+		return c
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return jsonNumber
+	default:
+		return c
+	}
+}
+
+func (s *jsonScanner) syntaxError(what string) *RecordError {
+	if s.pos >= len(s.data) {
+		return recordErrorf(ErrBadJSON, s.pos, "invalid JSON: unexpected end of record %s", what)
+	}
+	return recordErrorf(ErrBadJSON, s.pos, "invalid JSON: invalid character %s %s", quoteChar(s.data[s.pos]), what)
+}
+
+// quoteChar quotes a byte the way encoding/json does in its syntax errors.
+func quoteChar(c byte) string {
+	switch {
+	case c == '\'':
+		return `'\''`
+	case c == '"':
+		return `'"'`
+	case c < 0x20 || c >= 0x7f:
+		const hex = "0123456789abcdef"
+		return `'\x` + string(hex[c>>4]) + string(hex[c&15]) + `'`
+	}
+	return "'" + string(rune(c)) + "'"
+}
+
+// beginObject consumes the '{' that starts an object.
+func (s *jsonScanner) beginObject() error {
+	s.ws()
+	if s.pos >= len(s.data) || s.data[s.pos] != '{' {
+		return s.syntaxError("looking for beginning of object")
+	}
+	s.pos++
+	s.depth++
+	if s.depth > maxJSONDepth {
+		return recordErrorf(ErrBadJSON, s.pos-1, "invalid JSON: exceeded max depth")
+	}
+	return nil
+}
+
+// nextKey reads the next key of the object being read and the ':' after it,
+// leaving pos at the value. It returns ok=false after the closing '}'. first
+// must be true for the first call on an object. The key is valid until the
+// next string is read.
+func (s *jsonScanner) nextKey(first bool) (key []byte, ok bool, err error) {
+	s.ws()
+	if s.pos < len(s.data) && s.data[s.pos] == '}' {
+		s.pos++
+		s.depth--
+		return nil, false, nil
+	}
+	if !first {
+		if s.pos >= len(s.data) || s.data[s.pos] != ',' {
+			return nil, false, s.syntaxError("after object key:value pair")
+		}
+		s.pos++
+		s.ws()
+	}
+	if s.pos >= len(s.data) || s.data[s.pos] != '"' {
+		return nil, false, s.syntaxError("looking for beginning of object key string")
+	}
+	key, err = s.readString()
+	if err != nil {
+		return nil, false, err
+	}
+	s.ws()
+	if s.pos >= len(s.data) || s.data[s.pos] != ':' {
+		return nil, false, s.syntaxError("after object key")
+	}
+	s.pos++
+	s.ws()
+	return key, true, nil
+}
+
+// end checks that nothing but whitespace follows the top-level value.
+func (s *jsonScanner) end() error {
+	s.ws()
+	if s.pos < len(s.data) {
+		return s.syntaxError("after top-level value")
+	}
+	return nil
+}
+
+// strByte classifies string bytes: 0 plain, 1 needs a look (quote,
+// backslash, control character, non-ASCII).
+var strByte = func() (t [256]uint8) {
+	for c := range 256 {
+		if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			t[c] = 1
+		}
+	}
+	return t
+}()
+
+// readString reads the string at pos (which is at its opening quote) and
+// returns its decoded contents as valid UTF-8: escapes are resolved, and
+// invalid UTF-8 bytes and lone surrogates become U+FFFD, as encoding/json
+// does. The result aliases data or the scanner's scratch buffer and is valid
+// until the next call.
+func (s *jsonScanner) readString() ([]byte, error) {
+	start := s.pos + 1
+	i := start
+	for i < len(s.data) && strByte[s.data[i]] == 0 {
+		i++
+	}
+	if i < len(s.data) && s.data[i] == '"' {
+		s.pos = i + 1
+		return s.data[start:i], nil
+	}
+	// Slow path: escapes, control characters or non-ASCII bytes.
+	out := append(s.scratch[:0], s.data[start:i]...)
+	for {
+		if i >= len(s.data) {
+			s.pos = i
+			return nil, s.syntaxError("in string literal")
+		}
+		c := s.data[i]
+		switch {
+		case c == '"':
+			s.pos = i + 1
+			s.scratch = out
+			return out, nil
+		case c < 0x20:
+			s.pos = i
+			return nil, s.syntaxError("in string literal")
+		case c == '\\':
+			if i+1 >= len(s.data) {
+				s.pos = i + 1
+				return nil, s.syntaxError("in string escape code")
+			}
+			switch e := s.data[i+1]; e {
+			case '"', '\\', '/':
+				out = append(out, e)
+				i += 2
+			case 'b':
+				out = append(out, '\b')
+				i += 2
+			case 'f':
+				out = append(out, '\f')
+				i += 2
+			case 'n':
+				out = append(out, '\n')
+				i += 2
+			case 'r':
+				out = append(out, '\r')
+				i += 2
+			case 't':
+				out = append(out, '\t')
+				i += 2
+			case 'u':
+				r, ok := hex4(s.data, i+2)
+				if !ok {
+					s.pos = i + 2
+					for k := 0; k < 4 && s.pos < len(s.data) && isHex(s.data[s.pos]); k++ {
+						s.pos++
+					}
+					return nil, s.syntaxError("in \\u hexadecimal character escape")
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					// A valid pair is two escapes; anything else is a lone
+					// surrogate, which becomes U+FFFD.
+					r2 := rune(-1)
+					if i+1 < len(s.data) && s.data[i] == '\\' && s.data[i+1] == 'u' {
+						if v, ok := hex4(s.data, i+2); ok {
+							r2 = v
+						}
+					}
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						r = d
+						i += 6
+					} else {
+						r = utf8.RuneError
+					}
+				}
+				out = utf8.AppendRune(out, r)
+			default:
+				s.pos = i + 1
+				return nil, s.syntaxError("in string escape code")
+			}
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(s.data[i:])
+			if r == utf8.RuneError && size == 1 {
+				out = append(out, "\uFFFD"...)
+			} else {
+				out = append(out, s.data[i:i+size]...)
+			}
+			i += size
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// hex4 decodes the four hex digits at data[i:].
+func hex4(data []byte, i int) (rune, bool) {
+	if i+4 > len(data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range data[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// readNumber reads the number at pos and returns its text, checked against
+// the JSON grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *jsonScanner) readNumber() ([]byte, error) {
+	d := s.data
+	start, i := s.pos, s.pos
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && '1' <= d[i] && d[i] <= '9':
+		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+			i++
+		}
+	default:
+		s.pos = i
+		return nil, s.syntaxError("in numeric literal")
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			s.pos = i
+			return nil, s.syntaxError("after decimal point in numeric literal")
+		}
+		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			s.pos = i
+			return nil, s.syntaxError("in exponent of numeric literal")
+		}
+		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+			i++
+		}
+	}
+	s.pos = i
+	return d[start:i], nil
+}
+
+// readLiteral reads true, false or null at pos.
+func (s *jsonScanner) readLiteral(lit string) error {
+	for k := 0; k < len(lit); k++ {
+		if s.pos >= len(s.data) || s.data[s.pos] != lit[k] {
+			return s.syntaxError("in literal " + lit + " (expecting " + quoteChar(lit[k]) + ")")
+		}
+		s.pos++
+	}
+	return nil
+}
+
+// skipValue reads and checks the value at pos, whatever it is.
+func (s *jsonScanner) skipValue() error {
+	switch s.class() {
+	case jsonString:
+		_, err := s.readString()
+		return err
+	case jsonNumber:
+		_, err := s.readNumber()
+		return err
+	case jsonTrue:
+		return s.readLiteral("true")
+	case jsonFalse:
+		return s.readLiteral("false")
+	case jsonNull:
+		return s.readLiteral("null")
+	case jsonObject:
+		if err := s.beginObject(); err != nil {
+			return err
+		}
+		for first := true; ; first = false {
+			_, ok, err := s.nextKey(first)
+			if err != nil || !ok {
+				return err
+			}
+			if err := s.skipValue(); err != nil {
+				return err
+			}
+		}
+	case jsonArray:
+		s.pos++
+		s.depth++
+		if s.depth > maxJSONDepth {
+			return recordErrorf(ErrBadJSON, s.pos-1, "invalid JSON: exceeded max depth")
+		}
+		s.ws()
+		if s.pos < len(s.data) && s.data[s.pos] == ']' {
+			s.pos++
+			s.depth--
+			return nil
+		}
+		for {
+			if err := s.skipValue(); err != nil {
+				return err
+			}
+			s.ws()
+			if s.pos < len(s.data) && s.data[s.pos] == ']' {
+				s.pos++
+				s.depth--
+				return nil
+			}
+			if s.pos >= len(s.data) || s.data[s.pos] != ',' {
+				return s.syntaxError("after array element")
+			}
+			s.pos++
+		}
+	default:
+		return s.syntaxError("looking for beginning of value")
+	}
+}

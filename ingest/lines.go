@@ -1,0 +1,270 @@
+package ingest
+
+import (
+	"bytes"
+	"io"
+)
+
+const (
+	// DefaultMaxLineBytes is the line limit when Options.MaxLineBytes is 0.
+	DefaultMaxLineBytes = 1 << 20
+	// minLineBuffer is the initial read buffer of a lineSplitter; it grows
+	// up to the line limit only when a line needs it.
+	minLineBuffer = 64 << 10
+	// tooLongKeep is how much of an over-long line is kept for its reject's
+	// raw column (which is cut to 1 KiB later, after prompt removal).
+	tooLongKeep = 4 << 10
+)
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// lineSplitter splits a stream into lines and counts them. Unlike
+// bufio.Scanner it has no fixed token limit and never aborts on a long line:
+// a line longer than max bytes is skipped up to its newline without being
+// buffered and reported through Long, with its length and first bytes, so
+// the reader can reject it and go on. Memory stays bounded by max.
+//
+// Lines end at "\n"; a "\r" before the "\n" is removed. A last line without
+// "\n" is still a line. A UTF-8 byte order mark at the start is dropped.
+type lineSplitter struct {
+	r   io.Reader
+	max int
+
+	buf        []byte
+	start, end int // buf[start:end] is read but not yet split
+	scanned    int // leading bytes of buf[start:end] known to hold no '\n'
+	bomDone    bool
+	eof        bool
+	err        error
+
+	n      int64  // number of the current line
+	line   []byte // the current line, or the first bytes of an over-long one
+	length int64  // length of the current line in bytes, without its terminator
+	long   bool   // the current line is longer than max
+	keep   []byte // holds the first bytes of an over-long line
+}
+
+func newLineSplitter(r io.Reader, max int) *lineSplitter {
+	if max <= 0 {
+		max = DefaultMaxLineBytes
+	}
+	size := minLineBuffer
+	if size > max+2 {
+		size = max + 2
+	}
+	return &lineSplitter{r: r, max: max, buf: make([]byte, size)}
+}
+
+// Next advances to the next line. It returns false at the end of the input
+// or on a read error, which Err then returns.
+func (s *lineSplitter) Next() bool {
+	s.long = false
+	for !s.bomDone {
+		if s.end-s.start >= len(utf8BOM) || s.eof || s.err != nil {
+			if bytes.HasPrefix(s.buf[s.start:s.end], utf8BOM) {
+				s.start += len(utf8BOM)
+			}
+			s.bomDone = true
+			break
+		}
+		s.fill()
+	}
+	for {
+		if i := bytes.IndexByte(s.buf[s.start+s.scanned:s.end], '\n'); i >= 0 {
+			j := s.start + s.scanned + i
+			line := s.buf[s.start:j]
+			if len(line) > 0 && line[len(line)-1] == '\r' {
+				line = line[:len(line)-1]
+			}
+			s.start, s.scanned = j+1, 0
+			s.set(line)
+			return true
+		}
+		s.scanned = s.end - s.start
+		if s.err != nil {
+			return false
+		}
+		if s.eof {
+			if s.start == s.end {
+				return false
+			}
+			line := s.buf[s.start:s.end]
+			s.start, s.scanned = s.end, 0
+			s.set(line)
+			return true
+		}
+		if s.end-s.start >= s.max+2 {
+			// Even with a "\r\n" still to come, the line is over the limit.
+			return s.skipLong()
+		}
+		s.fill()
+	}
+}
+
+// set makes line the current one.
+func (s *lineSplitter) set(line []byte) {
+	s.n++
+	s.length = int64(len(line))
+	s.line = line
+	if len(line) > s.max {
+		s.long = true
+		s.line = line[:min(len(line), tooLongKeep)]
+	}
+}
+
+// skipLong consumes the rest of a line that does not fit the limit, keeping
+// only its first bytes and counting its length.
+func (s *lineSplitter) skipLong() bool {
+	s.keep = append(s.keep[:0], s.buf[s.start:s.start+min(tooLongKeep, s.end-s.start)]...)
+	length := int64(s.end - s.start)
+	last := s.buf[s.end-1]
+	s.start, s.end, s.scanned = 0, 0, 0
+	for {
+		s.fill()
+		if i := bytes.IndexByte(s.buf[:s.end], '\n'); i >= 0 {
+			length += int64(i)
+			if i > 0 {
+				last = s.buf[i-1]
+			}
+			if last == '\r' {
+				length--
+			}
+			s.start = i + 1
+			break
+		}
+		length += int64(s.end)
+		if s.end > 0 {
+			last = s.buf[s.end-1]
+		}
+		s.end = 0
+		if s.err != nil {
+			return false
+		}
+		if s.eof {
+			break
+		}
+	}
+	s.n++
+	s.long = true
+	s.line = s.keep
+	s.length = length
+	return true
+}
+
+// fill reads more input after buf[end], compacting and growing the buffer
+// as needed. It sets eof or err when the reader says so.
+func (s *lineSplitter) fill() {
+	if s.start > 0 {
+		copy(s.buf, s.buf[s.start:s.end])
+		s.end -= s.start
+		s.start = 0
+	}
+	if s.end == len(s.buf) {
+		// Only a line shorter than max+2 gets here, so the buffer stays
+		// within max+2 bytes.
+		n := min(2*len(s.buf), s.max+2)
+		buf := make([]byte, n)
+		copy(buf, s.buf[:s.end])
+		s.buf = buf
+	}
+	for tries := 0; ; tries++ {
+		n, err := s.r.Read(s.buf[s.end:])
+		s.end += n
+		if err == io.EOF {
+			s.eof = true
+			return
+		}
+		if err != nil {
+			s.err = err
+			return
+		}
+		if n > 0 {
+			return
+		}
+		if tries == 100 {
+			s.err = io.ErrNoProgress
+			return
+		}
+	}
+}
+
+// Bytes returns the current line without its terminator, or the first bytes
+// of it when Long. It is valid until the next call to Next.
+func (s *lineSplitter) Bytes() []byte { return s.line }
+
+// Line returns the 1-based number of the current line.
+func (s *lineSplitter) Line() int64 { return s.n }
+
+// Len returns the full length of the current line, without its terminator.
+func (s *lineSplitter) Len() int64 { return s.length }
+
+// Long reports whether the current line is longer than the limit.
+func (s *lineSplitter) Long() bool { return s.long }
+
+// Err returns the read error that stopped Next, or nil at a clean end.
+func (s *lineSplitter) Err() error { return s.err }
+
+// lineReader is the Reader of a line-oriented format, one record per line.
+// It turns blank lines into skips and over-long lines into too_long rejects
+// and hands every other line to decode, which fills rec (its Kind and Span,
+// Sample or Cap) or returns why the line is malformed, preferably a
+// *RecordError so the reject gets a column.
+//
+// A format embeds *lineReader and supplies decode; see spans.go.
+type lineReader struct {
+	name   string
+	lines  *lineSplitter
+	decode func(line []byte, rec *Record) error
+	rec    Record
+}
+
+func newLineReader(in Input, decode func(line []byte, rec *Record) error) *lineReader {
+	return &lineReader{
+		name:   in.Name,
+		lines:  newLineSplitter(in.R, in.MaxLineBytes),
+		decode: decode,
+	}
+}
+
+// Next implements Reader.
+func (r *lineReader) Next() bool {
+	if !r.lines.Next() {
+		return false
+	}
+	r.rec = Record{Line: r.lines.Line()}
+	line := r.lines.Bytes()
+	switch {
+	case r.lines.Long():
+		r.reject(recordErrorf(ErrTooLong, -1, "line is %d bytes, longer than the limit of %d bytes",
+			r.lines.Len(), r.lines.max), line)
+	case isBlank(line):
+		r.rec.Kind = KindSkip
+	default:
+		if err := r.decode(line, &r.rec); err != nil {
+			r.reject(err, line)
+		}
+	}
+	return true
+}
+
+func (r *lineReader) reject(err error, raw []byte) {
+	r.rec.Kind = KindReject
+	r.rec.Err = parseErrorAt(r.name, r.rec.Line, err)
+	r.rec.Raw = raw
+}
+
+// Record implements Reader.
+func (r *lineReader) Record() *Record { return &r.rec }
+
+// Err implements Reader.
+func (r *lineReader) Err() error { return r.lines.Err() }
+
+// isBlank reports whether line holds only JSON whitespace.
+func isBlank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}

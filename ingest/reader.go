@@ -1,0 +1,110 @@
+package ingest
+
+import (
+	"io"
+	"strconv"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// Reader reads the records of one input in one source format. It has the
+// shape of bufio.Scanner and sql.Rows:
+//
+//	for r.Next() {
+//		rec := r.Record()
+//		switch rec.Kind { ... }
+//	}
+//	if err := r.Err(); err != nil { ... }
+//
+// Next advances to the next record and reports whether there is one; it
+// returns false at the end of the input or on a fatal stream error (a read
+// error, a truncated .gz), which Err then returns. A malformed record is not
+// a fatal error: it is a record of kind KindReject, and the reader goes on.
+//
+// Every record the reader consumes is delivered, exactly once, as one Record
+// whose Kind says what came of it; this is what makes the manifest counts
+// reconcile (read = written + rejected + skipped).
+//
+// A format plugs in with one file that implements Reader (line-oriented
+// formats embed a lineReader and supply only a decode function) and one row
+// in the formats table (formats.go).
+type Reader interface {
+	// Next advances to the next record. It returns false at the end of the
+	// input or on a fatal error.
+	Next() bool
+	// Record returns the current record. The Record and its Raw bytes are
+	// valid until the next call to Next; the Span and Sample values it holds
+	// (and what their pointers point to) may be kept.
+	Record() *Record
+	// Err returns the fatal error that stopped Next, or nil at a clean end.
+	Err() error
+}
+
+// Kind says what a record turned into.
+type Kind uint8
+
+// Record kinds. Every record read is exactly one of them.
+const (
+	// KindSkip: nothing to write and nothing wrong: a blank line, a comment,
+	// a log line the format does not use.
+	KindSkip Kind = iota
+	// KindSpan: Record.Span holds one attempt of one request.
+	KindSpan
+	// KindSample: Record.Sample holds the scheduler state at an instant.
+	KindSample
+	// KindCap: Record.Cap holds a configured concurrency cap (max_num_seqs).
+	KindCap
+	// KindReject: the record is malformed; Record.Err says where and why and
+	// Record.Raw holds its bytes.
+	KindReject
+)
+
+var kindNames = [...]string{"skip", "span", "sample", "cap", "reject"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Record is one record of an input and what came of it.
+type Record struct {
+	Kind Kind
+
+	// Line is the 1-based number of the record's (first) line; 0 for formats
+	// without lines, which set Offset instead.
+	Line int64
+	// Offset is the byte offset of the record in the decompressed input,
+	// for formats without lines.
+	Offset int64
+
+	Span   schemas.Span   // KindSpan; RunID is filled in by Run, Source by the reader
+	Sample schemas.Sample // KindSample; RunID is filled in by Run
+	Cap    Cap            // KindCap
+
+	// Err and Raw describe a KindReject record. Raw is the record as read
+	// (possibly only its first bytes); Run removes prompt text and cuts it to
+	// 1 KiB before writing it to rejects.jsonl.
+	Err *ParseError
+	Raw []byte
+}
+
+// Cap is a configured concurrency cap found in the logs, such as vLLM's
+// max_num_seqs. It lands in the manifest (max_num_seqs, max_num_seqs_by_replica).
+type Cap struct {
+	Replica    string // instance it applies to; "" when the log does not say
+	MaxNumSeqs int64
+}
+
+// Input is one input as a format's constructor receives it.
+type Input struct {
+	// Name is the input's display name: the path as given, or "-" for
+	// stdin. It goes into every ParseError.
+	Name string
+	// R yields the decompressed bytes of the input.
+	R io.Reader
+	// MaxLineBytes is the longest line a line-oriented reader accepts; a
+	// longer one becomes a too_long reject. Always > 0.
+	MaxLineBytes int
+}

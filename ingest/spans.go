@@ -1,0 +1,524 @@
+package ingest
+
+import (
+	"bytes"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// The spans format is the canonical JSONL input: one JSON object per line
+// whose keys are the spans.parquet column names of SPEC §1.1
+// (schemas/span.schema.json is its JSON Schema, schemas/README.md its prose).
+//
+//   - span_id (string) and status are required; request_id defaults to
+//     span_id; attempt is optional (analyze numbers attempts when absent).
+//   - status is one of ok, error, timeout, aborted, cancelled in any case;
+//     success means ok, failure and failed mean error, canceled cancelled.
+//   - Timestamps are RFC 3339 strings or epoch numbers (see timestamp.go);
+//     null means unknown.
+//   - Token counts and attempt are whole numbers ≥ 0; http_status is
+//     100–599. Optional strings may be null; "" also means unknown.
+//   - run_id and source in the input are ignored: Run sets run_id from
+//     --run, and source is "spans". Unknown keys are ignored, so prompt and
+//     completion text is never copied.
+//   - Keys are case-sensitive; when a key repeats, the last value wins.
+
+// SourceSpans is the source column of spans read in the canonical format.
+const SourceSpans = "spans"
+
+// spansReader reads the canonical JSONL format.
+type spansReader struct {
+	*lineReader
+	dec spansDecoder
+}
+
+var _ Reader = (*spansReader)(nil)
+
+func newSpansReader(in Input) Reader {
+	r := &spansReader{}
+	r.lineReader = newLineReader(in, r.decodeLine)
+	return r
+}
+
+func (r *spansReader) decodeLine(line []byte, rec *Record) error {
+	if err := r.dec.decode(line, &rec.Span); err != nil {
+		return err
+	}
+	rec.Kind = KindSpan
+	return nil
+}
+
+// sniffSpans scores how much head (the first bytes of an input) looks like
+// canonical spans: 100 when its first non-blank line is a JSON object with
+// span_id and status keys at the top level, 0 otherwise. The line may be cut
+// off at the end of head.
+func sniffSpans(head []byte) int {
+	for len(head) > 0 {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		if isBlank(line) {
+			continue
+		}
+		keys := topLevelKeys(line)
+		if keys["span_id"] && keys["status"] {
+			return 100
+		}
+		return 0
+	}
+	return 0
+}
+
+// topLevelKeys returns the keys of the JSON object in line that could be
+// read before the end or the first syntax error.
+func topLevelKeys(line []byte) map[string]bool {
+	keys := map[string]bool{}
+	var s jsonScanner
+	s.reset(line)
+	if s.beginObject() != nil {
+		return keys
+	}
+	for first := true; ; first = false {
+		key, ok, err := s.nextKey(first)
+		if err != nil || !ok {
+			return keys
+		}
+		keys[string(key)] = true
+		if s.skipValue() != nil {
+			return keys
+		}
+	}
+}
+
+// spansDecoder decodes one canonical JSONL line into a schemas.Span. It
+// reuses its scanner and hands out the Span's optional values from arena
+// chunks, so a record costs one or two allocations (its ids) instead of one
+// per field. Not safe for concurrent use; use one decoder per goroutine.
+type spansDecoder struct {
+	sc     jsonScanner
+	arena  arena
+	intern interner
+}
+
+// spanField is a column of the canonical format.
+type spanField uint8
+
+const (
+	fUnknown spanField = iota
+	fRunID
+	fSource
+	fSpanID
+	fRequestID
+	fAttempt
+	fRetryCause
+	fModel
+	fReplica
+	fQueuedAt
+	fAdmittedAt
+	fFirstTokenAt
+	fLastTokenAt
+	fReleasedAt
+	fInputTokens
+	fOutputTokens
+	fCachedTokens
+	fStatus
+	fError
+	fHTTPStatus
+)
+
+func spanFieldOf(key []byte) spanField {
+	switch string(key) { // no allocation: the compiler matches bytes in place
+	case "run_id":
+		return fRunID
+	case "source":
+		return fSource
+	case "span_id":
+		return fSpanID
+	case "request_id":
+		return fRequestID
+	case "attempt":
+		return fAttempt
+	case "retry_cause":
+		return fRetryCause
+	case "model":
+		return fModel
+	case "replica":
+		return fReplica
+	case "queued_at":
+		return fQueuedAt
+	case "admitted_at":
+		return fAdmittedAt
+	case "first_token_at":
+		return fFirstTokenAt
+	case "last_token_at":
+		return fLastTokenAt
+	case "released_at":
+		return fReleasedAt
+	case "input_tokens":
+		return fInputTokens
+	case "output_tokens":
+		return fOutputTokens
+	case "cached_tokens":
+		return fCachedTokens
+	case "status":
+		return fStatus
+	case "error":
+		return fError
+	case "http_status":
+		return fHTTPStatus
+	}
+	return fUnknown
+}
+
+var spanFieldNames = [...]string{
+	fRunID: "run_id", fSource: "source", fSpanID: "span_id", fRequestID: "request_id",
+	fAttempt: "attempt", fRetryCause: "retry_cause", fModel: "model", fReplica: "replica",
+	fQueuedAt: "queued_at", fAdmittedAt: "admitted_at", fFirstTokenAt: "first_token_at",
+	fLastTokenAt: "last_token_at", fReleasedAt: "released_at", fInputTokens: "input_tokens",
+	fOutputTokens: "output_tokens", fCachedTokens: "cached_tokens", fStatus: "status",
+	fError: "error", fHTTPStatus: "http_status",
+}
+
+func (f spanField) String() string { return spanFieldNames[f] }
+
+// decode fills sp from line. On error sp is partly filled and must be
+// discarded; the error is a *RecordError. A syntax error anywhere in the line
+// wins over a field error, which wins over a missing field; among field
+// errors the leftmost wins.
+func (d *spansDecoder) decode(line []byte, sp *schemas.Span) error {
+	*sp = schemas.Span{Source: SourceSpans}
+	s := &d.sc
+	s.reset(line)
+	if c := s.class(); c != jsonObject {
+		if c == jsonString || c == jsonNumber || c == jsonTrue || c == jsonFalse || c == jsonNull || c == jsonArray {
+			// Valid JSON maybe, but not a record.
+			if err := s.skipValue(); err != nil {
+				return err
+			}
+			if err := s.end(); err != nil {
+				return err
+			}
+			return recordErrorf(ErrBadType, 0, "want a JSON object, found %s", jsonTypeName(c))
+		}
+		return s.syntaxError("looking for beginning of value")
+	}
+	if err := s.beginObject(); err != nil {
+		return err
+	}
+	var fieldErr error
+	hasStatus := false
+	for first := true; ; first = false {
+		key, ok, err := s.nextKey(first)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		f := spanFieldOf(key)
+		if f == fUnknown || f == fRunID || f == fSource {
+			if err := s.skipValue(); err != nil {
+				return err
+			}
+			continue
+		}
+		err = d.field(f, sp)
+		if err == nil {
+			if f == fStatus {
+				hasStatus = true
+			}
+			continue
+		}
+		if isBadJSON(err) {
+			return err
+		}
+		if fieldErr == nil {
+			fieldErr = err
+		}
+	}
+	if err := s.end(); err != nil {
+		return err
+	}
+	if fieldErr != nil {
+		return fieldErr
+	}
+	if sp.SpanID == "" {
+		return recordErrorf(ErrMissingField, -1, "missing span_id")
+	}
+	if !hasStatus {
+		return recordErrorf(ErrMissingField, -1, "missing status")
+	}
+	if sp.RequestID == "" {
+		sp.RequestID = sp.SpanID
+	}
+	return nil
+}
+
+func isBadJSON(err error) bool {
+	re, ok := err.(*RecordError)
+	return ok && re.Kind == ErrBadJSON
+}
+
+// field reads the value of field f at the scanner's position into sp. The
+// value is always consumed, even when it is refused, so that decoding can go
+// on checking the syntax of the rest of the line.
+func (d *spansDecoder) field(f spanField, sp *schemas.Span) error {
+	s := &d.sc
+	pos := s.pos
+	switch f {
+	case fSpanID, fRequestID:
+		b, isNull, err := d.str(f)
+		if err != nil || isNull {
+			return err // null is missing: span_id is checked after the object
+		}
+		if f == fSpanID {
+			sp.SpanID = string(b)
+		} else {
+			sp.RequestID = string(b)
+		}
+	case fRetryCause, fModel, fReplica, fError:
+		b, isNull, err := d.str(f)
+		if err != nil {
+			return err
+		}
+		var v *string
+		if !isNull && len(b) > 0 {
+			v = d.arena.string(d.intern.get(b))
+		}
+		switch f {
+		case fRetryCause:
+			sp.RetryCause = v
+		case fModel:
+			sp.Model = v
+		case fReplica:
+			sp.Replica = v
+		case fError:
+			sp.Error = v
+		}
+	case fStatus:
+		b, isNull, err := d.str(f)
+		if err != nil {
+			return err
+		}
+		if isNull || len(b) == 0 {
+			return recordErrorf(ErrMissingField, pos, "missing status")
+		}
+		st, ok := spanStatus(b)
+		if !ok {
+			return recordErrorf(ErrBadValue, pos, "status: unknown status %q (want ok, error, timeout, aborted or cancelled)", b)
+		}
+		sp.Status = st
+	case fQueuedAt, fAdmittedAt, fFirstTokenAt, fLastTokenAt, fReleasedAt:
+		v, err := d.timestamp(f)
+		if err != nil {
+			return err
+		}
+		switch f {
+		case fQueuedAt:
+			sp.QueuedAt = v
+		case fAdmittedAt:
+			sp.AdmittedAt = v
+		case fFirstTokenAt:
+			sp.FirstTokenAt = v
+		case fLastTokenAt:
+			sp.LastTokenAt = v
+		case fReleasedAt:
+			sp.ReleasedAt = v
+		}
+	case fInputTokens, fOutputTokens, fCachedTokens:
+		v, isNull, err := d.integer(f, 0, 1<<63-1)
+		if err != nil || isNull {
+			return err
+		}
+		p := d.arena.int64(v)
+		switch f {
+		case fInputTokens:
+			sp.InputTokens = p
+		case fOutputTokens:
+			sp.OutputTokens = p
+		case fCachedTokens:
+			sp.CachedTokens = p
+		}
+	case fAttempt:
+		v, isNull, err := d.integer(f, 0, 1<<31-1)
+		if err != nil || isNull {
+			return err
+		}
+		sp.Attempt = d.arena.int32(int32(v))
+	case fHTTPStatus:
+		v, isNull, err := d.integer(f, 100, 599)
+		if err != nil || isNull {
+			return err
+		}
+		sp.HTTPStatus = d.arena.int32(int32(v))
+	}
+	return nil
+}
+
+// str reads a string or null. The bytes are valid until the next read.
+func (d *spansDecoder) str(f spanField) (b []byte, isNull bool, err error) {
+	s := &d.sc
+	pos := s.pos
+	switch c := s.class(); c {
+	case jsonString:
+		b, err := s.readString()
+		return b, false, err
+	case jsonNull:
+		return nil, true, s.readLiteral("null")
+	default:
+		if err := s.skipValue(); err != nil {
+			return nil, false, err
+		}
+		return nil, false, recordErrorf(ErrBadType, pos, "%s: want a string, found %s", f, jsonTypeName(c))
+	}
+}
+
+// integer reads a whole number in [lo, hi], or null.
+func (d *spansDecoder) integer(f spanField, lo, hi int64) (v int64, isNull bool, err error) {
+	s := &d.sc
+	pos := s.pos
+	switch c := s.class(); c {
+	case jsonNumber:
+		num, err := s.readNumber()
+		if err != nil {
+			return 0, false, err
+		}
+		v, exact, ok := scaleDecimal(num, 0)
+		switch {
+		case !exact && ok:
+			return 0, false, recordErrorf(ErrBadValue, pos, "%s: %q is not a whole number", f, num)
+		case !ok || v < lo || v > hi:
+			if lo == 0 && (v < 0 || !ok && num[0] == '-') {
+				return 0, false, recordErrorf(ErrBadValue, pos, "%s: %q is negative", f, num)
+			}
+			return 0, false, recordErrorf(ErrBadValue, pos, "%s: %q is out of range [%d, %d]", f, num, lo, hi)
+		}
+		return v, false, nil
+	case jsonNull:
+		return 0, true, s.readLiteral("null")
+	default:
+		if err := s.skipValue(); err != nil {
+			return 0, false, err
+		}
+		return 0, false, recordErrorf(ErrBadType, pos, "%s: want a number, found %s", f, jsonTypeName(c))
+	}
+}
+
+// timestamp reads an RFC 3339 string, an epoch number (or its text), or null.
+func (d *spansDecoder) timestamp(f spanField) (*int64, error) {
+	s := &d.sc
+	pos := s.pos
+	var b []byte
+	var us int64
+	var err error
+	switch c := s.class(); c {
+	case jsonString:
+		if b, err = s.readString(); err != nil {
+			return nil, err
+		}
+		us, err = parseTimestampText(b)
+	case jsonNumber:
+		if b, err = s.readNumber(); err != nil {
+			return nil, err
+		}
+		us, err = parseEpoch(b)
+	case jsonNull:
+		return nil, s.readLiteral("null")
+	default:
+		if err := s.skipValue(); err != nil {
+			return nil, err
+		}
+		return nil, recordErrorf(ErrBadType, pos, "%s: want a timestamp (string or number), found %s", f, jsonTypeName(c))
+	}
+	if err != nil {
+		return nil, recordErrorf(ErrBadTimestamp, pos, "%s: invalid timestamp %q: %v", f, b, err)
+	}
+	return d.arena.int64(us), nil
+}
+
+// spanStatus maps a status word, in any case, to a schemas status.
+func spanStatus(b []byte) (string, bool) {
+	var buf [16]byte
+	if len(b) > len(buf) {
+		return "", false
+	}
+	low := buf[:len(b)]
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low[i] = c
+	}
+	switch string(low) {
+	case "ok", "success":
+		return schemas.StatusOK, true
+	case "error", "failure", "failed":
+		return schemas.StatusError, true
+	case "timeout":
+		return schemas.StatusTimeout, true
+	case "aborted":
+		return schemas.StatusAborted, true
+	case "cancelled", "canceled":
+		return schemas.StatusCancelled, true
+	}
+	return "", false
+}
+
+// arena hands out pointers for optional fields from shared chunks, so that
+// decoding does not allocate once per field. A chunk lives as long as any
+// value in it is referenced.
+type arena struct {
+	i64 []int64
+	i32 []int32
+	str []string
+}
+
+const arenaChunk = 512
+
+func (a *arena) int64(v int64) *int64 {
+	if len(a.i64) == cap(a.i64) {
+		a.i64 = make([]int64, 0, arenaChunk)
+	}
+	a.i64 = append(a.i64, v)
+	return &a.i64[len(a.i64)-1]
+}
+
+func (a *arena) int32(v int32) *int32 {
+	if len(a.i32) == cap(a.i32) {
+		a.i32 = make([]int32, 0, arenaChunk)
+	}
+	a.i32 = append(a.i32, v)
+	return &a.i32[len(a.i32)-1]
+}
+
+func (a *arena) string(v string) *string {
+	if len(a.str) == cap(a.str) {
+		a.str = make([]string, 0, arenaChunk)
+	}
+	a.str = append(a.str, v)
+	return &a.str[len(a.str)-1]
+}
+
+// interner returns one shared string for each distinct value of a
+// low-cardinality column (model, replica, error), so that repeated values do
+// not allocate. It stops growing at maxInterned entries.
+type interner struct{ m map[string]string }
+
+const maxInterned = 4096
+
+func (in *interner) get(b []byte) string {
+	if s, ok := in.m[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if in.m == nil {
+		in.m = make(map[string]string)
+	}
+	if len(in.m) < maxInterned {
+		in.m[s] = s
+	}
+	return s
+}

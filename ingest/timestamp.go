@@ -1,0 +1,359 @@
+package ingest
+
+import "errors"
+
+// Timestamps are stored as int64 microseconds since the Unix epoch, UTC,
+// rounded to the nearest microsecond, half away from zero (SPEC §1). Parsing
+// works on the decimal digits of the input and never goes through float64,
+// so an epoch-seconds value such as 1795168800.123456 keeps every digit.
+//
+// The accepted range is what RFC 3339 can write: years 0000 to 9999.
+const (
+	minMicros int64 = -62167219200_000000 // 0000-01-01T00:00:00Z
+	maxMicros int64 = 253402300799_999999 // 9999-12-31T23:59:59.999999Z
+)
+
+// Epoch integers are told apart by magnitude (|v| below the bound).
+const (
+	epochSecondsBelow = 1e11 // up to year 5138 in seconds
+	epochMillisBelow  = 1e14
+	epochMicrosBelow  = 1e17 // else nanoseconds
+)
+
+// Reasons a timestamp is refused; the caller quotes the value in front.
+var (
+	errTSSyntax     = errors.New("want RFC 3339 (2026-11-20T10:00:00.123Z) or epoch seconds, ms, µs or ns")
+	errTSNoOffset   = errors.New("missing UTC offset (add Z or +hh:mm)")
+	errTSMonth      = errors.New("month out of range")
+	errTSDay        = errors.New("day out of range")
+	errTSHour       = errors.New("hour out of range")
+	errTSMinute     = errors.New("minute out of range")
+	errTSSecond     = errors.New("second out of range")
+	errTSOffset     = errors.New("UTC offset out of range")
+	errTSOutOfRange = errors.New("out of range (years 0000 to 9999)")
+)
+
+// parseTimestampText parses a timestamp given as a JSON string: RFC 3339, or
+// the text of an epoch number, which is read like the number itself.
+func parseTimestampText(b []byte) (int64, error) {
+	if len(b) > 0 && (b[0] == '-' || '0' <= b[0] && b[0] <= '9') && isJSONNumber(b) {
+		return parseEpoch(b)
+	}
+	return parseRFC3339(b)
+}
+
+// parseEpoch parses the text of a JSON number as an epoch timestamp. A number
+// written with a fraction or an exponent is seconds; an integer is seconds,
+// milliseconds, microseconds or nanoseconds by its magnitude.
+func parseEpoch(num []byte) (int64, error) {
+	integer := true
+	for _, c := range num {
+		if c == '.' || c == 'e' || c == 'E' {
+			integer = false
+			break
+		}
+	}
+	var us int64
+	if !integer {
+		v, _, ok := scaleDecimal(num, 6)
+		if !ok {
+			return 0, errTSOutOfRange
+		}
+		us = v
+	} else {
+		v, _, ok := scaleDecimal(num, 0)
+		if !ok {
+			return 0, errTSOutOfRange
+		}
+		abs := v
+		if abs < 0 {
+			abs = -abs
+		}
+		switch {
+		case abs < epochSecondsBelow:
+			us = v * 1_000_000
+		case abs < epochMillisBelow:
+			us = v * 1_000
+		case abs < epochMicrosBelow:
+			us = v
+		default:
+			us = divRound(v, 1_000)
+		}
+	}
+	if us < minMicros || us > maxMicros {
+		return 0, errTSOutOfRange
+	}
+	return us, nil
+}
+
+// divRound divides v by d > 0, rounding half away from zero.
+func divRound(v, d int64) int64 {
+	q, r := v/d, v%d
+	switch {
+	case 2*r >= d:
+		q++
+	case 2*r <= -d:
+		q--
+	}
+	return q
+}
+
+// parseRFC3339 parses YYYY-MM-DDTHH:MM:SS[.fraction](Z|±hh:mm) with any
+// number of fraction digits. As RFC 3339 allows, 'T' and 'Z' may be lower
+// case and the 'T' may be a space.
+func parseRFC3339(b []byte) (int64, error) {
+	if len(b) < 19 ||
+		b[4] != '-' || b[7] != '-' ||
+		(b[10] != 'T' && b[10] != 't' && b[10] != ' ') ||
+		b[13] != ':' || b[16] != ':' {
+		return 0, errTSSyntax
+	}
+	year, ok1 := digits(b[0:4])
+	month, ok2 := digits(b[5:7])
+	day, ok3 := digits(b[8:10])
+	hour, ok4 := digits(b[11:13])
+	minute, ok5 := digits(b[14:16])
+	sec, ok6 := digits(b[17:19])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) {
+		return 0, errTSSyntax
+	}
+
+	// Fraction: the first 6 digits are microseconds, the 7th decides the
+	// rounding, any later non-zero digit breaks a tie.
+	i := 19
+	var frac int64
+	var round byte // 7th fraction digit, 0 when absent
+	sticky := false
+	if i < len(b) && b[i] == '.' {
+		i++
+		start := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			switch n := i - start; {
+			case n < 6:
+				frac = frac*10 + int64(b[i]-'0')
+			case n == 6:
+				round = b[i] - '0'
+			default:
+				sticky = sticky || b[i] != '0'
+			}
+			i++
+		}
+		n := i - start
+		if n == 0 {
+			return 0, errTSSyntax
+		}
+		for ; n < 6; n++ {
+			frac *= 10
+		}
+	}
+
+	var offset int64 // seconds east of UTC
+	switch {
+	case i == len(b):
+		return 0, errTSNoOffset
+	case b[i] == 'Z' || b[i] == 'z':
+		i++
+	case b[i] == '+' || b[i] == '-':
+		if len(b)-i != 6 || b[i+3] != ':' {
+			return 0, errTSSyntax
+		}
+		oh, ok1 := digits(b[i+1 : i+3])
+		om, ok2 := digits(b[i+4 : i+6])
+		if !ok1 || !ok2 {
+			return 0, errTSSyntax
+		}
+		if oh > 23 || om > 59 {
+			return 0, errTSOffset
+		}
+		offset = oh*3600 + om*60
+		if b[i] == '-' {
+			offset = -offset
+		}
+		i += 6
+	default:
+		return 0, errTSSyntax
+	}
+	if i != len(b) {
+		return 0, errTSSyntax
+	}
+
+	switch {
+	case month < 1 || month > 12:
+		return 0, errTSMonth
+	case day < 1 || day > daysIn(year, month):
+		return 0, errTSDay
+	case hour > 23:
+		return 0, errTSHour
+	case minute > 59:
+		return 0, errTSMinute
+	case sec > 59:
+		return 0, errTSSecond
+	}
+
+	secs := daysFromCivil(year, month, day)*86400 + hour*3600 + minute*60 + sec - offset
+	us := secs*1_000_000 + frac
+	// Round half away from zero: up for an instant at or after the epoch,
+	// down on an exact tie before it.
+	if round > 5 || round == 5 && (sticky || us >= 0) {
+		us++
+	}
+	if us < minMicros || us > maxMicros {
+		return 0, errTSOutOfRange
+	}
+	return us, nil
+}
+
+// digits parses a short run of ASCII digits.
+func digits(b []byte) (int64, bool) {
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	return v, true
+}
+
+func isLeap(y int64) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
+
+func daysIn(year, month int64) int64 {
+	switch month {
+	case 2:
+		if isLeap(year) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// daysFromCivil returns the number of days from 1970-01-01 to the given date
+// of the proleptic Gregorian calendar (Howard Hinnant's algorithm).
+func daysFromCivil(y, m, d int64) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y
+	if era < 0 {
+		era -= 399
+	}
+	era /= 400
+	yoe := y - era*400
+	mp := m + 9
+	if m > 2 {
+		mp = m - 3
+	}
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
+}
+
+// isJSONNumber reports whether b is exactly one number in JSON syntax.
+func isJSONNumber(b []byte) bool {
+	s := jsonScanner{data: b}
+	_, err := s.readNumber()
+	return err == nil && s.pos == len(b)
+}
+
+// scaleDecimal returns the JSON number num multiplied by 10^scale, rounded to
+// an integer half away from zero, working on its decimal digits exactly.
+// exact reports that no rounding happened; ok is false when the result does
+// not fit in an int64.
+func scaleDecimal(num []byte, scale int) (v int64, exact, ok bool) {
+	neg := len(num) > 0 && num[0] == '-'
+	if neg {
+		num = num[1:]
+	}
+	// Split into integer digits, fraction digits and exponent.
+	i := 0
+	for i < len(num) && '0' <= num[i] && num[i] <= '9' {
+		i++
+	}
+	ip := num[:i]
+	var fp []byte
+	if i < len(num) && num[i] == '.' {
+		j := i + 1
+		for j < len(num) && '0' <= num[j] && num[j] <= '9' {
+			j++
+		}
+		fp = num[i+1 : j]
+		i = j
+	}
+	exp := 0
+	if i < len(num) && (num[i] == 'e' || num[i] == 'E') {
+		i++
+		eneg := false
+		if i < len(num) && (num[i] == '+' || num[i] == '-') {
+			eneg = num[i] == '-'
+			i++
+		}
+		for ; i < len(num); i++ {
+			if exp < 1e8 { // saturate: beyond this the answer is 0 or overflow anyway
+				exp = exp*10 + int(num[i]-'0')
+			}
+		}
+		if eneg {
+			exp = -exp
+		}
+	}
+
+	// The value is 0.d1d2...dn × 10^point, digits = ip followed by fp.
+	n := len(ip) + len(fp)
+	digit := func(k int) byte {
+		if k < len(ip) {
+			return ip[k] - '0'
+		}
+		return fp[k-len(ip)] - '0'
+	}
+	point := len(ip) + exp + scale
+	lead := 0
+	for lead < n && digit(lead) == 0 {
+		lead++
+	}
+	if lead == n {
+		return 0, true, true
+	}
+	// Drop the leading zeros: each one shifts the point left.
+	first := lead
+	point -= lead
+	if point > 19 {
+		return 0, false, false
+	}
+	var u uint64
+	for k := 0; k < point; k++ {
+		var d byte
+		if first+k < n {
+			d = digit(first + k)
+		}
+		u = u*10 + uint64(d)
+	}
+	exact = true
+	var round byte
+	if point >= 0 {
+		if first+point < n {
+			round = digit(first + point)
+		}
+		for k := first + point; k < n; k++ {
+			if digit(k) != 0 {
+				exact = false
+				break
+			}
+		}
+	} else {
+		exact = false // a non-zero digit lies wholly below the unit
+	}
+	if round >= 5 {
+		u++
+	}
+	if u > 1<<63-1 {
+		return 0, false, false
+	}
+	v = int64(u)
+	if neg {
+		v = -v
+	}
+	return v, exact, true
+}

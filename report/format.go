@@ -1,0 +1,244 @@
+package report
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// null is how every rendering shows an unknown (NULL) value.
+const null = "—"
+
+// minus is the typographic minus sign used in signed display values.
+const minus = "−"
+
+// finite returns *v and true when v is set and a finite number. NaN and ±Inf
+// are treated as unknown everywhere in the report.
+func finite(v *float64) (float64, bool) {
+	if v == nil || math.IsNaN(*v) || math.IsInf(*v, 0) {
+		return 0, false
+	}
+	return *v, true
+}
+
+// clean returns v, or nil when v is unset or not finite, so that JSON output
+// never holds NaN (encoding/json refuses it) and renderers see one NULL.
+func clean(v *float64) *float64 {
+	if x, ok := finite(v); ok {
+		return &x
+	}
+	return nil
+}
+
+// num wraps a plain float64 as an optional value (nil when not finite).
+func num(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// fmtSig formats v with about three significant digits: no exponent for the
+// magnitudes tokens, seconds and requests take, thousands separated.
+func fmtSig(v float64) string {
+	a := math.Abs(v)
+	var s string
+	switch {
+	case a == 0:
+		return "0"
+	case a >= 1000:
+		s = strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 100:
+		s = strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 1:
+		s = strconv.FormatFloat(v, 'f', 2, 64)
+	case a >= 1e-4:
+		// three significant digits below 1: 0.123, 0.0123, 0.00123
+		d := 2 - int(math.Floor(math.Log10(a)))
+		s = strconv.FormatFloat(v, 'f', d, 64)
+	default:
+		s = strconv.FormatFloat(v, 'e', 2, 64)
+	}
+	return group(s)
+}
+
+// group inserts thousands separators into the integer part of a formatted number.
+func group(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	intPart, frac := s, ""
+	if i := strings.IndexAny(s, ".e"); i >= 0 {
+		intPart, frac = s[:i], s[i:]
+	}
+	if len(intPart) > 3 {
+		var b strings.Builder
+		pre := len(intPart) % 3
+		if pre > 0 {
+			b.WriteString(intPart[:pre])
+		}
+		for i := pre; i < len(intPart); i += 3 {
+			if b.Len() > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(intPart[i : i+3])
+		}
+		intPart = b.String()
+	}
+	if neg {
+		return "-" + intPart + frac
+	}
+	return intPart + frac
+}
+
+// signed puts an explicit sign in front of a formatted magnitude.
+func signed(v float64, magnitude string) string {
+	switch {
+	case v > 0:
+		return "+" + magnitude
+	case v < 0:
+		return minus + magnitude
+	}
+	return magnitude
+}
+
+// fmtCount formats an integer count with thousands separators.
+func fmtCount(n int64) string {
+	return group(strconv.FormatInt(n, 10))
+}
+
+// fmtSeconds formats a duration in seconds: milliseconds below one second.
+func fmtSeconds(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a == 0:
+		return "0 s"
+	case a < 1:
+		return fmtSig(v*1000) + " ms"
+	}
+	return fmtSig(v) + " s"
+}
+
+// fmtPercent formats a fraction (0..1) as a percentage with enough decimals
+// that 99.6 % and 99.96 % stay distinct.
+func fmtPercent(f float64) string {
+	p := f * 100
+	a := math.Abs(p)
+	var d int
+	switch {
+	case a == 0 || a == 100:
+		d = 0
+	case a >= 99 && a < 100:
+		d = 2
+	case a >= 10:
+		d = 1
+	case a >= 0.1:
+		d = 2
+	default:
+		return fmtSig(p) + " %"
+	}
+	return strconv.FormatFloat(p, 'f', d, 64) + " %"
+}
+
+// fmtPP formats a difference of two fractions in percentage points, signed.
+func fmtPP(d float64) string {
+	p := math.Abs(d * 100)
+	var s string
+	switch {
+	case p == 0:
+		return "0 pp"
+	case p >= 10:
+		s = strconv.FormatFloat(p, 'f', 1, 64)
+	case p >= 0.01:
+		s = strconv.FormatFloat(p, 'f', 2, 64)
+	default:
+		s = fmtSig(p)
+	}
+	return signed(d, s+" pp")
+}
+
+// fmtRel formats a relative change (0.124 = +12.4 %), signed.
+func fmtRel(r float64) string {
+	p := math.Abs(r * 100)
+	var s string
+	switch {
+	case p == 0:
+		return "0 %"
+	case p >= 1000:
+		s = group(strconv.FormatFloat(p, 'f', 0, 64))
+	case p >= 1:
+		s = strconv.FormatFloat(p, 'f', 1, 64)
+	default:
+		s = strconv.FormatFloat(p, 'f', 2, 64)
+	}
+	return signed(r, s+" %")
+}
+
+// fmtRatio formats a ratio of two values: 1.152×.
+func fmtRatio(r float64) string {
+	return strconv.FormatFloat(r, 'f', 3, 64) + "×"
+}
+
+// fmtPValue formats a p-value.
+func fmtPValue(p float64) string {
+	if p < 0.0001 {
+		return "p < 0.0001"
+	}
+	return "p = " + strconv.FormatFloat(p, 'g', 2, 64)
+}
+
+// fmtBytes formats a size in bytes with binary prefixes.
+func fmtBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	v := float64(n)
+	prefixes := []string{"KiB", "MiB", "GiB", "TiB", "PiB"}
+	i := -1
+	for v >= unit && i < len(prefixes)-1 {
+		v /= unit
+		i++
+	}
+	return fmtSig(v) + " " + prefixes[i]
+}
+
+// fmtTime formats an instant for people: UTC, second precision.
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return null
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+// fmtStamp formats an instant for report.json: RFC 3339, UTC, microseconds.
+func fmtStamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000000Z07:00")
+}
+
+// fmtSpan formats a run length: 1 h 02 min, 12 min 05 s, 42.5 s.
+func fmtSpan(sec float64) string {
+	if sec < 60 {
+		return fmtSeconds(sec)
+	}
+	d := time.Duration(math.Round(sec)) * time.Second
+	h := int64(d / time.Hour)
+	m := int64(d%time.Hour) / int64(time.Minute)
+	s := int64(d%time.Minute) / int64(time.Second)
+	if h > 0 {
+		return strconv.FormatInt(h, 10) + " h " + pad2(m) + " min"
+	}
+	return strconv.FormatInt(m, 10) + " min " + pad2(s) + " s"
+}
+
+func pad2(n int64) string {
+	if n < 10 {
+		return "0" + strconv.FormatInt(n, 10)
+	}
+	return strconv.FormatInt(n, 10)
+}

@@ -1,0 +1,291 @@
+package report
+
+import (
+	"math"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// unit says how a metric's values are shown. Values are always held in SPEC
+// units (seconds, fractions 0..1, tokens per second); unit only formats them.
+type unit string
+
+const (
+	unitTPS      unit = "tok/s"
+	unitSeconds  unit = "s"
+	unitFraction unit = "fraction"
+	unitCount    unit = "count"
+	unitRate     unit = "req/s"
+	unitRequests unit = "requests"
+)
+
+// format shows one value with its unit.
+func (u unit) format(v *float64) string {
+	x, ok := finite(v)
+	if !ok {
+		return null
+	}
+	switch u {
+	case unitTPS:
+		return fmtSig(x) + " tok/s"
+	case unitSeconds:
+		return fmtSeconds(x)
+	case unitFraction:
+		return fmtPercent(x)
+	case unitCount:
+		return fmtCount(int64(math.Round(x)))
+	case unitRate:
+		return fmtSig(x) + " req/s"
+	}
+	return fmtSig(x)
+}
+
+// formatDelta shows an absolute change, signed; fractions change in
+// percentage points.
+func (u unit) formatDelta(d float64) string {
+	if u == unitFraction {
+		return fmtPP(d)
+	}
+	a := math.Abs(d)
+	if d == 0 {
+		return u.format(&a)
+	}
+	return signed(d, u.format(&a))
+}
+
+// Direction of a metric: which way is good.
+const (
+	higherBetter = 1
+	lowerBetter  = -1
+	neutral      = 0
+)
+
+// metricDef is one row of the key-metrics table: a SPEC name, how to read it
+// from schemas.Metrics, its unit and which way is good.
+type metricDef struct {
+	Key    string
+	Hint   string
+	Unit   unit
+	Better int
+	Get    func(m *schemas.Metrics) *float64
+}
+
+func count(n int64) *float64 { v := float64(n); return &v }
+
+func pct(get func(p *schemas.Percentiles) *float64, field func(m *schemas.Metrics) *schemas.Percentiles) func(m *schemas.Metrics) *float64 {
+	return func(m *schemas.Metrics) *float64 { return get(field(m)) }
+}
+
+func p50(p *schemas.Percentiles) *float64  { return p.P50 }
+func p90(p *schemas.Percentiles) *float64  { return p.P90 }
+func p99(p *schemas.Percentiles) *float64  { return p.P99 }
+func mean(p *schemas.Percentiles) *float64 { return p.Mean }
+
+func ttft(m *schemas.Metrics) *schemas.Percentiles        { return &m.TTFT }
+func tQueue(m *schemas.Metrics) *schemas.Percentiles      { return &m.TQueue }
+func tFirstToken(m *schemas.Metrics) *schemas.Percentiles { return &m.TFirstToken }
+func tStream(m *schemas.Metrics) *schemas.Percentiles     { return &m.TStream }
+func tTotal(m *schemas.Metrics) *schemas.Percentiles      { return &m.TTotal }
+func tpot(m *schemas.Metrics) *schemas.Percentiles        { return &m.TPOT }
+func streamTPS(m *schemas.Metrics) *schemas.Percentiles   { return &m.StreamTPS }
+func e2eTPS(m *schemas.Metrics) *schemas.Percentiles      { return &m.EndToEndTPS }
+
+// metricGroupDef is a titled block of the key-metrics table.
+type metricGroupDef struct {
+	Title   string
+	Metrics []metricDef
+	// Sampled groups are shown only when some run has samples.
+	Sampled bool
+}
+
+// metricGroups is the key-metrics table, in the order reviewers read it.
+var metricGroups = []metricGroupDef{
+	{Title: "Throughput", Metrics: []metricDef{
+		{"system_tps", "output tokens of successful spans per second", unitTPS, higherBetter, func(m *schemas.Metrics) *float64 { return m.SystemTPS }},
+		{"retry_adjusted_system_tps", "output tokens of delivered spans per second (retries are waste)", unitTPS, higherBetter, func(m *schemas.Metrics) *float64 { return m.RetryAdjustedSystemTPS }},
+		{"generated_tps", "output tokens of all spans per second, failed ones included", unitTPS, neutral, func(m *schemas.Metrics) *float64 { return m.GeneratedTPS }},
+		{"input_tps", "prompt tokens of successful spans per second", unitTPS, higherBetter, func(m *schemas.Metrics) *float64 { return m.InputTPS }},
+		{"waste_fraction", "share of generated tokens not delivered", unitFraction, lowerBetter, func(m *schemas.Metrics) *float64 { return m.WasteFraction }},
+	}},
+	{Title: "Load and outcomes", Metrics: []metricDef{
+		{"arrival_rate", "new requests per second (offered load)", unitRate, neutral, func(m *schemas.Metrics) *float64 { return m.ArrivalRate }},
+		{"requests", "logical requests completed", unitCount, neutral, func(m *schemas.Metrics) *float64 { return count(m.Requests) }},
+		{"attempts", "attempts released, retries included", unitCount, neutral, func(m *schemas.Metrics) *float64 { return count(m.Attempts) }},
+		{"success_rate", "completed requests with a successful attempt", unitFraction, higherBetter, func(m *schemas.Metrics) *float64 { return m.SuccessRate }},
+		{"attempt_success_rate", "successful attempts / attempts", unitFraction, higherBetter, func(m *schemas.Metrics) *float64 { return m.AttemptSuccessRate }},
+		{"retry_rate", "attempts that are retries", unitFraction, lowerBetter, func(m *schemas.Metrics) *float64 { return m.RetryRate }},
+	}},
+	{Title: "Idle time and engine state", Metrics: []metricDef{
+		{"gap_fraction", "time with a queue but free slots / time", unitFraction, lowerBetter, func(m *schemas.Metrics) *float64 { return m.GapFraction }},
+		{"backlog_gap_fraction", "of the time with a queue, share with free slots", unitFraction, lowerBetter, func(m *schemas.Metrics) *float64 { return m.BacklogGapFraction }},
+		{"gap_time", "seconds with a queue but free slots", unitSeconds, lowerBetter, func(m *schemas.Metrics) *float64 { return num(m.GapTime) }},
+		{"backlog_time", "seconds with a queue", unitSeconds, lowerBetter, func(m *schemas.Metrics) *float64 { return num(m.BacklogTime) }},
+		{"mean_in_flight", "time-average of requests running", unitRequests, neutral, func(m *schemas.Metrics) *float64 { return m.MeanInFlight }},
+		{"mean_queue_depth", "time-average of requests waiting", unitRequests, lowerBetter, func(m *schemas.Metrics) *float64 { return m.MeanQueueDepth }},
+		{"utilization", "mean_in_flight / cap", unitFraction, neutral, func(m *schemas.Metrics) *float64 { return m.Utilization }},
+		{"little_concurrency", "arrival_rate × mean t_total (Little's law)", unitRequests, neutral, func(m *schemas.Metrics) *float64 { return m.LittleConcurrency }},
+	}},
+	{Title: "Idle time from scheduler samples", Sampled: true, Metrics: []metricDef{
+		{"gap_fraction_sampled", "gap_fraction from samples", unitFraction, lowerBetter, func(m *schemas.Metrics) *float64 { return m.GapFractionSampled }},
+		{"backlog_gap_fraction_sampled", "backlog_gap_fraction from samples", unitFraction, lowerBetter, func(m *schemas.Metrics) *float64 { return m.BacklogGapFractionSampled }},
+		{"mean_in_flight_sampled", "mean_in_flight from samples", unitRequests, neutral, func(m *schemas.Metrics) *float64 { return m.MeanInFlightSampled }},
+		{"mean_queue_depth_sampled", "mean_queue_depth from samples", unitRequests, lowerBetter, func(m *schemas.Metrics) *float64 { return m.MeanQueueDepthSampled }},
+		{"utilization_sampled", "utilization from samples", unitFraction, neutral, func(m *schemas.Metrics) *float64 { return m.UtilizationSampled }},
+		{"sampled_seconds", "seconds covered by samples", unitSeconds, neutral, func(m *schemas.Metrics) *float64 { return m.SampledSeconds }},
+	}},
+	{Title: "Latency of successful spans", Metrics: []metricDef{
+		{"ttft.p50", "queued → first token, median", unitSeconds, lowerBetter, pct(p50, ttft)},
+		{"ttft.p90", "queued → first token, 90th percentile", unitSeconds, lowerBetter, pct(p90, ttft)},
+		{"ttft.p99", "queued → first token, 99th percentile", unitSeconds, lowerBetter, pct(p99, ttft)},
+		{"t_queue.p50", "queued → admitted, median", unitSeconds, lowerBetter, pct(p50, tQueue)},
+		{"t_queue.p99", "queued → admitted, 99th percentile", unitSeconds, lowerBetter, pct(p99, tQueue)},
+		{"t_first_token.p50", "admitted → first token, median", unitSeconds, lowerBetter, pct(p50, tFirstToken)},
+		{"t_stream.p50", "first → last token, median", unitSeconds, neutral, pct(p50, tStream)},
+		{"t_total.p50", "queued → released, median", unitSeconds, lowerBetter, pct(p50, tTotal)},
+		{"t_total.p99", "queued → released, 99th percentile", unitSeconds, lowerBetter, pct(p99, tTotal)},
+		{"tpot.p50", "time per output token after the first, median", unitSeconds, lowerBetter, pct(p50, tpot)},
+		{"tpot.p99", "time per output token after the first, 99th percentile", unitSeconds, lowerBetter, pct(p99, tpot)},
+	}},
+	{Title: "Per-request speed", Metrics: []metricDef{
+		{"stream_tps.p50", "output tokens / stream time, median", unitTPS, higherBetter, pct(p50, streamTPS)},
+		{"stream_tps.mean", "output tokens / stream time, mean", unitTPS, higherBetter, pct(mean, streamTPS)},
+		{"end_to_end_tps.p50", "output tokens / in-flight time, median", unitTPS, higherBetter, pct(p50, e2eTPS)},
+	}},
+}
+
+// metricByKey finds a metric of the table by its SPEC name.
+func metricByKey(key string) (metricDef, bool) {
+	for _, g := range metricGroups {
+		for _, m := range g.Metrics {
+			if m.Key == key {
+				return m, true
+			}
+		}
+	}
+	return metricDef{}, false
+}
+
+// mustMetric is metricByKey for names fixed in this package.
+func mustMetric(key string) metricDef {
+	m, ok := metricByKey(key)
+	if !ok {
+		panic("report: unknown metric " + key)
+	}
+	return m
+}
+
+// headlineKeys are the tiles at the top of the report.
+var headlineKeys = []string{"system_tps", "gap_fraction", "success_rate", "ttft.p99"}
+
+// summaryKeys are the ten numbers of summary.md.
+var summaryKeys = []string{
+	"system_tps", "retry_adjusted_system_tps", "gap_fraction", "backlog_gap_fraction",
+	"success_rate", "retry_rate", "ttft.p50", "ttft.p99", "stream_tps.p50", "utilization",
+}
+
+// metricRow is one metric across the runs of a report.
+type metricRow struct {
+	Key    string     `json:"key"`
+	Hint   string     `json:"hint"`
+	Unit   unit       `json:"unit"`
+	Better string     `json:"better,omitempty"` // higher, lower; empty when neither is better
+	Values []*float64 `json:"values"`           // one per run, in the order of runs
+	Text   []string   `json:"text"`             // Values as shown
+
+	// Comparison only: candidate − baseline, relative to |baseline|, and
+	// whether the change is good for this metric.
+	Delta        *float64 `json:"delta,omitempty"`
+	DeltaText    string   `json:"delta_text,omitempty"`
+	Relative     *float64 `json:"relative,omitempty"`
+	RelativeText string   `json:"relative_text,omitempty"`
+	Direction    string   `json:"direction,omitempty"` // better, worse, same
+}
+
+// sameThreshold is the relative change below which a difference is shown
+// as "same" rather than coloured: direction colouring is a reading aid, the
+// verdict decides significance.
+const sameThreshold = 0.0005
+
+func newMetricRow(def metricDef, ms []*schemas.Metrics) metricRow {
+	row := metricRow{Key: def.Key, Hint: def.Hint, Unit: def.Unit}
+	switch def.Better {
+	case higherBetter:
+		row.Better = "higher"
+	case lowerBetter:
+		row.Better = "lower"
+	}
+	for _, m := range ms {
+		v := clean(def.Get(m))
+		row.Values = append(row.Values, v)
+		row.Text = append(row.Text, def.Unit.format(v))
+	}
+	if len(ms) != 2 {
+		return row
+	}
+	b, okb := finite(row.Values[0])
+	c, okc := finite(row.Values[1])
+	if !okb || !okc {
+		return row
+	}
+	d := c - b
+	row.Delta = num(d)
+	row.DeltaText = def.Unit.formatDelta(d)
+	same := d == 0
+	if b != 0 {
+		rel := d / math.Abs(b)
+		row.Relative = num(rel)
+		row.RelativeText = fmtRel(rel)
+		same = same || math.Abs(rel) < sameThreshold
+	}
+	switch {
+	case def.Better == neutral:
+	case same:
+		row.Direction = "same"
+	case (d > 0) == (def.Better == higherBetter):
+		row.Direction = "better"
+	default:
+		row.Direction = "worse"
+	}
+	return row
+}
+
+// metricGroup is a titled block of rows.
+type metricGroup struct {
+	Title string      `json:"title"`
+	Rows  []metricRow `json:"rows"`
+}
+
+func metricTable(ms []*schemas.Metrics) []metricGroup {
+	var out []metricGroup
+	for _, g := range metricGroups {
+		if g.Sampled && !anySampled(ms) {
+			continue
+		}
+		mg := metricGroup{Title: g.Title}
+		for _, def := range g.Metrics {
+			mg.Rows = append(mg.Rows, newMetricRow(def, ms))
+		}
+		out = append(out, mg)
+	}
+	return out
+}
+
+func anySampled(ms []*schemas.Metrics) bool {
+	for _, m := range ms {
+		if _, ok := finite(m.SampledSeconds); ok {
+			return true
+		}
+		if _, ok := finite(m.GapFractionSampled); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func metricRows(keys []string, ms []*schemas.Metrics) []metricRow {
+	rows := make([]metricRow, 0, len(keys))
+	for _, k := range keys {
+		rows = append(rows, newMetricRow(mustMetric(k), ms))
+	}
+	return rows
+}

@@ -1,0 +1,512 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// Run is one analysed run dataset.
+type Run struct {
+	Dir             string            // dataset directory (shown in run facts)
+	Manifest        schemas.Manifest  // manifest.json of the dataset
+	Summary         schemas.Summary   // run window metrics, cap, cap_source, data quality, warnings
+	Windows         []schemas.Metrics // tumbling windows in time order
+	TTFTQuantiles   []float64         // 101 values: quantiles 0, 0.01, ..., 1 of ttft (s) over successful spans; nil if none
+	TQueueQuantiles []float64         // the same for t_queue
+	Concurrency     []ConcurrencyPoint
+}
+
+// ConcurrencyPoint is one bin of stream_tps against concurrency.
+type ConcurrencyPoint struct {
+	InFlight  float64 // mean pool in_flight during the span's stream, binned (1, 2, 3, ...)
+	StreamTPS float64 // median stream_tps of successful spans in the bin (tokens/s)
+	N         int64   // spans in the bin
+}
+
+// Input is everything a report shows.
+type Input struct {
+	Baseline  Run              // the only run of a single-run report
+	Candidate *Run             // nil for a single-run report
+	Verdict   *schemas.Verdict // nil unless comparing
+	Command   string           // the exact command line that reproduces the report
+	Version   string           // tool version
+}
+
+// comparing reports whether in is a baseline/candidate comparison.
+func (in *Input) comparing() bool { return in.Candidate != nil }
+
+// runs returns the runs of in with their roles, baseline first.
+func (in *Input) runs() []roleRun {
+	if in.Candidate == nil {
+		return []roleRun{{role: roleRun1, run: &in.Baseline}}
+	}
+	return []roleRun{{role: roleBaseline, run: &in.Baseline}, {role: roleCandidate, run: in.Candidate}}
+}
+
+// Roles of the runs in a report.
+const (
+	roleRun1      = "run"
+	roleBaseline  = "baseline"
+	roleCandidate = "candidate"
+)
+
+type roleRun struct {
+	role string
+	run  *Run
+}
+
+// Format names the layout of report.json; bump it when fields change meaning.
+const docFormat = "tpsreport.report/1"
+
+// document is what a report shows, as data: report.json is this value, and
+// report.html and summary.md render it. Values are in SPEC units; *Text
+// fields hold them as shown.
+type document struct {
+	Format      string         `json:"format"`
+	Tool        string         `json:"tool"`
+	Version     string         `json:"version"`
+	Mode        string         `json:"mode"` // single, compare
+	Title       string         `json:"title"`
+	Command     string         `json:"command"`
+	Runs        []runFacts     `json:"runs"`
+	Verdict     *verdictView   `json:"verdict"`
+	Headline    []metricRow    `json:"headline"`
+	Metrics     []metricGroup  `json:"metrics"`
+	Charts      []*figure      `json:"charts"`
+	Definitions []definition   `json:"definitions"`
+	Notes       []string       `json:"notes,omitempty"`
+	runs        []roleRun      // inputs, for renderers
+	index       map[string]int // run role -> position in Runs
+}
+
+// runFacts are the facts section of one run.
+type runFacts struct {
+	Role           string         `json:"role"` // run, baseline, candidate
+	RunID          string         `json:"run_id"`
+	Dir            string         `json:"dir"`
+	IngestVersion  string         `json:"ingest_version,omitempty"`
+	Formats        []string       `json:"formats"`
+	Inputs         []inputFact    `json:"inputs"`
+	InputBytes     int64          `json:"input_bytes"`
+	RunStart       string         `json:"run_start,omitempty"`
+	RunEnd         string         `json:"run_end,omitempty"`
+	RunSeconds     float64        `json:"run_seconds"`
+	WindowWidth    float64        `json:"window_width_seconds"`
+	Windows        int            `json:"windows"`
+	Cap            *int64         `json:"cap"`
+	CapSource      string         `json:"cap_source"`
+	CapInferred    bool           `json:"cap_inferred"`
+	Counts         schemas.Counts `json:"counts"`
+	CountsReconcile bool          `json:"counts_reconcile"`
+	RejectedBy     []countFact    `json:"rejected_by_reason"`
+	DataQuality    []countFact    `json:"data_quality"`
+	Models         []string       `json:"models"`
+	Warnings       []string       `json:"warnings"`
+	Replicas       []replicaFact  `json:"replicas,omitempty"`
+
+	// As shown.
+	TimeText   string `json:"-"`
+	SpanText   string `json:"-"`
+	WindowText string `json:"-"`
+	CapText    string `json:"-"`
+	BytesText  string `json:"-"`
+}
+
+type inputFact struct {
+	Path     string `json:"path"`
+	Format   string `json:"format"`
+	Size     int64  `json:"size"`
+	SHA256   string `json:"sha256"`
+	SizeText string `json:"-"`
+}
+
+// countFact is one named count; Flag marks a count that signals a problem.
+type countFact struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+	Flag  bool    `json:"flag"`
+	Text  string  `json:"-"`
+}
+
+type replicaFact struct {
+	Replica     string   `json:"replica"`
+	Cap         *int64   `json:"cap"`
+	GapFraction *float64 `json:"gap_fraction"`
+	Utilization *float64 `json:"utilization"`
+	MeanInFlight *float64 `json:"mean_in_flight"`
+	MeanQueueDepth *float64 `json:"mean_queue_depth"`
+	Text        []string `json:"-"` // cap, gap_fraction, utilization, mean_in_flight, mean_queue_depth
+}
+
+// verdictView is the verdict section of a comparison.
+type verdictView struct {
+	Baseline      string           `json:"baseline"`
+	Candidate     string           `json:"candidate"`
+	Overall       string           `json:"overall"`
+	Headline      string           `json:"headline"` // one sentence: did it help, and why
+	Tally         string           `json:"tally"`    // 2 passed · 1 failed · 1 inconclusive
+	Criteria      []criterionView  `json:"criteria"`
+	Guards        []string         `json:"guards"`
+	Bootstrap     schemas.Bootstrap `json:"bootstrap"`
+	BootstrapText string           `json:"bootstrap_text"`
+	Settings      schemas.Criteria `json:"settings"`
+	SettingsText  string           `json:"settings_text"`
+}
+
+// criterionView is one criterion with its numbers, cleaned of NaN, and as shown.
+type criterionView struct {
+	Name      string   `json:"name"`
+	Title     string   `json:"title"`
+	Verdict   string   `json:"verdict"`
+	Reason    string   `json:"reason"`
+	Metric    string   `json:"metric"`
+	Unit      unit     `json:"unit"`
+	Baseline  *float64 `json:"baseline"`
+	Candidate *float64 `json:"candidate"`
+	Ratio     *float64 `json:"ratio,omitempty"`
+	Diff      *float64 `json:"diff,omitempty"`
+	Lo        *float64 `json:"lo,omitempty"`
+	Hi        *float64 `json:"hi,omitempty"`
+	PValue    *float64 `json:"p_value,omitempty"`
+	Text      criterionText `json:"text"`
+}
+
+type criterionText struct {
+	Baseline  string `json:"baseline"`
+	Candidate string `json:"candidate"`
+	Change    string `json:"change"`
+	Interval  string `json:"interval,omitempty"`
+	PValue    string `json:"p_value,omitempty"`
+}
+
+// newDocument builds the report model of in. It never fails: unknown values
+// become NULL and are shown as "—".
+func newDocument(in Input) *document {
+	d := &document{
+		Format:      docFormat,
+		Tool:        "tpsreport",
+		Version:     in.Version,
+		Command:     in.Command,
+		Definitions: definitions,
+		runs:        in.runs(),
+		index:       map[string]int{},
+	}
+	ms := make([]*schemas.Metrics, 0, 2)
+	for i, rr := range d.runs {
+		d.index[rr.role] = i
+		d.Runs = append(d.Runs, newRunFacts(rr.role, rr.run))
+		ms = append(ms, &rr.run.Summary.Metrics)
+	}
+	if in.comparing() {
+		d.Mode = "compare"
+		d.Title = runName(&in.Baseline) + " vs " + runName(in.Candidate)
+		if in.Verdict != nil {
+			d.Verdict = newVerdictView(in.Verdict)
+		} else {
+			d.Notes = append(d.Notes, "No verdict was computed for this comparison.")
+		}
+	} else {
+		d.Mode = "single"
+		d.Title = runName(&in.Baseline)
+	}
+	d.Headline = metricRows(headlineKeys, ms)
+	d.Metrics = metricTable(ms)
+	d.Charts = figures(in)
+	return d
+}
+
+// runName is the run id of r, or its directory when the summary has none.
+func runName(r *Run) string {
+	for _, s := range []string{r.Summary.RunID, r.Manifest.RunID, r.Dir} {
+		if s != "" {
+			return s
+		}
+	}
+	return "run"
+}
+
+func newRunFacts(role string, r *Run) runFacts {
+	s := &r.Summary
+	f := runFacts{
+		Role:          role,
+		RunID:         runName(r),
+		Dir:           r.Dir,
+		IngestVersion: r.Manifest.Version,
+		Formats:       nonNil(r.Manifest.FormatsDetected),
+		WindowWidth:   s.WindowWidth,
+		Windows:       len(r.Windows),
+		Cap:           s.Cap,
+		CapSource:     s.CapSource,
+		CapInferred:   s.CapSource == "inferred",
+		Models:        nonNil(s.DataQuality.Models),
+		Warnings:      nonNil(s.Warnings),
+	}
+	for _, in := range r.Manifest.Inputs {
+		f.Inputs = append(f.Inputs, inputFact{Path: in.Path, Format: in.Format, Size: in.Size, SHA256: in.SHA256, SizeText: fmtBytes(in.Size)})
+		f.InputBytes += in.Size
+	}
+	if f.Inputs == nil {
+		f.Inputs = []inputFact{}
+	}
+	f.BytesText = fmtBytes(f.InputBytes)
+
+	start, end := s.RunStart, s.RunEnd
+	if start.IsZero() && r.Manifest.TimeRange != nil {
+		start, end = r.Manifest.TimeRange.Start, r.Manifest.TimeRange.End
+	}
+	f.RunStart, f.RunEnd = fmtStamp(start), fmtStamp(end)
+	if !start.IsZero() && !end.IsZero() {
+		f.RunSeconds = end.Sub(start).Seconds()
+		f.TimeText = fmtTime(start) + " → " + fmtTime(end)
+		f.SpanText = fmtSpan(f.RunSeconds)
+	} else {
+		f.TimeText, f.SpanText = null, null
+	}
+	f.WindowText = null
+	if s.WindowWidth > 0 {
+		f.WindowText = fmtSeconds(s.WindowWidth) + " × " + strconv.Itoa(len(r.Windows)) + " windows"
+	}
+
+	f.CapText = null
+	if s.Cap != nil {
+		f.CapText = fmtCount(*s.Cap)
+	}
+	if s.CapSource != "" {
+		f.CapText += " (" + s.CapSource + ")"
+	}
+
+	f.Counts = r.Manifest.Counts
+	if f.Counts == (schemas.Counts{}) {
+		dq := &s.DataQuality
+		f.Counts = schemas.Counts{Read: dq.RecordsRead, Written: dq.SpansWritten, Rejected: dq.RecordsRejected, Skipped: dq.RecordsSkipped}
+	}
+	c := f.Counts
+	f.CountsReconcile = c.Read == c.Written+c.Rejected+c.Skipped
+	by := r.Manifest.RejectedBy
+	if len(by) == 0 {
+		by = s.DataQuality.RejectedBy
+	}
+	f.RejectedBy = countFacts(by)
+	f.DataQuality = qualityFacts(&s.DataQuality)
+	for _, rs := range s.Replicas {
+		rf := replicaFact{
+			Replica:        rs.Replica,
+			Cap:            rs.Cap,
+			GapFraction:    clean(rs.GapFraction),
+			Utilization:    clean(rs.Utilization),
+			MeanInFlight:   clean(rs.MeanInFlight),
+			MeanQueueDepth: clean(rs.MeanQueueDepth),
+		}
+		capText := null
+		if rs.Cap != nil {
+			capText = fmtCount(*rs.Cap)
+		}
+		rf.Text = []string{capText, unitFraction.format(rf.GapFraction), unitFraction.format(rf.Utilization),
+			unitRequests.format(rf.MeanInFlight), unitRequests.format(rf.MeanQueueDepth)}
+		f.Replicas = append(f.Replicas, rf)
+	}
+	return f
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// countFacts lists a map of counts, largest first, ties by name.
+func countFacts(m map[string]int64) []countFact {
+	out := make([]countFact, 0, len(m))
+	for k, v := range m {
+		out = append(out, countFact{Name: k, Value: float64(v), Flag: v > 0, Text: fmtCount(v)})
+	}
+	slices.SortFunc(out, func(a, b countFact) int {
+		if c := cmp.Compare(b.Value, a.Value); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	return out
+}
+
+// timestampColumns orders the missing-timestamp counts as a span's life runs.
+var timestampColumns = []string{"queued_at", "admitted_at", "first_token_at", "last_token_at", "released_at"}
+
+// qualityFacts lists the data-quality counts of SPEC §6; non-zero ones are flagged.
+func qualityFacts(dq *schemas.DataQuality) []countFact {
+	var out []countFact
+	add := func(name string, v int64) {
+		out = append(out, countFact{Name: name, Value: float64(v), Flag: v > 0, Text: fmtCount(v)})
+	}
+	cols := slices.Clone(timestampColumns)
+	var extra []string
+	for k := range dq.MissingTimestamp {
+		if !slices.Contains(timestampColumns, k) {
+			extra = append(extra, k)
+		}
+	}
+	slices.Sort(extra)
+	for _, col := range append(cols, extra...) {
+		add("missing "+col, dq.MissingTimestamp[col])
+	}
+	add("out_of_order", dq.OutOfOrder)
+	add("duplicate_span_ids", dq.DuplicateSpanIDs)
+	add("unlinked_retries", dq.UnlinkedRetries)
+	add("spans_outside_state", dq.SpansOutOfState)
+	add("sampling_holes", dq.SamplingHoles)
+	add("spans_clipped", dq.SpansClipped)
+	over := dq.OverCapTime
+	out = append(out, countFact{Name: "over_cap_seconds", Value: over, Flag: over > 0, Text: fmtSeconds(over)})
+	models := int64(len(dq.Models))
+	out = append(out, countFact{Name: "models", Value: float64(models), Flag: models > 1, Text: fmtCount(models)})
+	return out
+}
+
+func newVerdictView(v *schemas.Verdict) *verdictView {
+	vv := &verdictView{
+		Baseline:  v.Baseline,
+		Candidate: v.Candidate,
+		Overall:   v.Overall,
+		Guards:    nonNil(v.Guards),
+		Bootstrap: v.Bootstrap,
+		Settings:  v.Settings,
+	}
+	conf := v.Settings.Confidence
+	if conf <= 0 || conf >= 1 {
+		conf = schemas.DefaultCriteria().Confidence
+	}
+	var pass, fail, inc []string
+	for _, c := range v.Criteria {
+		cv := newCriterionView(c, conf)
+		vv.Criteria = append(vv.Criteria, cv)
+		switch c.Verdict {
+		case schemas.Pass:
+			pass = append(pass, c.Title)
+		case schemas.Fail:
+			fail = append(fail, c.Title)
+		default:
+			inc = append(inc, c.Title)
+		}
+	}
+	if vv.Criteria == nil {
+		vv.Criteria = []criterionView{}
+	}
+	vv.Tally = fmt.Sprintf("%d passed · %d failed · %d inconclusive", len(pass), len(fail), len(inc))
+	switch {
+	case len(v.Criteria) == 0:
+		vv.Headline = "No acceptance criterion was evaluated."
+	case v.Overall == schemas.Pass:
+		vv.Headline = "The candidate meets every acceptance criterion."
+	case v.Overall == schemas.Fail:
+		vv.Headline = "The candidate fails " + plural(len(fail), "criterion", "criteria") + ": " + strings.Join(fail, "; ") + "."
+	default:
+		vv.Headline = "The logs cannot decide " + plural(len(inc), "criterion", "criteria") + ": " + strings.Join(inc, "; ") + "."
+	}
+	vv.BootstrapText = bootstrapText(v.Bootstrap, conf)
+	vv.SettingsText = settingsText(v.Settings)
+	return vv
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// criterionUnit picks the unit of a criterion's numbers from its metric.
+func criterionUnit(c schemas.Criterion) unit {
+	if m, ok := metricByKey(c.Metric); ok {
+		return m.Unit
+	}
+	switch c.Name {
+	case "throughput":
+		return unitTPS
+	case "success_rate", "gap_fraction", "retry_rate":
+		return unitFraction
+	}
+	if strings.HasSuffix(c.Metric, "_tps") {
+		return unitTPS
+	}
+	if strings.HasSuffix(c.Metric, "_rate") || strings.HasSuffix(c.Metric, "_fraction") {
+		return unitFraction
+	}
+	return ""
+}
+
+func newCriterionView(c schemas.Criterion, conf float64) criterionView {
+	u := criterionUnit(c)
+	cv := criterionView{
+		Name: c.Name, Title: c.Title, Verdict: c.Verdict, Reason: c.Reason, Metric: c.Metric, Unit: u,
+		Baseline: clean(c.Baseline), Candidate: clean(c.Candidate),
+		Ratio: clean(c.Ratio), Diff: clean(c.Diff), Lo: clean(c.Lo), Hi: clean(c.Hi), PValue: clean(c.PValue),
+	}
+	if cv.Title == "" {
+		cv.Title = c.Name
+	}
+	cv.Text.Baseline = u.format(cv.Baseline)
+	cv.Text.Candidate = u.format(cv.Candidate)
+	b, okb := finite(cv.Baseline)
+	cand, okc := finite(cv.Candidate)
+	switch {
+	case cv.Ratio != nil:
+		cv.Text.Change = fmtRatio(*cv.Ratio) + " (" + fmtRel(*cv.Ratio-1) + ")"
+	case cv.Diff != nil:
+		cv.Text.Change = u.formatDelta(*cv.Diff)
+	case okb && okc:
+		cv.Text.Change = u.formatDelta(cand - b)
+	default:
+		cv.Text.Change = null
+	}
+	if cv.Lo != nil && cv.Hi != nil {
+		level := fmtPercent(conf)
+		if cv.Ratio != nil {
+			cv.Text.Interval = level + " CI " + fmtRatio(*cv.Lo) + " … " + fmtRatio(*cv.Hi)
+		} else {
+			cv.Text.Interval = level + " CI " + u.formatDelta(*cv.Lo) + " … " + u.formatDelta(*cv.Hi)
+		}
+	}
+	if cv.PValue != nil {
+		cv.Text.PValue = fmtPValue(*cv.PValue)
+	}
+	return cv
+}
+
+func bootstrapText(b schemas.Bootstrap, conf float64) string {
+	if b.Resamples <= 0 {
+		return "No bootstrap was run: the throughput criterion has no interval."
+	}
+	s := fmt.Sprintf("The throughput interval is a %s bootstrap interval: the %s and %s were resampled with replacement %s times",
+		fmtPercent(conf), plural(b.BaselineWindows, "baseline backlog window", "baseline backlog windows"),
+		plural(b.CandidateWindows, "candidate backlog window", "candidate backlog windows"), fmtCount(int64(b.Resamples)))
+	var extra []string
+	if b.Method != "" {
+		extra = append(extra, "method "+b.Method)
+	}
+	extra = append(extra, "seed "+strconv.FormatUint(b.Seed, 10))
+	return s + " (" + strings.Join(extra, ", ") + "), so the same inputs give the same interval."
+}
+
+func settingsText(c schemas.Criteria) string {
+	parts := []string{
+		"min_improvement " + fmtPercent(c.MinImprovement),
+		"success_tolerance " + strings.TrimPrefix(fmtPP(c.SuccessTolerance), "+"),
+		"gap_tolerance " + strings.TrimPrefix(fmtPP(c.GapTolerance), "+"),
+		"gap_floor " + fmtPercent(c.GapFloor),
+		"retry_tolerance " + strings.TrimPrefix(fmtPP(c.RetryTolerance), "+"),
+		"min_backlog_windows " + strconv.Itoa(c.MinBacklogWindows),
+		"load_mismatch " + fmtPercent(c.LoadMismatch),
+		"alpha " + strconv.FormatFloat(c.Alpha, 'g', -1, 64),
+		"resamples " + fmtCount(int64(c.Resamples)),
+	}
+	if c.AllowModelMismatch {
+		parts = append(parts, "model mismatch allowed")
+	}
+	return strings.Join(parts, " · ")
+}

@@ -1,0 +1,59 @@
+// Package sim sits in front of the pipeline: it generates the logs that ingest
+// reads, from a deterministic discrete-event simulation of a gateway in front of
+// continuous-batching LLM engine replicas, together with the truth that analyze
+// must find in them.
+//
+// # Model
+//
+// Requests arrive at a FIFO gateway queue (a Poisson process, with optional
+// bursts and a diurnal shape). The gateway admits the head of the queue to the
+// replica with the most free slots (each replica runs at most MaxNumSeqs
+// requests) as soon as one is free — it is work-conserving — except during
+// admission stalls (orchestration pauses), when nothing is admitted although
+// slots are free: the idle gap that gap_fraction detects.
+//
+// An admitted request prefills its prompt (PrefillBase + uncached prompt tokens /
+// PrefillRate), emits its first token, then decodes the rest. All requests on a
+// replica decode at the same per-stream rate
+//
+//	r(n) = DecodeRate / (1 + Slowdown·(n−1))   tokens/s, n = requests on the replica
+//
+// recomputed at every admission and release. The simulator integrates it exactly
+// with a per-replica virtual clock V(t) = ∫ r(n(t)) dt: a stream whose first token
+// came at V0 emits its k-th token when V reaches V0+k−1, so each completion instant
+// is found without touching the other streams. The request holds its slot until
+// released_at = last_token_at + ReleaseDelay.
+//
+// Faults: an attempt fails (status error, http 500) after a uniformly chosen
+// number of tokens; a client gives up ClientTimeout after an attempt's
+// queued_at (status timeout, http 408, with the tokens emitted so far, or none
+// when still queued); a gateway with a full queue rejects (status error, http
+// 429). Failed attempts are retried after an exponential backoff with jitter (a
+// new span: same request_id, attempt+1, retry_cause 5xx, timeout or 429), up to
+// MaxAttempts. With HedgeDelay, a request still unfinished that long after it
+// arrived gets one duplicate attempt (retry_cause hedge); when one attempt
+// succeeds the others are cancelled (status cancelled, http 499, partial tokens).
+//
+// # Time and determinism
+//
+// Every event instant is an int64 microsecond since the Unix epoch, the
+// resolution of the logs, so the truth computed from the simulator's state
+// agrees exactly with what analyze computes from the emitted spans. A run is a
+// pure function of (Scenario, seed): randomness comes from math/rand/v2 PCG
+// streams — one for arrival instants, one for bursts, one for stalls, and one per
+// request (lengths, faults, backoff jitter) keyed by its arrival number — so two
+// scenarios that differ only in the gateway (stall and fixed) see exactly the same
+// arrivals and the same work. Events at one instant are processed in the order they
+// were scheduled; nothing depends on map order or the wall clock. (Floating-point
+// results, and so the output bytes, are identical on one architecture; a CPU that
+// fuses multiply-adds may round an instant differently.)
+//
+// # Outputs
+//
+// Run streams spans to a callback as they are released (in order of
+// released_at) and engine stats samples to a second one, keeping only live
+// requests in memory, so it scales to any number of spans. Writers turn the
+// streams into files, one per format (JSONL here: the canonical input of
+// SPEC §1.1); Generate connects a Run to a Writer. The returned Truth is
+// written as truth.json by WriteTruth.
+package sim
