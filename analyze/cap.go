@@ -32,7 +32,7 @@ type resolvedCaps struct {
 	ByReplica map[string]int64
 	Names     []string // every replica, in the order given
 	Pool      int64    // Σ caps of the replicas in spans (of all, when no span names one)
-	Source    string   // the weakest source used
+	Source    string   // the weakest source used for a replica of the pool
 	Warning   string   // set when a cap was inferred
 }
 
@@ -58,15 +58,18 @@ func resolveCaps(reps []replicaFacts, in capInputs) resolvedCaps {
 			c, src = *in.Logs, CapFromLogs
 		default:
 			c, src = r.MaxInFlight, CapInferred
-			inferred = append(inferred, r.Name)
 		}
 		out.ByReplica[r.Name] = c
 		out.Names = append(out.Names, r.Name)
-		if capRank[src] > capRank[out.Source] {
-			out.Source = src
-		}
+		// The pool, and so its cap and cap_source, is the replicas the spans name.
 		if r.InSpans || !anyInSpans {
 			out.Pool += c
+			if capRank[src] > capRank[out.Source] {
+				out.Source = src
+			}
+			if src == CapInferred {
+				inferred = append(inferred, r.Name)
+			}
 		}
 	}
 	if len(inferred) > 0 {

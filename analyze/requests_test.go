@@ -36,3 +36,31 @@ func readRequests(t testing.TB, dir string) map[string]map[string]any {
 	}
 	return out
 }
+
+// readRequestList reads requests.parquet of dir in row order.
+func readRequestList(t testing.TB, dir string) []map[string]any {
+	t.Helper()
+	db, err := openDB(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT to_json(x)::VARCHAR FROM read_parquet(?) x`, filepath.Join(dir, RequestsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []map[string]any
+	for rows.Next() {
+		var js string
+		if err := rows.Scan(&js); err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(js), &m); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
+}

@@ -5,23 +5,23 @@ CREATE OR REPLACE TEMP TABLE win_dists AS
 WITH agg AS (
     SELECT least(r // p.width, p.last) AS k,
         count(t_queue) AS t_queue_n, quantile_cont(t_queue, [0.5, 0.9, 0.95, 0.99]) AS t_queue_q,
-        (sum(t_queue::DECIMAL(38, 12)) / nullif(count(t_queue), 0))::DOUBLE AS t_queue_mean, max(t_queue) AS t_queue_max,
+        (sum(t_queue::DECIMAL(38, 15)) / nullif(count(t_queue), 0))::DOUBLE AS t_queue_mean, max(t_queue) AS t_queue_max,
         count(ttft) AS ttft_n, quantile_cont(ttft, [0.5, 0.9, 0.95, 0.99]) AS ttft_q,
-        (sum(ttft::DECIMAL(38, 12)) / nullif(count(ttft), 0))::DOUBLE AS ttft_mean, max(ttft) AS ttft_max,
+        (sum(ttft::DECIMAL(38, 15)) / nullif(count(ttft), 0))::DOUBLE AS ttft_mean, max(ttft) AS ttft_max,
         count(t_first_token) AS t_first_token_n, quantile_cont(t_first_token, [0.5, 0.9, 0.95, 0.99]) AS t_first_token_q,
-        (sum(t_first_token::DECIMAL(38, 12)) / nullif(count(t_first_token), 0))::DOUBLE AS t_first_token_mean, max(t_first_token) AS t_first_token_max,
+        (sum(t_first_token::DECIMAL(38, 15)) / nullif(count(t_first_token), 0))::DOUBLE AS t_first_token_mean, max(t_first_token) AS t_first_token_max,
         count(t_stream) AS t_stream_n, quantile_cont(t_stream, [0.5, 0.9, 0.95, 0.99]) AS t_stream_q,
-        (sum(t_stream::DECIMAL(38, 12)) / nullif(count(t_stream), 0))::DOUBLE AS t_stream_mean, max(t_stream) AS t_stream_max,
+        (sum(t_stream::DECIMAL(38, 15)) / nullif(count(t_stream), 0))::DOUBLE AS t_stream_mean, max(t_stream) AS t_stream_max,
         count(t_in_flight) AS t_in_flight_n, quantile_cont(t_in_flight, [0.5, 0.9, 0.95, 0.99]) AS t_in_flight_q,
-        (sum(t_in_flight::DECIMAL(38, 12)) / nullif(count(t_in_flight), 0))::DOUBLE AS t_in_flight_mean, max(t_in_flight) AS t_in_flight_max,
+        (sum(t_in_flight::DECIMAL(38, 15)) / nullif(count(t_in_flight), 0))::DOUBLE AS t_in_flight_mean, max(t_in_flight) AS t_in_flight_max,
         count(t_total) AS t_total_n, quantile_cont(t_total, [0.5, 0.9, 0.95, 0.99]) AS t_total_q,
-        (sum(t_total::DECIMAL(38, 12)) / nullif(count(t_total), 0))::DOUBLE AS t_total_mean, max(t_total) AS t_total_max,
+        (sum(t_total::DECIMAL(38, 15)) / nullif(count(t_total), 0))::DOUBLE AS t_total_mean, max(t_total) AS t_total_max,
         count(tpot) AS tpot_n, quantile_cont(tpot, [0.5, 0.9, 0.95, 0.99]) AS tpot_q,
-        (sum(tpot::DECIMAL(38, 12)) / nullif(count(tpot), 0))::DOUBLE AS tpot_mean, max(tpot) AS tpot_max,
+        (sum(tpot::DECIMAL(38, 15)) / nullif(count(tpot), 0))::DOUBLE AS tpot_mean, max(tpot) AS tpot_max,
         count(stream_tps) AS stream_tps_n, quantile_cont(stream_tps, [0.5, 0.9, 0.95, 0.99]) AS stream_tps_q,
-        (sum(stream_tps::DECIMAL(38, 12)) / nullif(count(stream_tps), 0))::DOUBLE AS stream_tps_mean, max(stream_tps) AS stream_tps_max,
+        (sum(stream_tps::DECIMAL(38, 15)) / nullif(count(stream_tps), 0))::DOUBLE AS stream_tps_mean, max(stream_tps) AS stream_tps_max,
         count(end_to_end_tps) AS end_to_end_tps_n, quantile_cont(end_to_end_tps, [0.5, 0.9, 0.95, 0.99]) AS end_to_end_tps_q,
-        (sum(end_to_end_tps::DECIMAL(38, 12)) / nullif(count(end_to_end_tps), 0))::DOUBLE AS end_to_end_tps_mean, max(end_to_end_tps) AS end_to_end_tps_max
+        (sum(end_to_end_tps::DECIMAL(38, 15)) / nullif(count(end_to_end_tps), 0))::DOUBLE AS end_to_end_tps_mean, max(end_to_end_tps) AS end_to_end_tps_max
     FROM spans, p
     WHERE ok AND r BETWEEN p.t0 AND p.t1
     GROUP BY ALL

@@ -21,9 +21,9 @@ WITH pts AS (
            qty * ((least(cb, (k + 1) * p.width) - greatest(ca, k * p.width)) / (b - a)::DOUBLE) AS share
     FROM spread, p
 ), allshares AS (
-    SELECT k, kind, ok, delivered, share::DECIMAL(38, 9) AS share FROM shares
+    SELECT k, kind, ok, delivered, share::DECIMAL(38, 18) AS share FROM shares
     UNION ALL
-    SELECT k, kind, ok, delivered, share::DECIMAL(38, 9) FROM pts
+    SELECT k, kind, ok, delivered, share::DECIMAL(38, 18) FROM pts
 )
 SELECT k,
     coalesce(sum(share) FILTER (WHERE kind = 'out'), 0)::DOUBLE AS generated_tokens,

@@ -1,0 +1,187 @@
+package analyze
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/tpsreport/tpsreport/analyze/oracle"
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// TestDifferential runs the SQL engine and the independent Go oracle on many
+// randomized span sets (ties, zero-length streams, NULL timestamps, retries,
+// hedges, duplicates, several replicas, samples with holes, window edges inside
+// spans) and requires agreement to 1e-9 relative on every metric of every window,
+// the run, the per-span metrics, the cap and the data-quality counts.
+// DIFF_CASES sets the number of cases (default 60).
+func TestDifferential(t *testing.T) {
+	cases := 60
+	if s := os.Getenv("DIFF_CASES"); s != "" {
+		cases, _ = strconv.Atoi(s)
+	}
+	if testing.Short() {
+		cases = 10
+	}
+	for i := range cases {
+		seed := uint64(i + 1)
+		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
+			t.Parallel()
+			r := rand.New(rand.NewPCG(seed, 0x7e5))
+			gen := oracle.DefaultGenOptions()
+			n := 1 + r.IntN(120)
+			spans, samples := oracle.RandomSpans(r, n, gen)
+			oopt := oracle.RandomOptions(r, gen)
+			want := oracle.Analyze(spans, samples, oopt)
+
+			man := schemas.Manifest{MaxNumSeqs: oopt.MaxNumSeqs, MaxNumSeqsBy: oopt.MaxNumSeqsByReplica}
+			dir := writeDataset(t, spans, samples, &man)
+			opt := Options{Window: time.Duration(oopt.Width) * time.Microsecond, Cap: oopt.Cap}
+			if oopt.From != nil && *oopt.To <= *oopt.From {
+				t.Skip("an empty --from/--to range is a usage error")
+			}
+			if oopt.From != nil {
+				f, to := schemas.Time(*oopt.From), schemas.Time(*oopt.To)
+				opt.From, opt.To = &f, &to
+			}
+			got := analyzeDir(t, dir, opt)
+			compareResults(t, dir, got, want)
+		})
+	}
+}
+
+func compareResults(t *testing.T, dir string, got *Result, want oracle.Result) {
+	t.Helper()
+	if !want.HasExtent {
+		return // no instant at all: nothing to compare but that it ran
+	}
+	if got.Summary.CapSource != want.CapSource {
+		t.Errorf("cap_source: got %q, want %q", got.Summary.CapSource, want.CapSource)
+	}
+	if want.Cap != nil && (got.Summary.Cap == nil || *got.Summary.Cap != *want.Cap) {
+		t.Errorf("cap: got %v, want %d", fmtPtr(got.Summary.Cap), *want.Cap)
+	}
+	diffJSON(t, "run", got.Summary.Metrics, want.Run)
+	if len(got.Windows) != len(want.Windows) {
+		t.Fatalf("windows: got %d, want %d", len(got.Windows), len(want.Windows))
+	}
+	for i := range want.Windows {
+		diffJSON(t, fmt.Sprintf("window %d", i), got.Windows[i], want.Windows[i])
+	}
+	q := want.Quality
+	gq := got.Summary.DataQuality
+	if fmt.Sprint(gq.MissingTimestamp) != fmt.Sprint(q.MissingTimestamp) ||
+		gq.OutOfOrder != q.OutOfOrder || gq.DuplicateSpanIDs != q.DuplicateSpanIDs ||
+		gq.UnlinkedRetries != q.UnlinkedRetries || gq.SamplingHoles != q.SamplingHoles ||
+		gq.SpansOutOfState != q.SpansOutOfState || gq.SpansClipped != q.SpansClipped ||
+		fmt.Sprint(gq.Models) != fmt.Sprint(q.Models) || !closeRel(gq.OverCapTime, q.OverCapTime, 1e-9) {
+		t.Errorf("data quality:\n got %+v\nwant %+v", gq, q)
+	}
+	if len(want.Replicas) > 0 {
+		diffJSON(t, "replicas", got.Summary.Replicas, want.Replicas)
+	}
+	// Per-span metrics: requests.parquet keyed by span_id; duplicates compare as a multiset.
+	rows := readRequestList(t, dir)
+	if len(rows) != len(want.Spans) {
+		t.Fatalf("requests.parquet: %d rows, want %d", len(rows), len(want.Spans))
+	}
+	for i, w := range want.Spans {
+		diffJSON(t, "span "+w.SpanID, pick(rows[i], spanMetricNames), spanMap(w))
+	}
+}
+
+var spanMetricNames = []string{"span_id", "attempt", "t_queue", "t_first_token", "ttft", "t_stream", "t_in_flight", "t_total", "stream_tps", "end_to_end_tps", "tpot", "delivered"}
+
+func spanMap(s oracle.SpanMetrics) map[string]any {
+	return map[string]any{
+		"span_id": s.SpanID, "attempt": s.Attempt, "t_queue": s.TQueue, "t_first_token": s.TFirstToken,
+		"ttft": s.TTFT, "t_stream": s.TStream, "t_in_flight": s.TInFlight, "t_total": s.TTotal,
+		"stream_tps": s.StreamTPS, "end_to_end_tps": s.EndToEndTPS, "tpot": s.TPOT, "delivered": s.Delivered,
+	}
+}
+
+func pick(m map[string]any, keys []string) map[string]any {
+	out := map[string]any{}
+	for _, k := range keys {
+		out[k] = m[k]
+	}
+	return out
+}
+
+// diffJSON compares two values through their JSON form: numbers to 1e-9
+// relative, everything else exactly, and reports each differing path.
+func diffJSON(t *testing.T, what string, got, want any) {
+	t.Helper()
+	var g, w any
+	mustRoundTrip(t, got, &g)
+	mustRoundTrip(t, want, &w)
+	var diffs []string
+	walkDiff("", g, w, &diffs)
+	sort.Strings(diffs)
+	for i, d := range diffs {
+		if i == 12 {
+			t.Errorf("%s: … %d more differences", what, len(diffs)-i)
+			break
+		}
+		t.Errorf("%s: %s", what, d)
+	}
+}
+
+func mustRoundTrip(t *testing.T, v any, out *any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func walkDiff(path string, g, w any, diffs *[]string) {
+	switch wv := w.(type) {
+	case map[string]any:
+		gm, ok := g.(map[string]any)
+		if !ok {
+			*diffs = append(*diffs, fmt.Sprintf("%s: got %v, want object", path, g))
+			return
+		}
+		for k := range wv {
+			walkDiff(path+"."+k, gm[k], wv[k], diffs)
+		}
+		for k := range gm {
+			if _, ok := wv[k]; !ok && gm[k] != nil {
+				*diffs = append(*diffs, fmt.Sprintf("%s.%s: got %v, want absent", path, k, gm[k]))
+			}
+		}
+	case []any:
+		gl, ok := g.([]any)
+		if !ok || len(gl) != len(wv) {
+			*diffs = append(*diffs, fmt.Sprintf("%s: got %v, want %v", path, g, w))
+			return
+		}
+		for i := range wv {
+			walkDiff(fmt.Sprintf("%s[%d]", path, i), gl[i], wv[i], diffs)
+		}
+	case float64:
+		gf, ok := g.(float64)
+		if !ok || !closeRel(gf, wv, 1e-9) {
+			*diffs = append(*diffs, fmt.Sprintf("%s: got %v, want %v", path, g, w))
+		}
+	default:
+		if fmt.Sprint(g) != fmt.Sprint(w) {
+			*diffs = append(*diffs, fmt.Sprintf("%s: got %v, want %v", path, g, w))
+		}
+	}
+}
+
+func fmtPtr(p *int64) string {
+	if p == nil {
+		return "NULL"
+	}
+	return strconv.FormatInt(*p, 10)
+}
