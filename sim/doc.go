@@ -25,14 +25,20 @@
 // released_at = last_token_at + ReleaseDelay.
 //
 // Faults: an attempt fails (status error, http 500) after a uniformly chosen
-// number of tokens; a client gives up ClientTimeout after an attempt's
-// queued_at (status timeout, http 408, with the tokens emitted so far, or none
-// when still queued); a gateway with a full queue rejects (status error, http
-// 429). Failed attempts are retried after an exponential backoff with jitter (a
-// new span: same request_id, attempt+1, retry_cause 5xx, timeout or 429), up to
-// MaxAttempts. With HedgeDelay, a request still unfinished that long after it
-// arrived gets one duplicate attempt (retry_cause hedge); when one attempt
-// succeeds the others are cancelled (status cancelled, http 499, partial tokens).
+// number of tokens; a client gives up its timeout (ClientTimeout, jittered per
+// request) after an attempt's queued_at (status timeout, http 408, with the
+// tokens emitted so far, or none and no admitted_at when still queued); a
+// gateway with a full queue rejects at once (status error, http 429). An attempt
+// that is given up or cancelled is released at that instant. Failed attempts
+// are retried after an exponential backoff with jitter (a new span: same
+// request_id, attempt+1, retry_cause 5xx, timeout or 429), up to MaxAttempts.
+// With HedgeDelay, a request still unfinished that long after it arrived gets
+// one duplicate attempt (retry_cause hedge); when one attempt succeeds the
+// others are cancelled (status cancelled, http 499, partial tokens).
+//
+// Note that with one timeout for every client a FIFO queue never times out: the
+// attempts ahead of the head all reach their deadlines first and free their
+// slots. TimeoutJitter (or a stall) is what produces timeouts in the queue.
 //
 // # Time and determinism
 //

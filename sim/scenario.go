@@ -59,6 +59,7 @@ type Scenario struct {
 	// Faults and retries.
 	ErrorRate     float64       // probability that an admitted attempt fails partway (http 500)
 	ClientTimeout time.Duration // a client gives up this long after an attempt's queued_at; 0: never
+	TimeoutJitter float64       // 0..1: each request's timeout uniform in ClientTimeout·[1−j, 1+j]
 	MaxAttempts   int           // attempts of a request, the first and its retries (hedges excluded); ≥ 1
 	RetryBackoff  time.Duration // retry k (k ≥ 1) starts RetryBackoff·2^(k−1)·(1+RetryJitter·u) after the failure
 	RetryJitter   float64       // u uniform in [0, 1)
@@ -87,8 +88,8 @@ var named = map[string]func() Scenario{
 	"stall": func() Scenario {
 		sc := baseline()
 		sc.Name = "stall"
-		sc.StallGap = 15 * time.Second
-		sc.StallDuration = 4 * time.Second
+		sc.StallGap = 20 * time.Second
+		sc.StallDuration = 10 * time.Second
 		sc.StallJitter = 0.5
 		return sc
 	},
@@ -101,9 +102,13 @@ var named = map[string]func() Scenario{
 		sc := baseline()
 		sc.Name = "retry-storm"
 		sc.Duration = 6 * time.Minute
-		sc.Rate = 3.4
+		sc.Rate = 5
+		sc.BurstEvery = 90 * time.Second
+		sc.BurstDuration = 15 * time.Second
+		sc.BurstFactor = 1.8
 		sc.ErrorRate = 0.15
 		sc.ClientTimeout = 20 * time.Second
+		sc.TimeoutJitter = 0.5
 		sc.MaxAttempts = 4
 		sc.RetryBackoff = 500 * time.Millisecond
 		sc.MaxQueue = 48
@@ -113,10 +118,10 @@ var named = map[string]func() Scenario{
 		sc := baseline()
 		sc.Name = "overload"
 		sc.Duration = 5 * time.Minute
-		sc.Rate = 8
-		sc.BurstEvery = 0
-		sc.MaxQueue = 150
+		sc.Rate = 12
+		sc.MaxQueue = 200
 		sc.ClientTimeout = 30 * time.Second
+		sc.TimeoutJitter = 0.6
 		sc.MaxAttempts = 2
 		sc.RetryBackoff = 2 * time.Second
 		sc.ErrorRate = 0.02
@@ -126,8 +131,7 @@ var named = map[string]func() Scenario{
 		sc := baseline()
 		sc.Name = "light"
 		sc.Duration = 5 * time.Minute
-		sc.Rate = 0.8
-		sc.BurstEvery = 0
+		sc.Rate = 1.2
 		sc.ErrorRate = 0.005
 		return sc
 	},
@@ -137,7 +141,7 @@ var named = map[string]func() Scenario{
 		sc.Duration = 6 * time.Minute
 		sc.Replicas = 4
 		sc.MaxNumSeqs = 16
-		sc.Rate = 6.5
+		sc.Rate = 11
 		sc.DiurnalAmplitude = 0.3
 		sc.DiurnalPeriod = 4 * time.Minute
 		sc.PrefixCacheHit = 0.4
@@ -150,30 +154,28 @@ var named = map[string]func() Scenario{
 	},
 }
 
-// baseline is one replica of a small model serving chat traffic near its
-// capacity (about 4.3 requests/s, 1,050 output tokens/s at 32 streams), for
-// eight minutes.
+// baseline is one replica of a small model serving chat traffic at about 90 %
+// of its capacity (about 6.4 requests/s, 1,580 output tokens/s at 32 streams),
+// for eight minutes.
 func baseline() Scenario {
 	return Scenario{
 		Model:         "meta-llama/Llama-3.1-8B-Instruct",
 		Start:         DefaultStart,
 		Duration:      8 * time.Minute,
-		Rate:          3.7,
-		BurstEvery:    2 * time.Minute,
-		BurstDuration: 15 * time.Second,
-		BurstFactor:   1.8,
+		Rate:          5.7,
 		Prompt:        Length{Median: 700, Sigma: 0.9, Min: 8, Max: 16384},
 		Output:        Length{Median: 180, Sigma: 0.8, Min: 1, Max: 2048},
 		Replicas:      1,
 		MaxNumSeqs:    32,
 		DecodeRate:    70,
-		Slowdown:      0.035,
+		Slowdown:      0.012,
 		PrefillRate:   12000,
 		PrefillBase:   20 * time.Millisecond,
 		ReleaseDelay:  2 * time.Millisecond,
 		KVCacheTokens: 262144,
 		ErrorRate:     0.01,
 		ClientTimeout: 3 * time.Minute,
+		TimeoutJitter: 0.3,
 		MaxAttempts:   3,
 		RetryBackoff:  time.Second,
 		RetryJitter:   0.5,
@@ -271,6 +273,8 @@ func (sc Scenario) Validate() error {
 		return bad("ErrorRate", sc.ErrorRate, "in [0, 1]")
 	case sc.ClientTimeout < 0:
 		return bad("ClientTimeout", sc.ClientTimeout, ">= 0")
+	case !finite(sc.TimeoutJitter) || sc.TimeoutJitter < 0 || sc.TimeoutJitter > 1:
+		return bad("TimeoutJitter", sc.TimeoutJitter, "in [0, 1]")
 	case sc.MaxAttempts < 1:
 		return bad("MaxAttempts", sc.MaxAttempts, ">= 1")
 	case sc.RetryBackoff < 0 || !finite(sc.RetryJitter) || sc.RetryJitter < 0:

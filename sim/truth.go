@@ -112,11 +112,11 @@ const (
 
 // winAcc accumulates one window (or the run). Times are µs, integrals µs·requests.
 type winAcc struct {
-	tok                                            [nTok]float64
-	arrivals, requests, succeeded                  int64
-	attempts, okAttempts, retries                  int64
-	backlog, gap, overCap, inFlightInt, queueInt   int64
-	littleSum, littleN                             int64
+	tok                                          [nTok]float64
+	arrivals, requests, succeeded                int64
+	attempts, okAttempts, retries                int64
+	backlog, gap, overCap, inFlightInt, queueInt int64
+	littleSum, littleN                           int64
 }
 
 // truthAcc computes the truth as the simulation runs. Events and token
