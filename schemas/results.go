@@ -75,29 +75,29 @@ type Metrics struct {
 	RetryAdjustedSystemTPS *float64 `json:"retry_adjusted_system_tps"`
 	WasteFraction          *float64 `json:"waste_fraction"`
 	InputTPS               *float64 `json:"input_tps"`
-	OutputTokens           float64  `json:"output_tokens"`           // prorated, successful spans
-	GeneratedTokens        float64  `json:"generated_tokens"`        // prorated, all spans
-	DeliveredTokens        float64  `json:"delivered_tokens"`        // prorated, delivered spans
-	InputTokens            float64  `json:"input_tokens"`            // prorated, successful spans
-	Arrivals               int64    `json:"arrivals"`                // attempt-0 spans queued in the window
-	ArrivalRate            *float64 `json:"arrival_rate"`            // per second
-	Requests               int64    `json:"requests"`                // logical requests completed
-	SucceededRequests      int64    `json:"succeeded_requests"`      // of Requests, with a successful attempt
-	Attempts               int64    `json:"attempts"`                // attempts released
-	SuccessfulAttempts     int64    `json:"successful_attempts"`     // of Attempts, status ok
-	RetryAttempts          int64    `json:"retry_attempts"`          // of Attempts, attempt > 0
-	SuccessRate            *float64 `json:"success_rate"`            // 0..1
-	AttemptSuccessRate     *float64 `json:"attempt_success_rate"`    // 0..1
-	RetryRate              *float64 `json:"retry_rate"`              // 0..1
-	BacklogTime            float64  `json:"backlog_time"`            // seconds
-	GapTime                float64  `json:"gap_time"`                // seconds
-	GapFraction            *float64 `json:"gap_fraction"`            // 0..1
-	BacklogGapFraction     *float64 `json:"backlog_gap_fraction"`    // 0..1
-	MeanInFlight           *float64 `json:"mean_in_flight"`          //
-	MeanQueueDepth         *float64 `json:"mean_queue_depth"`        //
-	Utilization            *float64 `json:"utilization"`             // mean_in_flight / cap
-	LittleConcurrency      *float64 `json:"little_concurrency"`      // arrival_rate × mean t_total
-	OverCapTime            float64  `json:"over_cap_time,omitempty"` // seconds with in_flight > cap
+	OutputTokens           float64  `json:"output_tokens"`        // prorated, successful spans
+	GeneratedTokens        float64  `json:"generated_tokens"`     // prorated, all spans
+	DeliveredTokens        float64  `json:"delivered_tokens"`     // prorated, delivered spans
+	InputTokens            float64  `json:"input_tokens"`         // prorated, successful spans
+	Arrivals               int64    `json:"arrivals"`             // attempt-0 spans queued in the window
+	ArrivalRate            *float64 `json:"arrival_rate"`         // per second
+	Requests               int64    `json:"requests"`             // logical requests completed
+	SucceededRequests      int64    `json:"succeeded_requests"`   // of Requests, with a successful attempt
+	Attempts               int64    `json:"attempts"`             // attempts released
+	SuccessfulAttempts     int64    `json:"successful_attempts"`  // of Attempts, status ok
+	RetryAttempts          int64    `json:"retry_attempts"`       // of Attempts, attempt > 0
+	SuccessRate            *float64 `json:"success_rate"`         // 0..1
+	AttemptSuccessRate     *float64 `json:"attempt_success_rate"` // 0..1
+	RetryRate              *float64 `json:"retry_rate"`           // 0..1
+	BacklogTime            float64  `json:"backlog_time"`         // seconds
+	GapTime                float64  `json:"gap_time"`             // seconds
+	GapFraction            *float64 `json:"gap_fraction"`         // 0..1
+	BacklogGapFraction     *float64 `json:"backlog_gap_fraction"` // 0..1
+	MeanInFlight           *float64 `json:"mean_in_flight"`       //
+	MeanQueueDepth         *float64 `json:"mean_queue_depth"`     //
+	Utilization            *float64 `json:"utilization"`          // mean_in_flight / cap
+	LittleConcurrency      *float64 `json:"little_concurrency"`   // arrival_rate × mean t_total
+	OverCapTime            float64  `json:"over_cap_time"`        // seconds with in_flight > cap
 
 	// Sampled state metrics (from samples.parquet); nil when no sample covers the window.
 	SampledSeconds            *float64 `json:"sampled_seconds"`

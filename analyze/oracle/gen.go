@@ -43,7 +43,7 @@ type GenOptions struct {
 	SampleHoleRate  float64 // a sample starts a hole of 3–10 missing samples
 	SampleNullRate  float64 // a sample's in_flight or queue_depth is NULL
 	SampleCapRate   float64 // a replica's samples carry a cap (each replica decides)
-	SampleJitter    float64 // a replica's sample times get 0–2 µs of jitter (half-µs median intervals)
+	SampleJitter    float64 // a replica's samples, without holes, alternate intervals I+1 µs and I µs (a half-µs median)
 	SampleOnlyRate  float64 // an extra replica appears only in samples
 	SampleCoverRate float64 // a replica of the spans has samples at all
 }
@@ -84,7 +84,7 @@ func DefaultGenOptions() GenOptions {
 		SampleNullRate:  0.02,
 		SampleCapRate:   0.5,
 		SampleJitter:    0.3,
-		SampleOnlyRate:  0.1,
+		SampleOnlyRate:  0.3,
 		SampleCoverRate: 0.8,
 	}
 }
@@ -257,7 +257,6 @@ func (g *gen) request(id string) []schemas.Span {
 	}
 	var out []schemas.Span
 	t := g.at(o.Start + o.Grid*r.Int64N(o.Duration/o.Grid))
-	var prevReleased int64
 	for i := range n {
 		last := i == n-1
 		ok := last && !g.p(o.FailRate) || !last && n > 1 && g.p(o.DoubleOKRate)
@@ -266,10 +265,6 @@ func (g *gen) request(id string) []schemas.Span {
 		f := g.at(a + g.phase(10))
 		l := g.at(f + g.phase(100))
 		rel := g.at(l + g.phase(3))
-		if ok && i > 0 && g.p(0.3) && prevReleased >= l {
-			rel = prevReleased // released together: the delivered tie goes to the smaller span_id
-		}
-		prevReleased = rel
 		g.next++
 		s := schemas.Span{
 			RunID:        "gen",
@@ -312,6 +307,11 @@ func (g *gen) request(id string) []schemas.Span {
 			if g.p(0.2) {
 				s.ReleasedAt = nil // never released (the gateway gave up)
 			}
+		}
+		if p := len(out) - 1; ok && p >= 0 && out[p].Status == schemas.StatusOK && out[p].ReleasedAt != nil &&
+			(out[p].LastTokenAt == nil || *out[p].LastTokenAt <= rel) && g.p(0.5) {
+			// released together: the delivered tie goes to the smaller span_id
+			out[p].ReleasedAt = ptr(rel)
 		}
 		g.damage(&s)
 		out = append(out, s)
@@ -383,17 +383,20 @@ func (g *gen) samples(spans []schemas.Span) []schemas.Sample {
 			capMode = 1 + r.IntN(2)
 		}
 		capv := int32(2 + r.IntN(7))
-		jitter := o.SampleInterval > 2 && g.p(o.SampleJitter)
+		jitter := o.SampleInterval > 1 && g.p(o.SampleJitter)
 		start := floorDiv(lo-o.SampleInterval*int64(r.IntN(5)), o.Grid) * o.Grid
 		stop := hi + o.SampleInterval*int64(r.IntN(5))
-		for t := start; t <= stop; t += o.SampleInterval {
-			if g.p(o.SampleHoleRate) {
+		if jitter && (stop-start)/o.SampleInterval%2 == 1 {
+			stop += o.SampleInterval // an odd number of samples: equally many of both intervals
+		}
+		for k, t := int64(0), start; t <= stop; k, t = k+1, t+o.SampleInterval {
+			if !jitter && g.p(o.SampleHoleRate) {
 				t += o.SampleInterval * int64(3+r.IntN(8))
 				continue
 			}
 			ts := t
 			if jitter {
-				ts += int64(r.IntN(3))
+				ts += (k + 1) / 2 // intervals I+1, I, I+1, I, ...: median I + ½ µs
 			}
 			in, q := stateAt(byRep[rep], ts)
 			s := schemas.Sample{RunID: "gen", Source: "oracle", TS: ts,

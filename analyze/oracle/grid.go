@@ -78,6 +78,9 @@ func (g grid) prorate(q, a, b int64, add func(*acc, float64), run *acc, wins []*
 		}
 		return
 	}
+	// Choice: an interval with b > a that meets [start, end] in a single
+	// instant only (b = start or a = end) has a zero overlap and gives
+	// nothing; only b ≤ a makes a point.
 	if ov := g.spread(a, b, func(i int, ov int64) { add(wins[i], share(q, ov, b-a)) }); ov > 0 {
 		add(run, share(q, ov, b-a))
 	}

@@ -101,8 +101,24 @@ func Analyze(spans []schemas.Span, samples []schemas.Sample, opt Options) Result
 	start, end, has := extent(canon, opt)
 	res.Start, res.End, res.HasExtent = start, end, has
 
-	// Caps, per replica that appears in spans.
-	spanReplicas := distinct(canon, func(r *row) string { return r.replica })
+	// Caps, per replica. Choice: the replicas that "appear in spans" are the
+	// coalesce(replica, '') of every span, timestamps or not; cap_source is
+	// the weakest source among them. A replica seen only in samples gets a
+	// cap by the same order too, used only as the sampled cap of its samples
+	// that carry none; it is not part of the pool cap or of cap_source.
+	// The pool is the replicas the spans name; the anonymous replica '' belongs
+	// to it only when no span names one (requests that never reached an engine
+	// add no slots).
+	var named []*row
+	for _, r := range canon {
+		if r.s.Replica != nil {
+			named = append(named, r)
+		}
+	}
+	spanReplicas := distinct(named, func(r *row) string { return r.replica })
+	if len(spanReplicas) == 0 && len(canon) > 0 {
+		spanReplicas = []string{""}
+	}
 	sampleReplicas := sampleReplicaKeys(samples)
 	inferred := maxInFlight(canon)
 	caps := map[string]int64{}
@@ -318,6 +334,8 @@ func spanMetrics(r *row) SpanMetrics {
 		if m.TInFlight != nil && *m.TInFlight > 0 {
 			m.EndToEndTPS = ptr(float64(*out) / *m.TInFlight)
 		}
+		// tpot is 0, not NULL, for a zero-length stream of several tokens
+		// (NULL only when output_tokens ≤ 1 or t_stream is NULL).
 		if *out > 1 && m.TStream != nil {
 			m.TPOT = ptr(*m.TStream / float64(*out-1))
 		}
@@ -346,6 +364,9 @@ func addEvents(g grid, canon []*row, reqs []*request, run *acc, wins []*acc) {
 			continue
 		}
 		if i, ok := g.event(q.doneAt); ok {
+			// Choice: succeeded_requests follows the letter ("any span of
+			// the request is ok"): an ok span counts even when its own
+			// released_at is NULL.
 			for _, a := range []*acc{run, wins[i]} {
 				a.requests++
 				if q.anyOK {
@@ -463,6 +484,8 @@ func (a *acc) metrics(lo, hi, ws int64, poolCap *int64) schemas.Metrics {
 	m.GeneratedTPS = rate(m.GeneratedTokens)
 	m.RetryAdjustedSystemTPS = rate(m.DeliveredTokens)
 	m.InputTPS = rate(m.InputTokens)
+	// Choice: waste_fraction is not a rate: with window_seconds = 0 it is
+	// still defined when tokens fell on the instant.
 	if m.GeneratedTokens != 0 {
 		m.WasteFraction = ptr(1 - m.DeliveredTokens/m.GeneratedTokens)
 	}
@@ -487,6 +510,8 @@ func (a *acc) metrics(lo, hi, ws int64, poolCap *int64) schemas.Metrics {
 		m.BacklogTimeSampled = ptr(halfSeconds(a.sBacklog))
 		m.GapTimeSampled = ptr(halfSeconds(a.sGap))
 		m.GapFractionSampled = ptr(*m.GapTimeSampled / ss)
+		// Choice: like backlog_gap_fraction, NULL when the sampled backlog is
+		// 0; utilization_sampled divides by the pool cap (summary.cap).
 		if a.sBacklog > 0 {
 			m.BacklogGapFractionSampled = ptr(*m.GapTimeSampled / *m.BacklogTimeSampled)
 		}

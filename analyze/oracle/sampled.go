@@ -78,6 +78,8 @@ func sampleSeries(samples []schemas.Sample) []series {
 			} else {
 				sr.m2 = diffs[n/2-1] + diffs[n/2]
 			}
+			// docs/metrics.md: m is rounded down to a whole µs.
+			sr.m2 = sr.m2 / 2 * 2
 			sr.hasM = true
 			for i := 0; i+1 < len(ss); i++ {
 				if ss[i+1].TS-ss[i].TS > sr.m2 { // difference > 2m
@@ -106,7 +108,8 @@ func (sr series) holds(replicaCap int64) []hold {
 			hi = lo + sr.m2 // [ts, ts + m)
 		}
 		// A sample with NULL in_flight or queue_depth is unknown for the
-		// whole sample: it holds nothing (it still counts for m and holes).
+		// whole sample: it holds nothing. Choice: it still counts as a sample
+		// for m, for the next sample's hold limit and for holes.
 		if hi <= lo || s.InFlight == nil || s.QueueDepth == nil {
 			continue
 		}

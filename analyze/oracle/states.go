@@ -117,7 +117,10 @@ func addStates(g grid, canon []*row, poolCap *int64, run *acc, wins []*acc) {
 	}
 }
 
-// replicaStates measures each replica's exact state over the run against its own cap.
+// replicaStates measures each replica's exact state over the run against its
+// own cap. Choice: the NULL replica (”) is a replica like any other here;
+// fractions and means are NULL when the run lasts 0 seconds, utilization when
+// the replica's cap is 0.
 func replicaStates(canon []*row, reps []string, caps map[string]int64, start, end int64, has bool) []schemas.ReplicaState {
 	groups := byReplica(canon)
 	var out []schemas.ReplicaState
@@ -206,12 +209,15 @@ func quality(canon []*row, samples []schemas.Sample, start, end int64, clip bool
 		if r.attempt > 0 && !zero[s.RequestID] {
 			q.UnlinkedRetries++
 		}
+		// Choice: a span outside both states counts once.
 		if !inFlightSpan(r) || !queuedSpan(r) {
 			q.SpansOutOfState++
 		}
 	}
 	slices.Sort(q.Models)
 	q.DuplicateSpanIDs = int64(len(canon) - len(ids))
+	// Choice: sampling holes are counted over all samples, not clipped by
+	// --from/--to (like every other data-quality count).
 	for _, rs := range sampleSeries(samples) {
 		q.SamplingHoles += rs.holes
 	}

@@ -10,5 +10,5 @@ SELECT caps.rep, caps.cap,
     coalesce(sum(len * inf), 0)::HUGEINT::DOUBLE AS in_flight_us,
     coalesce(sum(len * qd), 0)::HUGEINT::DOUBLE AS queue_us
 FROM caps LEFT JOIN s USING (rep)
-WHERE caps.rep IN (SELECT rep FROM spans)
+WHERE caps.rep IN (SELECT replica FROM spans)
 GROUP BY caps.rep, caps.cap ORDER BY caps.rep;

@@ -1,13 +1,21 @@
 -- replicas: every replica named by spans or samples, with what the cap rule needs:
--- whether spans name it, the largest cap its samples report, and the largest
--- in_flight its spans reached (the inferred cap).
-WITH names AS (
-    SELECT DISTINCT rep FROM spans
+-- whether it belongs to the pool (spans name it; the anonymous replica '' belongs
+-- only when no span names one: requests that never reached an engine add no slots),
+-- the largest cap its samples report, and the largest in_flight its spans reached
+-- (the inferred cap).
+WITH named AS (
+    SELECT DISTINCT replica AS rep FROM spans WHERE replica IS NOT NULL
+), pool AS (
+    SELECT rep FROM named
+    UNION
+    SELECT '' WHERE NOT EXISTS (SELECT 1 FROM named) AND EXISTS (SELECT 1 FROM spans)
+), names AS (
+    SELECT rep FROM pool
     UNION SELECT DISTINCT rep FROM samples
 )
 SELECT
     names.rep,
-    EXISTS (SELECT 1 FROM spans s WHERE s.rep = names.rep) AS in_spans,
+    names.rep IN (SELECT rep FROM pool) AS in_pool,
     (SELECT max(cap) FROM samples s WHERE s.rep = names.rep) AS sample_cap,
     coalesce((SELECT max(inf) FROM rseg s WHERE s.rep = names.rep), 0) AS max_in_flight
 FROM names ORDER BY names.rep;
