@@ -47,9 +47,11 @@ func fmtSig(v float64) string {
 	switch {
 	case a == 0:
 		return "0"
-	case a >= 1000:
+	case a >= 1000 || (a >= 1 && v == math.Trunc(v)):
 		s = strconv.FormatFloat(v, 'f', 0, 64)
 	case a >= 100:
+		s = strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 10:
 		s = strconv.FormatFloat(v, 'f', 1, 64)
 	case a >= 1:
 		s = strconv.FormatFloat(v, 'f', 2, 64)
@@ -130,7 +132,7 @@ func fmtPercent(f float64) string {
 	switch {
 	case a == 0 || a == 100:
 		d = 0
-	case a >= 99 && a < 100:
+	case a >= 90 && a < 100:
 		d = 2
 	case a >= 10:
 		d = 1
@@ -140,6 +142,21 @@ func fmtPercent(f float64) string {
 		return fmtSig(p) + " %"
 	}
 	return strconv.FormatFloat(p, 'f', d, 64) + " %"
+}
+
+// fmtLevel formats a confidence level: 0.95 is "95 %".
+func fmtLevel(c float64) string {
+	return strconv.FormatFloat(c*100, 'g', 4, 64) + " %"
+}
+
+// fmtShortPercent formats a threshold fraction without padding: 0.2 is "20 %".
+func fmtShortPercent(f float64) string {
+	return strconv.FormatFloat(f*100, 'g', 4, 64) + " %"
+}
+
+// fmtShortPP formats a threshold difference of fractions: 0.001 is "0.1 pp".
+func fmtShortPP(f float64) string {
+	return strconv.FormatFloat(f*100, 'g', 4, 64) + " pp"
 }
 
 // fmtPP formats a difference of two fractions in percentage points, signed.

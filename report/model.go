@@ -67,47 +67,46 @@ const docFormat = "tpsreport.report/1"
 // report.html and summary.md render it. Values are in SPEC units; *Text
 // fields hold them as shown.
 type document struct {
-	Format      string         `json:"format"`
-	Tool        string         `json:"tool"`
-	Version     string         `json:"version"`
-	Mode        string         `json:"mode"` // single, compare
-	Title       string         `json:"title"`
-	Command     string         `json:"command"`
-	Runs        []runFacts     `json:"runs"`
-	Verdict     *verdictView   `json:"verdict"`
-	Headline    []metricRow    `json:"headline"`
-	Metrics     []metricGroup  `json:"metrics"`
-	Charts      []*figure      `json:"charts"`
-	Definitions []definition   `json:"definitions"`
-	Notes       []string       `json:"notes,omitempty"`
-	runs        []roleRun      // inputs, for renderers
-	index       map[string]int // run role -> position in Runs
+	Format      string        `json:"format"`
+	Tool        string        `json:"tool"`
+	Version     string        `json:"version"`
+	Mode        string        `json:"mode"` // single, compare
+	Title       string        `json:"title"`
+	Command     string        `json:"command"`
+	Runs        []runFacts    `json:"runs"`
+	Verdict     *verdictView  `json:"verdict"`
+	Headline    []metricRow   `json:"headline"`
+	Metrics     []metricGroup `json:"metrics"`
+	Charts      []*figure     `json:"charts"`
+	Definitions []definition  `json:"definitions"`
+	Notes       []string      `json:"notes,omitempty"`
+	runs        []roleRun     // inputs, for renderers
 }
 
 // runFacts are the facts section of one run.
 type runFacts struct {
-	Role           string         `json:"role"` // run, baseline, candidate
-	RunID          string         `json:"run_id"`
-	Dir            string         `json:"dir"`
-	IngestVersion  string         `json:"ingest_version,omitempty"`
-	Formats        []string       `json:"formats"`
-	Inputs         []inputFact    `json:"inputs"`
-	InputBytes     int64          `json:"input_bytes"`
-	RunStart       string         `json:"run_start,omitempty"`
-	RunEnd         string         `json:"run_end,omitempty"`
-	RunSeconds     float64        `json:"run_seconds"`
-	WindowWidth    float64        `json:"window_width_seconds"`
-	Windows        int            `json:"windows"`
-	Cap            *int64         `json:"cap"`
-	CapSource      string         `json:"cap_source"`
-	CapInferred    bool           `json:"cap_inferred"`
-	Counts         schemas.Counts `json:"counts"`
-	CountsReconcile bool          `json:"counts_reconcile"`
-	RejectedBy     []countFact    `json:"rejected_by_reason"`
-	DataQuality    []countFact    `json:"data_quality"`
-	Models         []string       `json:"models"`
-	Warnings       []string       `json:"warnings"`
-	Replicas       []replicaFact  `json:"replicas,omitempty"`
+	Role            string         `json:"role"` // run, baseline, candidate
+	RunID           string         `json:"run_id"`
+	Dir             string         `json:"dir"`
+	IngestVersion   string         `json:"ingest_version,omitempty"`
+	Formats         []string       `json:"formats"`
+	Inputs          []inputFact    `json:"inputs"`
+	InputBytes      int64          `json:"input_bytes"`
+	RunStart        string         `json:"run_start,omitempty"`
+	RunEnd          string         `json:"run_end,omitempty"`
+	RunSeconds      float64        `json:"run_seconds"`
+	WindowWidth     float64        `json:"window_width_seconds"`
+	Windows         int            `json:"windows"`
+	Cap             *int64         `json:"cap"`
+	CapSource       string         `json:"cap_source"`
+	CapInferred     bool           `json:"cap_inferred"`
+	Counts          schemas.Counts `json:"counts"`
+	CountsReconcile bool           `json:"counts_reconcile"`
+	RejectedBy      []countFact    `json:"rejected_by_reason"`
+	DataQuality     []countFact    `json:"data_quality"`
+	Models          []string       `json:"models"`
+	Warnings        []string       `json:"warnings"`
+	Replicas        []replicaFact  `json:"replicas,omitempty"`
 
 	// As shown.
 	TimeText   string `json:"-"`
@@ -134,45 +133,45 @@ type countFact struct {
 }
 
 type replicaFact struct {
-	Replica     string   `json:"replica"`
-	Cap         *int64   `json:"cap"`
-	GapFraction *float64 `json:"gap_fraction"`
-	Utilization *float64 `json:"utilization"`
-	MeanInFlight *float64 `json:"mean_in_flight"`
+	Replica        string   `json:"replica"`
+	Cap            *int64   `json:"cap"`
+	GapFraction    *float64 `json:"gap_fraction"`
+	Utilization    *float64 `json:"utilization"`
+	MeanInFlight   *float64 `json:"mean_in_flight"`
 	MeanQueueDepth *float64 `json:"mean_queue_depth"`
-	Text        []string `json:"-"` // cap, gap_fraction, utilization, mean_in_flight, mean_queue_depth
+	Text           []string `json:"-"` // cap, gap_fraction, utilization, mean_in_flight, mean_queue_depth
 }
 
 // verdictView is the verdict section of a comparison.
 type verdictView struct {
-	Baseline      string           `json:"baseline"`
-	Candidate     string           `json:"candidate"`
-	Overall       string           `json:"overall"`
-	Headline      string           `json:"headline"` // one sentence: did it help, and why
-	Tally         string           `json:"tally"`    // 2 passed · 1 failed · 1 inconclusive
-	Criteria      []criterionView  `json:"criteria"`
-	Guards        []string         `json:"guards"`
+	Baseline      string            `json:"baseline"`
+	Candidate     string            `json:"candidate"`
+	Overall       string            `json:"overall"`
+	Headline      string            `json:"headline"` // one sentence: did it help, and why
+	Tally         string            `json:"tally"`    // 2 passed · 1 failed · 1 inconclusive
+	Criteria      []criterionView   `json:"criteria"`
+	Guards        []string          `json:"guards"`
 	Bootstrap     schemas.Bootstrap `json:"bootstrap"`
-	BootstrapText string           `json:"bootstrap_text"`
-	Settings      schemas.Criteria `json:"settings"`
-	SettingsText  string           `json:"settings_text"`
+	BootstrapText string            `json:"bootstrap_text"`
+	Settings      schemas.Criteria  `json:"settings"`
+	SettingsText  string            `json:"settings_text"`
 }
 
 // criterionView is one criterion with its numbers, cleaned of NaN, and as shown.
 type criterionView struct {
-	Name      string   `json:"name"`
-	Title     string   `json:"title"`
-	Verdict   string   `json:"verdict"`
-	Reason    string   `json:"reason"`
-	Metric    string   `json:"metric"`
-	Unit      unit     `json:"unit"`
-	Baseline  *float64 `json:"baseline"`
-	Candidate *float64 `json:"candidate"`
-	Ratio     *float64 `json:"ratio,omitempty"`
-	Diff      *float64 `json:"diff,omitempty"`
-	Lo        *float64 `json:"lo,omitempty"`
-	Hi        *float64 `json:"hi,omitempty"`
-	PValue    *float64 `json:"p_value,omitempty"`
+	Name      string        `json:"name"`
+	Title     string        `json:"title"`
+	Verdict   string        `json:"verdict"`
+	Reason    string        `json:"reason"`
+	Metric    string        `json:"metric"`
+	Unit      unit          `json:"unit"`
+	Baseline  *float64      `json:"baseline"`
+	Candidate *float64      `json:"candidate"`
+	Ratio     *float64      `json:"ratio,omitempty"`
+	Diff      *float64      `json:"diff,omitempty"`
+	Lo        *float64      `json:"lo,omitempty"`
+	Hi        *float64      `json:"hi,omitempty"`
+	PValue    *float64      `json:"p_value,omitempty"`
 	Text      criterionText `json:"text"`
 }
 
@@ -194,11 +193,9 @@ func newDocument(in Input) *document {
 		Command:     in.Command,
 		Definitions: definitions,
 		runs:        in.runs(),
-		index:       map[string]int{},
 	}
 	ms := make([]*schemas.Metrics, 0, 2)
-	for i, rr := range d.runs {
-		d.index[rr.role] = i
+	for _, rr := range d.runs {
 		d.Runs = append(d.Runs, newRunFacts(rr.role, rr.run))
 		ms = append(ms, &rr.run.Summary.Metrics)
 	}
@@ -260,7 +257,7 @@ func newRunFacts(role string, r *Run) runFacts {
 		start, end = r.Manifest.TimeRange.Start, r.Manifest.TimeRange.End
 	}
 	f.RunStart, f.RunEnd = fmtStamp(start), fmtStamp(end)
-	if !start.IsZero() && !end.IsZero() {
+	if !start.IsZero() && !end.Before(start) {
 		f.RunSeconds = end.Sub(start).Seconds()
 		f.TimeText = fmtTime(start) + " → " + fmtTime(end)
 		f.SpanText = fmtSpan(f.RunSeconds)
@@ -404,13 +401,25 @@ func newVerdictView(v *schemas.Verdict) *verdictView {
 	case v.Overall == schemas.Pass:
 		vv.Headline = "The candidate meets every acceptance criterion."
 	case v.Overall == schemas.Fail:
-		vv.Headline = "The candidate fails " + plural(len(fail), "criterion", "criteria") + ": " + strings.Join(fail, "; ") + "."
+		vv.Headline = throughputPrefix(v) + "the candidate fails " + plural(len(fail), "criterion", "criteria") + ": " + strings.Join(fail, "; ") + "."
 	default:
-		vv.Headline = "The logs cannot decide " + plural(len(inc), "criterion", "criteria") + ": " + strings.Join(inc, "; ") + "."
+		vv.Headline = throughputPrefix(v) + "the logs cannot decide " + plural(len(inc), "criterion", "criteria") + ": " + strings.Join(inc, "; ") + "."
 	}
+	vv.Headline = strings.ToUpper(vv.Headline[:1]) + vv.Headline[1:]
 	vv.BootstrapText = bootstrapText(v.Bootstrap, conf)
 	vv.SettingsText = settingsText(v.Settings)
 	return vv
+}
+
+// throughputPrefix opens a mixed verdict's headline with the throughput
+// result, the first thing a reviewer asks about.
+func throughputPrefix(v *schemas.Verdict) string {
+	for _, c := range v.Criteria {
+		if c.Name == "throughput" && c.Verdict == schemas.Pass {
+			return "Throughput improved, but "
+		}
+	}
+	return ""
 }
 
 func plural(n int, one, many string) string {
@@ -465,7 +474,7 @@ func newCriterionView(c schemas.Criterion, conf float64) criterionView {
 		cv.Text.Change = null
 	}
 	if cv.Lo != nil && cv.Hi != nil {
-		level := fmtPercent(conf)
+		level := fmtLevel(conf)
 		if cv.Ratio != nil {
 			cv.Text.Interval = level + " CI " + fmtRatio(*cv.Lo) + " … " + fmtRatio(*cv.Hi)
 		} else {
@@ -483,7 +492,7 @@ func bootstrapText(b schemas.Bootstrap, conf float64) string {
 		return "No bootstrap was run: the throughput criterion has no interval."
 	}
 	s := fmt.Sprintf("The throughput interval is a %s bootstrap interval: the %s and %s were resampled with replacement %s times",
-		fmtPercent(conf), plural(b.BaselineWindows, "baseline backlog window", "baseline backlog windows"),
+		fmtLevel(conf), plural(b.BaselineWindows, "baseline backlog window", "baseline backlog windows"),
 		plural(b.CandidateWindows, "candidate backlog window", "candidate backlog windows"), fmtCount(int64(b.Resamples)))
 	var extra []string
 	if b.Method != "" {
@@ -495,13 +504,13 @@ func bootstrapText(b schemas.Bootstrap, conf float64) string {
 
 func settingsText(c schemas.Criteria) string {
 	parts := []string{
-		"min_improvement " + fmtPercent(c.MinImprovement),
-		"success_tolerance " + strings.TrimPrefix(fmtPP(c.SuccessTolerance), "+"),
-		"gap_tolerance " + strings.TrimPrefix(fmtPP(c.GapTolerance), "+"),
-		"gap_floor " + fmtPercent(c.GapFloor),
-		"retry_tolerance " + strings.TrimPrefix(fmtPP(c.RetryTolerance), "+"),
+		"min_improvement " + fmtShortPercent(c.MinImprovement),
+		"success_tolerance " + fmtShortPP(c.SuccessTolerance),
+		"gap_tolerance " + fmtShortPP(c.GapTolerance),
+		"gap_floor " + fmtShortPercent(c.GapFloor),
+		"retry_tolerance " + fmtShortPP(c.RetryTolerance),
 		"min_backlog_windows " + strconv.Itoa(c.MinBacklogWindows),
-		"load_mismatch " + fmtPercent(c.LoadMismatch),
+		"load_mismatch " + fmtShortPercent(c.LoadMismatch),
 		"alpha " + strconv.FormatFloat(c.Alpha, 'g', -1, 64),
 		"resamples " + fmtCount(int64(c.Resamples)),
 	}

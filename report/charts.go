@@ -1,0 +1,359 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/tpsreport/tpsreport/schemas"
+	"github.com/wcharczuk/go-chart/v2/drawing"
+)
+
+// Chart is one rendered chart: Name is its file name without ".png".
+type Chart struct {
+	Name  string
+	Title string
+	Alt   string // what the chart shows, for the img alt text
+	PNG   []byte
+}
+
+// File is the chart's file name in a report directory.
+func (c Chart) File() string { return c.Name + ".png" }
+
+// Charts renders the charts of in, in report order. The same input always
+// gives the same bytes.
+func Charts(in Input) ([]Chart, error) {
+	return renderFigures(figures(in))
+}
+
+func renderFigures(figs []*figure) ([]Chart, error) {
+	out := make([]Chart, 0, len(figs))
+	for _, f := range figs {
+		png, err := f.render()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Chart{Name: f.Name, Title: f.Title, Alt: f.Alt, PNG: png})
+	}
+	return out, nil
+}
+
+// figures decides what each chart of a report shows.
+func figures(in Input) []*figure {
+	c := newChartCtx(in)
+	figs := []*figure{
+		c.tpsFigure(),
+		c.stateFigure(),
+		c.gapFigure(),
+		c.latencyFigure(),
+		c.concurrencyFigure(),
+		c.ratesFigure(),
+	}
+	for _, f := range figs {
+		f.File = f.Name + ".png"
+	}
+	return figs
+}
+
+// chartCtx holds what every chart of one report shares: the runs, their
+// colours and the time axis.
+type chartCtx struct {
+	in      Input
+	runs    []roleRun
+	compare bool
+	div     float64 // seconds per x unit
+	xLabel  string
+}
+
+func newChartCtx(in Input) *chartCtx {
+	c := &chartCtx{in: in, runs: in.runs(), compare: in.comparing()}
+	longest := 0.0
+	for _, rr := range c.runs {
+		for _, p := range windowSpans(rr.run, 1) {
+			longest = math.Max(longest, p.end)
+		}
+	}
+	unitName := "minutes"
+	c.div = 60
+	if longest > 6*3600 {
+		unitName, c.div = "hours", 3600
+	}
+	if c.compare {
+		c.xLabel = unitName + " since each run's start (runs aligned by offset)"
+	} else {
+		c.xLabel = unitName + " since run start"
+		if o := runOrigin(&in.Baseline); !o.IsZero() {
+			c.xLabel += " (" + fmtTime(o) + ")"
+		}
+	}
+	return c
+}
+
+// runOrigin is the instant x = 0 of a run's time axis.
+func runOrigin(r *Run) time.Time {
+	if !r.Summary.RunStart.IsZero() {
+		return r.Summary.RunStart
+	}
+	if len(r.Windows) > 0 {
+		return r.Windows[0].WindowStart
+	}
+	return time.Time{}
+}
+
+type span struct{ start, end float64 }
+
+// windowSpans returns each window's part of the run extent as offsets from
+// the run's start, in units of div seconds.
+func windowSpans(r *Run, div float64) []span {
+	origin := runOrigin(r)
+	out := make([]span, len(r.Windows))
+	for i, w := range r.Windows {
+		s := w.WindowStart
+		if s.Before(origin) {
+			s = origin
+		}
+		e := s
+		switch {
+		case w.WindowSeconds > 0 && !math.IsInf(w.WindowSeconds, 0):
+			e = s.Add(time.Duration(w.WindowSeconds * float64(time.Second)))
+		case w.WindowEnd.After(s):
+			e = w.WindowEnd
+		}
+		out[i] = span{s.Sub(origin).Seconds() / div, e.Sub(origin).Seconds() / div}
+	}
+	return out
+}
+
+func (c *chartCtx) color(i int) drawing.Color {
+	if i == 0 {
+		return colBaseline
+	}
+	return colCandidate
+}
+
+// label names a series: the metric alone in a single-run report, prefixed
+// with the run's role in a comparison.
+func (c *chartCtx) label(role, metric string) string {
+	if !c.compare {
+		return metric
+	}
+	return role + " " + metric
+}
+
+// windowSeries is one metric over a run's windows, as a step line.
+func (c *chartCtx) windowSeries(rr roleRun, metric string, get func(*schemas.Metrics) *float64) series {
+	sp := windowSpans(rr.run, c.div)
+	s := series{Label: c.label(rr.role, metric), Run: rr.role, Metric: metric, Kind: "step",
+		X: make([]float64, len(sp)), XEnd: make([]float64, len(sp)), Y: make([]*float64, len(sp))}
+	for i := range sp {
+		s.X[i], s.XEnd[i] = sp[i].start, sp[i].end
+		s.Y[i] = clean(get(&rr.run.Windows[i]))
+	}
+	// The legend carries the whole-run value, so that the number behind a
+	// visually small difference is readable at a glance.
+	if v := clean(get(&rr.run.Summary.Metrics)); v != nil {
+		if def, ok := metricByKey(metric); ok {
+			s.Label += ", run " + def.Unit.format(v)
+		}
+	}
+	return s
+}
+
+func (c *chartCtx) tpsFigure() *figure {
+	f := &figure{Name: "tps", Title: "Throughput per window: system_tps and generated_tps",
+		Alt:    "Output tokens per second of successful spans (system_tps, solid) and of all spans (generated_tps, dashed) in each window; a gap between the lines is output lost to failures.",
+		XLabel: c.xLabel, xAxis: axisSpec{zero: true}, YLabel: "tokens per second (tok/s)", yAxis: axisSpec{zero: true}}
+	for i, rr := range c.runs {
+		sys := c.windowSeries(rr, "system_tps", func(m *schemas.Metrics) *float64 { return m.SystemTPS })
+		gen := c.windowSeries(rr, "generated_tps", func(m *schemas.Metrics) *float64 { return m.GeneratedTPS })
+		sys.color, gen.color, gen.dash = c.color(i), c.color(i), dashed
+		if !c.compare {
+			gen.color = colSecond
+		}
+		gen.width = 2
+		f.Series = append(f.Series, sys, gen)
+	}
+	return f
+}
+
+func (c *chartCtx) stateFigure() *figure {
+	f := &figure{Name: "state", Title: "Engine state: requests running and waiting, against the cap",
+		XLabel: c.xLabel, xAxis: axisSpec{zero: true}, YLabel: "requests", yAxis: axisSpec{zero: true}}
+	if c.compare {
+		f.Alt = "Mean in_flight (solid) and mean queue_depth (dashed) per window for both runs, each run's cap as a horizontal line; the strips above mark windows with idle capacity while requests waited (darker = larger gap_fraction)."
+		f.Note = "strips: windows with gap_time > 0, darker = higher gap_fraction"
+	} else {
+		f.Alt = "Mean in_flight (solid) and mean queue_depth (dashed) per window with the cap as a horizontal line; red shading marks windows with idle capacity while requests waited (darker = larger gap_fraction)."
+		f.Note = "red shade: windows with gap_time > 0, darker = higher gap_fraction"
+	}
+	var caps []*int64
+	for i, rr := range c.runs {
+		inf := c.windowSeries(rr, "mean_in_flight", func(m *schemas.Metrics) *float64 { return m.MeanInFlight })
+		q := c.windowSeries(rr, "mean_queue_depth", func(m *schemas.Metrics) *float64 { return m.MeanQueueDepth })
+		inf.color, q.color, q.dash, q.width = c.color(i), c.color(i), dashed, 2
+		if !c.compare {
+			q.color = colSecond
+		}
+		f.Series = append(f.Series, inf, q)
+		if c.compare {
+			f.strips = append(f.strips, rr.role+" gap")
+		}
+		sp := windowSpans(rr.run, c.div)
+		for j, w := range rr.run.Windows {
+			gf, ok := finite(w.GapFraction)
+			if w.GapTime <= 0 || !ok {
+				continue
+			}
+			b := band{Run: rr.role, X0: sp[j].start, X1: sp[j].end, Value: gf, color: colGap}
+			if c.compare {
+				b.Strip, b.color = i+1, c.color(i)
+			}
+			f.Bands = append(f.Bands, b)
+		}
+		caps = append(caps, rr.run.Summary.Cap)
+	}
+	f.Rules = c.capRules(caps)
+	return f
+}
+
+// capRules draws each run's cap, once when the runs share it.
+func (c *chartCtx) capRules(caps []*int64) []rule {
+	src := func(i int) string {
+		if s := c.runs[i].run.Summary.CapSource; s != "" {
+			return " (" + s + ")"
+		}
+		return ""
+	}
+	if len(caps) == 2 && caps[0] != nil && caps[1] != nil && *caps[0] == *caps[1] && src(0) == src(1) {
+		return []rule{{Label: fmt.Sprintf("cap %d%s, both runs", *caps[0], src(0)), Y: float64(*caps[0]), color: colCap, dash: dashed}}
+	}
+	var out []rule
+	for i, cp := range caps {
+		if cp == nil {
+			continue
+		}
+		r := rule{Label: fmt.Sprintf("cap %d%s", *cp, src(i)), Y: float64(*cp), color: colCap, dash: dashed}
+		if c.compare {
+			r.Label = c.runs[i].role + " " + r.Label
+			r.color = c.color(i)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func (c *chartCtx) gapFigure() *figure {
+	f := &figure{Name: "gap_fraction", Title: "Idle capacity under backlog: gap_fraction per window",
+		Alt:    "Share of each window during which requests were queued while the engine ran fewer than cap; the dashed line is the gap_fraction of the whole run.",
+		XLabel: c.xLabel, xAxis: axisSpec{zero: true}, YLabel: "gap_fraction (% of window)", yAxis: axisSpec{zero: true, percent: true},
+		Note: "dashed: whole run"}
+	for i, rr := range c.runs {
+		s := c.windowSeries(rr, "gap_fraction", func(m *schemas.Metrics) *float64 { return m.GapFraction })
+		// One run: bars. Two runs: step lines, since their windows need not
+		// start at the same offset and side-by-side bars would overlap.
+		s.color = c.color(i)
+		if c.compare {
+			s.Kind = "step"
+		} else {
+			s.Kind, s.color = "bars", colGap
+		}
+		if g, ok := finite(rr.run.Summary.GapFraction); ok {
+			r := rule{Y: g, color: s.color, dash: dashed}
+			if !c.compare {
+				r.color = colCap
+			}
+			f.Rules = append(f.Rules, r)
+		}
+		f.Series = append(f.Series, s)
+	}
+	return f
+}
+
+func (c *chartCtx) latencyFigure() *figure {
+	f := &figure{Name: "latency_cdf", Title: "Latency distribution of successful spans: ttft and t_queue (CDF)",
+		Alt:    "Cumulative distribution of time to first token (solid) and queueing time (dashed); a curve further left is faster.",
+		XLabel: "seconds", YLabel: "fraction of successful spans",
+		xAxis: axisSpec{zero: true}, yAxis: axisSpec{min: num(0), max: num(1)}}
+	for i, rr := range c.runs {
+		t := quantileSeries(c.label(rr.role, "ttft"), rr.role, "ttft", rr.run.TTFTQuantiles)
+		q := quantileSeries(c.label(rr.role, "t_queue"), rr.role, "t_queue", rr.run.TQueueQuantiles)
+		t.color, q.color, q.dash, q.width = c.color(i), c.color(i), dashed, 2
+		if !c.compare {
+			q.color = colSecond
+		}
+		f.Series = append(f.Series, t, q)
+	}
+	if f.hasData() {
+		f.Rules = []rule{
+			{Label: "p50", Y: 0.5, color: colMuted, dash: dotted},
+			{Label: "p99", Y: 0.99, color: colMuted, dash: dotted, left: true},
+		}
+	}
+	return f
+}
+
+// quantileSeries turns quantiles 0, 1/(n−1), ..., 1 into a CDF line; with
+// the usual 101 quantiles the legend also gives p50 and p99.
+func quantileSeries(label, run, metric string, qs []float64) series {
+	if len(qs) == 101 {
+		p50, p99 := clean(&qs[50]), clean(&qs[99])
+		if p50 != nil && p99 != nil {
+			label += ", p50 " + fmtSeconds(*p50) + ", p99 " + fmtSeconds(*p99)
+		}
+	}
+	s := series{Label: label, Run: run, Metric: metric, Kind: "line", X: []float64{}, Y: []*float64{}}
+	n := len(qs)
+	for i, v := range qs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		p := 1.0
+		if n > 1 {
+			p = float64(i) / float64(n-1)
+		}
+		s.X = append(s.X, v)
+		s.Y = append(s.Y, num(p))
+	}
+	return s
+}
+
+func (c *chartCtx) concurrencyFigure() *figure {
+	f := &figure{Name: "stream_vs_concurrency", Title: "Per-stream speed against concurrency",
+		Alt:    "Median stream_tps of successful spans binned by the mean number of requests in flight during their stream; a falling curve shows requests sharing the engine, dot area shows how many spans each bin holds.",
+		XLabel: "mean in_flight during the stream (requests)", YLabel: "median stream_tps (tok/s)",
+		xAxis: axisSpec{zero: true}, yAxis: axisSpec{zero: true}, Note: "dot size shows the spans in each bin"}
+	for i, rr := range c.runs {
+		pts := slices.Clone(rr.run.Concurrency)
+		slices.SortStableFunc(pts, func(a, b ConcurrencyPoint) int { return cmp.Compare(a.InFlight, b.InFlight) })
+		s := series{Label: c.label(rr.role, "stream_tps"), Run: rr.role, Metric: "stream_tps", Kind: "points",
+			X: []float64{}, Y: []*float64{}, N: []int64{}, color: c.color(i)}
+		for _, p := range pts {
+			if math.IsNaN(p.InFlight) || math.IsInf(p.InFlight, 0) {
+				continue
+			}
+			s.X = append(s.X, p.InFlight)
+			s.Y = append(s.Y, num(p.StreamTPS))
+			s.N = append(s.N, p.N)
+		}
+		f.Series = append(f.Series, s)
+	}
+	return f
+}
+
+func (c *chartCtx) ratesFigure() *figure {
+	f := &figure{Name: "rates", Title: "Outcomes per window: success_rate and retry_rate",
+		Alt:    "Share of completed requests that succeeded (solid) and share of attempts that were retries (dashed) in each window; windows with no completed request are left blank.",
+		XLabel: c.xLabel, xAxis: axisSpec{zero: true}, YLabel: "% of requests / attempts", yAxis: axisSpec{min: num(0), max: num(1), percent: true}}
+	for i, rr := range c.runs {
+		sr := c.windowSeries(rr, "success_rate", func(m *schemas.Metrics) *float64 { return m.SuccessRate })
+		rt := c.windowSeries(rr, "retry_rate", func(m *schemas.Metrics) *float64 { return m.RetryRate })
+		sr.color, rt.color, rt.dash, rt.width = c.color(i), c.color(i), dashed, 2
+		if !c.compare {
+			sr.color, rt.color = colGood, colBad
+		}
+		f.Series = append(f.Series, sr, rt)
+	}
+	return f
+}

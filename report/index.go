@@ -1,0 +1,219 @@
+package report
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"html/template"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tpsreport/tpsreport/schemas"
+	"github.com/wcharczuk/go-chart/v2/drawing"
+)
+
+// IndexEntry is one run of a nightly history (SPEC §1.3: ROOT/run=NAME/).
+// Dir is the run's directory, absolute or relative to the index root; empty
+// means ROOT/run=NAME. The index links to Dir/report.html, or to
+// Dir/report/report.html when only that one exists.
+type IndexEntry struct {
+	Name    string
+	Dir     string
+	Summary schemas.Summary
+	Verdict *schemas.Verdict // the run compared with an earlier one; nil if not
+}
+
+// trendHeight is the height of the index's trend charts.
+const trendHeight = 360
+
+// WriteIndex writes ROOT/index.html, a self-contained page listing the runs
+// with their headline numbers and trend charts across runs, and each trend
+// chart as ROOT/trend_*.png. Files are written atomically.
+func WriteIndex(root string, runs []IndexEntry) error {
+	var page bytes.Buffer
+	charts, err := indexHTML(&page, root, runs)
+	if err != nil {
+		return err
+	}
+	files := make([]outFile, 0, len(charts)+1)
+	for _, c := range charts {
+		files = append(files, outFile{c.File(), c.PNG})
+	}
+	files = append(files, outFile{"index.html", page.Bytes()})
+	_, err = writeFiles(root, files)
+	return err
+}
+
+// IndexHTML writes the index page of the runs under root to w.
+func IndexHTML(w io.Writer, root string, runs []IndexEntry) error {
+	_, err := indexHTML(w, root, runs)
+	return err
+}
+
+// indexRow is one run of the index table.
+type indexRow struct {
+	Name     string
+	Href     string
+	Start    string
+	Span     string
+	Cells    []metricRow
+	Cap      string
+	Inferred bool
+	Verdict  string
+	Warnings int
+}
+
+type indexPage struct {
+	CSS     template.CSS
+	Columns []string
+	Rows    []indexRow
+	Figures []htmlFigure
+}
+
+var indexKeys = []string{"system_tps", "gap_fraction", "success_rate", "ttft.p99"}
+
+func indexHTML(w io.Writer, root string, runs []IndexEntry) ([]Chart, error) {
+	runs = sortedRuns(runs)
+	figs := trendFigures(runs)
+	charts, err := renderFigures(figs)
+	if err != nil {
+		return nil, err
+	}
+	page := indexPage{CSS: stylesheet, Columns: indexKeys}
+	for i, f := range figs {
+		page.Figures = append(page.Figures, htmlFigure{figure: f, Src: dataURI(charts[i].PNG)})
+	}
+	for _, e := range runs {
+		s := e.Summary
+		row := indexRow{Name: e.Name, Href: reportHref(root, e), Start: fmtTime(s.RunStart), Span: null,
+			Cells: metricRows(indexKeys, []*schemas.Metrics{&s.Metrics}), Cap: null,
+			Inferred: s.CapSource == "inferred", Warnings: len(s.Warnings)}
+		if !s.RunStart.IsZero() && !s.RunEnd.Before(s.RunStart) {
+			row.Span = fmtSpan(s.RunEnd.Sub(s.RunStart).Seconds())
+		}
+		if s.Cap != nil {
+			row.Cap = fmtCount(*s.Cap)
+		}
+		if e.Verdict != nil {
+			row.Verdict = e.Verdict.Overall
+		}
+		page.Rows = append(page.Rows, row)
+	}
+	if err := templates.ExecuteTemplate(w, "index.html", page); err != nil {
+		return nil, fmt.Errorf("render index.html: %w", err)
+	}
+	return charts, nil
+}
+
+// sortedRuns orders runs by start time, then name, without changing runs.
+func sortedRuns(runs []IndexEntry) []IndexEntry {
+	out := slices.Clone(runs)
+	slices.SortStableFunc(out, func(a, b IndexEntry) int {
+		if c := a.Summary.RunStart.Compare(b.Summary.RunStart); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	return out
+}
+
+// reportHref is the relative link from root/index.html to a run's report.html.
+func reportHref(root string, e IndexEntry) string {
+	dir := e.Dir
+	switch {
+	case dir == "":
+		dir = "run=" + e.Name
+	case filepath.IsAbs(dir):
+		absRoot, err := filepath.Abs(root)
+		if err == nil {
+			if rel, err := filepath.Rel(absRoot, dir); err == nil {
+				dir = rel
+			}
+		}
+	default:
+		// A relative Dir that already starts with root is made relative to it.
+		if rel, err := filepath.Rel(filepath.Clean(root), filepath.Clean(dir)); err == nil && !strings.HasPrefix(rel, "..") {
+			dir = rel
+		}
+	}
+	dir = filepath.Clean(dir)
+	if !exists(filepath.Join(root, dir, "report.html")) && exists(filepath.Join(root, dir, "report", "report.html")) {
+		dir = filepath.Join(dir, "report")
+	}
+	parts := strings.Split(filepath.ToSlash(dir), "/")
+	for i, p := range parts {
+		if p != "." && p != ".." {
+			parts[i] = url.PathEscape(p)
+		}
+	}
+	// "./" keeps a first segment with a colon from reading as a URL scheme.
+	return "./" + strings.TrimPrefix(strings.Join(append(parts, "report.html"), "/"), "./")
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// trendFigures are the index's charts: one headline metric per run.
+func trendFigures(runs []IndexEntry) []*figure {
+	cats := make([]string, len(runs))
+	colors := make([]drawing.Color, len(runs))
+	anyVerdict := false
+	for i, e := range runs {
+		cats[i] = shorten(e.Name, 22)
+		colors[i] = colBaseline
+		if e.Verdict != nil {
+			anyVerdict = true
+			switch e.Verdict.Overall {
+			case schemas.Pass:
+				colors[i] = colGood
+			case schemas.Fail:
+				colors[i] = colBad
+			default:
+				colors[i] = colWarn
+			}
+		}
+	}
+	note := ""
+	if anyVerdict {
+		note = "dot colour: verdict against the earlier run (green PASS, red FAIL, amber INCONCLUSIVE)"
+	}
+	specs := []struct {
+		name, key, title, ylabel string
+		axis                     axisSpec
+	}{
+		{"trend_system_tps", "system_tps", "system_tps per run", "tokens per second (tok/s)", axisSpec{zero: true}},
+		{"trend_gap_fraction", "gap_fraction", "gap_fraction per run", "gap_fraction (% of run)", axisSpec{zero: true, percent: true}},
+		{"trend_success_rate", "success_rate", "success_rate per run", "success_rate", axisSpec{percent: true, max: num(1)}},
+		{"trend_ttft_p99", "ttft.p99", "ttft p99 per run", "seconds", axisSpec{zero: true}},
+	}
+	figs := make([]*figure, 0, len(specs))
+	for _, sp := range specs {
+		def := mustMetric(sp.key)
+		s := series{Label: sp.key, Metric: sp.key, Kind: "points", X: make([]float64, len(runs)), Y: make([]*float64, len(runs)),
+			color: colBaseline, colors: colors}
+		for i := range runs {
+			s.X[i] = float64(i)
+			s.Y[i] = clean(def.Get(&runs[i].Summary.Metrics))
+		}
+		f := &figure{Name: sp.name, File: sp.name + ".png", Title: sp.title, Alt: sp.title + " across the runs of this history, oldest first.",
+			XLabel: "run (oldest first)", YLabel: sp.ylabel, Series: []series{s}, Note: note,
+			yAxis: sp.axis, cats: cats, height: trendHeight}
+		figs = append(figs, f)
+	}
+	return figs
+}
+
+// shorten cuts s to n runes with an ellipsis.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

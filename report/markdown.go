@@ -1,0 +1,204 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// maxMarkdownWarnings caps the warnings listed in summary.md so that it fits
+// a review comment; report.html lists them all.
+const maxMarkdownWarnings = 8
+
+// Markdown writes summary.md: the verdict, the ten numbers that matter and
+// the warnings, short enough for a review comment (under 60 lines). Values
+// from the logs are escaped so that they cannot break the tables or inject
+// markup.
+func Markdown(w io.Writer, in Input) error {
+	return writeMarkdown(w, newDocument(in))
+}
+
+func writeMarkdown(w io.Writer, d *document) error {
+	bw := bufio.NewWriter(w)
+	p := func(format string, a ...any) { fmt.Fprintf(bw, format+"\n", a...) }
+	compare := d.Mode == "compare"
+
+	// Title and context.
+	if v := d.Verdict; v != nil {
+		p("# %s %s: %s vs %s", verdictMark(v.Overall), v.Overall, mdEscape(d.Runs[0].RunID), mdEscape(d.Runs[1].RunID))
+	} else if compare {
+		p("# tpsreport: %s vs %s", mdEscape(d.Runs[0].RunID), mdEscape(d.Runs[1].RunID))
+	} else {
+		p("# tpsreport run report: %s", mdEscape(d.Runs[0].RunID))
+	}
+	p("")
+	for _, r := range d.Runs {
+		prefix := ""
+		if compare {
+			prefix = "**" + r.Role + "** "
+		}
+		capNote := ""
+		if r.CapInferred {
+			capNote = " ⚠️ inferred: gap metrics are lower bounds"
+		}
+		p("%s%s · %s · cap %s%s · records read %s, rejected %s<br>", prefix, mdEscape(r.TimeText), mdEscape(r.SpanText),
+			mdEscape(r.CapText), capNote, fmtCount(r.Counts.Read), fmtCount(r.Counts.Rejected))
+	}
+	p("")
+
+	// Verdict table.
+	if v := d.Verdict; v != nil {
+		p("%s", mdEscape(v.Headline))
+		p("")
+		p("| criterion | verdict | baseline | candidate | change | reason |")
+		p("|---|---|--:|--:|---|---|")
+		for _, c := range v.Criteria {
+			change := c.Text.Change
+			for _, extra := range []string{c.Text.Interval, c.Text.PValue} {
+				if extra != "" {
+					change += ", " + extra
+				}
+			}
+			p("| %s | %s %s | %s | %s | %s | %s |", mdEscape(c.Title), verdictMark(c.Verdict), mdEscape(c.Verdict),
+				c.Text.Baseline, c.Text.Candidate, change, mdEscape(c.Reason))
+		}
+		p("")
+		if len(v.Guards) > 0 {
+			p("**Guards:** %s", mdEscape(strings.Join(v.Guards, "; ")))
+		} else {
+			p("**Guards:** none fired.")
+		}
+		p("")
+	} else {
+		for _, n := range d.Notes {
+			p("%s", mdEscape(n))
+			p("")
+		}
+	}
+
+	// The ten numbers.
+	ms := make([]*schemas.Metrics, 0, len(d.runs))
+	for _, rr := range d.runs {
+		ms = append(ms, &rr.run.Summary.Metrics)
+	}
+	rows := metricRows(summaryKeys, ms)
+	if compare {
+		p("| metric | baseline | candidate | change |")
+		p("|---|--:|--:|---|")
+		for _, r := range rows {
+			change := null
+			if r.Delta != nil {
+				change = r.Arrow() + " " + r.DeltaText
+				if r.RelativeText != "" {
+					change += " (" + r.RelativeText + ")"
+				}
+				if r.Direction == "better" || r.Direction == "worse" {
+					change += " · " + r.Direction
+				}
+			}
+			p("| `%s` | %s | %s | %s |", r.Key, r.First(), r.Last(), change)
+		}
+	} else {
+		p("| metric | value |")
+		p("|---|--:|")
+		for _, r := range rows {
+			p("| `%s` | %s |", r.Key, r.Last())
+		}
+	}
+	p("")
+
+	// Warnings.
+	var warns []string
+	for _, r := range d.Runs {
+		for _, w := range r.Warnings {
+			if compare {
+				w = r.Role + ": " + w
+			}
+			warns = append(warns, w)
+		}
+		if !r.CountsReconcile {
+			warns = append(warns, r.Role+": record counts do not reconcile (read ≠ written + rejected + skipped)")
+		}
+	}
+	if len(warns) > 0 {
+		p("**Warnings**")
+		p("")
+		for i, w := range warns {
+			if i == maxMarkdownWarnings {
+				p("- … and %d more in report.html", len(warns)-maxMarkdownWarnings)
+				break
+			}
+			p("- %s", mdEscape(w))
+		}
+		p("")
+	}
+
+	version := d.Version
+	if version == "" {
+		version = "(version unknown)"
+	}
+	cmd := ""
+	if d.Command != "" {
+		cmd = " · " + mdCode(d.Command)
+	}
+	p("<sub>tpsreport %s%s · charts, facts and definitions in report.html</sub>", mdEscape(version), cmd)
+	return bw.Flush()
+}
+
+func verdictMark(v string) string {
+	switch v {
+	case schemas.Pass:
+		return "✅"
+	case schemas.Fail:
+		return "❌"
+	case schemas.Inconclusive:
+		return "⚠️"
+	}
+	return "•"
+}
+
+// mdEscaper makes text from the logs inert in GitHub-flavoured Markdown:
+// table pipes, emphasis, code, links and HTML; @ is an entity so that a log
+// value cannot mention anyone.
+var mdEscaper = strings.NewReplacer(
+	`\`, `\\`,
+	"`", "\\`",
+	"|", `\|`,
+	"*", `\*`,
+	"_", `\_`,
+	"[", `\[`,
+	"]", `\]`,
+	"~", `\~`,
+	"<", "&lt;",
+	">", "&gt;",
+	"&", "&amp;",
+	"@", "&#64;",
+	"\r\n", " ",
+	"\n", " ",
+	"\r", " ",
+)
+
+func mdEscape(s string) string { return mdEscaper.Replace(s) }
+
+// mdCode puts s in a code span whose fence is longer than any backtick run in
+// s. Pipes still end a table cell, so mdCode is for text outside tables.
+func mdCode(s string) string {
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if longest > 0 || strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
