@@ -7,7 +7,7 @@ GOBIN := $(shell $(GO) env GOPATH)/bin
 STATICCHECK_VERSION := v0.8.2
 FUZZTIME ?= 10s
 
-.PHONY: help build test demo bench lint update-golden tidy-check e2e fuzz clean
+.PHONY: help build test demo demo-data bench lint update-golden tidy-check e2e fuzz clean
 
 ## build: build bin/tpsreport
 build:
@@ -16,6 +16,12 @@ build:
 ## demo: build, then run the whole pipeline on the shipped sample logs into ./tpsreport-demo/
 demo: build
 	./$(BIN) demo --out tpsreport-demo
+
+## demo-data: regenerate the shipped sample logs in testdata/demo with the simulator
+demo-data: build
+	./$(BIN) simulate --scenario stall --seed 1 --run baseline --out testdata/demo/baseline
+	./$(BIN) simulate --scenario fixed --seed 1 --run candidate --out testdata/demo/candidate
+	gzip -9 -n -f testdata/demo/baseline/spans.jsonl testdata/demo/candidate/spans.jsonl
 
 ## test: unit, property, differential, golden and CLI script tests
 test:

@@ -9,6 +9,11 @@ import (
 	"github.com/tpsreport/tpsreport/analyze"
 )
 
+const (
+	defaultWindow = 60 * time.Second
+	timeLayout    = time.RFC3339Nano
+)
+
 func analyzeCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "analyze",
@@ -21,10 +26,10 @@ logs, else the largest in_flight seen (then gap_time is a lower bound).
 Example:
    tpsreport analyze --window 30s --cap 64 runs/baseline`,
 		Flags: []cli.Flag{
-			&cli.DurationFlag{Name: "window", Aliases: []string{"w"}, Value: 60 * time.Second, Usage: "window width"},
+			&cli.DurationFlag{Name: "window", Aliases: []string{"w"}, Value: defaultWindow, Usage: "window width"},
 			&cli.Int64Flag{Name: "cap", Usage: "concurrency cap per replica (vLLM max_num_seqs)"},
-			&cli.TimestampFlag{Name: "from", Layout: time.RFC3339Nano, Usage: "clip the run from this RFC 3339 instant"},
-			&cli.TimestampFlag{Name: "to", Layout: time.RFC3339Nano, Usage: "clip the run to this RFC 3339 instant"},
+			&cli.TimestampFlag{Name: "from", Layout: timeLayout, Usage: "clip the run from this RFC 3339 instant"},
+			&cli.TimestampFlag{Name: "to", Layout: timeLayout, Usage: "clip the run to this RFC 3339 instant"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -74,12 +75,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return exitUsage
 }
 
+// oneLine folds a multi-line error message (YAML's, say) into one line.
 func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
+	return strings.Join(strings.Fields(s), " ")
 }
 
 func newApp(e *env) *cli.App {
@@ -103,7 +101,7 @@ acceptance reports comparing a baseline run with a candidate run.
 		// urfave/cli would call os.Exit itself; run maps errors to exit codes instead.
 		ExitErrHandler: func(*cli.Context, error) {},
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log progress at info level on stderr"},
+			&cli.BoolFlag{Name: "verbose", Usage: "log progress at info level on stderr"},
 		},
 		Before: func(c *cli.Context) error {
 			if c.Bool("verbose") {
@@ -115,6 +113,9 @@ acceptance reports comparing a baseline run with a candidate run.
 			ingestCommand(e),
 			analyzeCommand(e),
 			reportCommand(e),
+			compareCommand(e),
+			runCommand(e),
+			simulateCommand(e),
 			demoCommand(e),
 		},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error { return err },
@@ -195,4 +196,10 @@ func isTerminal(w io.Writer) bool {
 // usageError reports a usage error for the command in c.
 func usageError(c *cli.Context, format string, a ...any) error {
 	return fmt.Errorf("%s: %s (see: tpsreport %s --help)", c.Command.Name, fmt.Sprintf(format, a...), c.Command.Name)
+}
+
+func jsonEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc
 }

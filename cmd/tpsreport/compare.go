@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/tpsreport/tpsreport/analyze"
+	"github.com/tpsreport/tpsreport/compare"
+	"github.com/tpsreport/tpsreport/report"
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// criteriaFlags are the thresholds of SPEC §5; they override an acceptance file.
+func criteriaFlags() []cli.Flag {
+	d := schemas.DefaultCriteria()
+	return []cli.Flag{
+		&cli.StringFlag{Name: "criteria", Usage: "acceptance file (YAML) with thresholds; flags override it"},
+		&cli.BoolFlag{Name: "gate", Usage: "exit 0 on PASS, 1 on FAIL, 3 on INCONCLUSIVE"},
+		&cli.BoolFlag{Name: "allow-model-mismatch", Usage: "compare runs that served different models"},
+		&cli.Float64Flag{Name: "min-improvement", Value: d.MinImprovement, Usage: "required throughput gain, as a fraction (0.05 = 5 %)"},
+		&cli.Float64Flag{Name: "success-tolerance", Value: d.SuccessTolerance, Usage: "allowed success-rate drop, as a fraction (0.001 = 0.1 pp)"},
+		&cli.Float64Flag{Name: "retry-tolerance", Value: d.RetryTolerance, Usage: "allowed retry-rate rise, as a fraction (0.001 = 0.1 pp)"},
+		&cli.Float64Flag{Name: "gap-tolerance", Value: d.GapTolerance, Usage: "gap_fraction change that counts, as a fraction"},
+		&cli.Float64Flag{Name: "gap-floor", Value: d.GapFloor, Usage: "gap_fraction under which no idle time is left to remove"},
+		&cli.IntFlag{Name: "min-backlog-windows", Value: d.MinBacklogWindows, Usage: "backlog windows each run needs for a throughput or gap verdict"},
+		&cli.Float64Flag{Name: "load-mismatch", Value: d.LoadMismatch, Usage: "largest relative difference of offered load (arrival rate)"},
+		&cli.Float64Flag{Name: "confidence", Value: d.Confidence, Usage: "confidence level of the bootstrap interval"},
+		&cli.IntFlag{Name: "resamples", Value: d.Resamples, Usage: "bootstrap resamples"},
+	}
+}
+
+// criteriaFrom builds the criteria: defaults, then the acceptance file, then flags set.
+func criteriaFrom(c *cli.Context) (schemas.Criteria, error) {
+	cr := schemas.DefaultCriteria()
+	if p := c.String("criteria"); p != "" {
+		var err error
+		if cr, err = compare.LoadCriteria(p); err != nil {
+			return cr, err
+		}
+	}
+	floats := map[string]*float64{
+		"min-improvement": &cr.MinImprovement, "success-tolerance": &cr.SuccessTolerance,
+		"retry-tolerance": &cr.RetryTolerance, "gap-tolerance": &cr.GapTolerance, "gap-floor": &cr.GapFloor,
+		"load-mismatch": &cr.LoadMismatch, "confidence": &cr.Confidence,
+	}
+	for name, p := range floats {
+		if c.IsSet(name) {
+			*p = c.Float64(name)
+		}
+	}
+	if c.IsSet("min-backlog-windows") {
+		cr.MinBacklogWindows = c.Int("min-backlog-windows")
+	}
+	if c.IsSet("resamples") {
+		cr.Resamples = c.Int("resamples")
+	}
+	if c.Bool("allow-model-mismatch") {
+		cr.AllowModelMismatch = true
+	}
+	return cr, nil
+}
+
+func compareCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "compare",
+		Usage:     "decide whether a candidate run beat a baseline run (verdict.json and a comparison report)",
+		ArgsUsage: "BASELINE_DIR CANDIDATE_DIR",
+		Description: `Both directories are analysed run datasets. Each criterion of the acceptance
+test is PASS, FAIL or INCONCLUSIVE with the numbers behind it; with --gate the exit
+status is 0 PASS, 1 FAIL, 3 INCONCLUSIVE (2 for usage and input errors).
+
+Example:
+   tpsreport compare --gate --out reports/fix runs/baseline runs/candidate`,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "report directory (`OUTDIR`)", Required: true},
+		}, criteriaFlags()...),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 2 {
+				return usageError(c, "want BASELINE_DIR and CANDIDATE_DIR, got %d arguments", c.NArg())
+			}
+			cr, err := criteriaFrom(c)
+			if err != nil {
+				return err
+			}
+			v, err := runCompare(c.Context, e, c.Args().Get(0), c.Args().Get(1), c.String("out"), cr)
+			if err != nil {
+				return err
+			}
+			return gateExit(c.Bool("gate"), v.Overall)
+		},
+	}
+}
+
+// runCompare loads two analysed runs, decides the criteria, and writes
+// verdict.json and the comparison report into out.
+func runCompare(ctx context.Context, e *env, baseDir, candDir, out string, cr schemas.Criteria) (schemas.Verdict, error) {
+	base, err := analyze.Load(ctx, baseDir)
+	if err != nil {
+		return schemas.Verdict{}, err
+	}
+	cand, err := analyze.Load(ctx, candDir)
+	if err != nil {
+		return schemas.Verdict{}, err
+	}
+	v, err := compare.Evaluate(compare.Run{Summary: base.Summary, Windows: base.Windows},
+		compare.Run{Summary: cand.Summary, Windows: cand.Windows}, cr)
+	if err != nil {
+		return v, err
+	}
+	candRun := reportRun(candDir, cand)
+	paths, err := report.Write(out, report.Input{
+		Baseline:  reportRun(baseDir, base),
+		Candidate: &candRun,
+		Verdict:   &v,
+		Command:   commandLine(e.args),
+		Version:   toolVersion(),
+	})
+	if err != nil {
+		return v, err
+	}
+	if err := writeJSONAtomic(filepath.Join(out, "verdict.json"), v); err != nil {
+		return v, err
+	}
+	printVerdict(e.stdout, v)
+	fmt.Fprintln(e.stdout, reportPath(paths))
+	return v, nil
+}
+
+// gateExit maps the overall verdict to the exit code when gating.
+func gateExit(gate bool, overall string) error {
+	if !gate {
+		return nil
+	}
+	switch overall {
+	case schemas.Fail:
+		return &exitError{code: exitFail}
+	case schemas.Inconclusive:
+		return &exitError{code: exitInconclusive}
+	}
+	return nil
+}
+
+func printVerdict(w io.Writer, v schemas.Verdict) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "VERDICT\tCRITERION\tREASON")
+	for _, c := range v.Criteria {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Verdict, c.Title, c.Reason)
+	}
+	for _, g := range v.Guards {
+		fmt.Fprintf(tw, "guard\t\t%s\n", g)
+	}
+	fmt.Fprintf(tw, "%s\toverall\t%s vs %s\n", v.Overall, v.Candidate, v.Baseline)
+	tw.Flush()
+}
+
+// writeJSONAtomic writes v as indented JSON to a temporary name beside path and
+// renames it into place.
+func writeJSONAtomic(path string, v any) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	enc := jsonEncoder(f)
+	if err := enc.Encode(v); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/tpsreport/tpsreport/analyze"
+	"github.com/tpsreport/tpsreport/ingest"
+	"github.com/tpsreport/tpsreport/report"
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// runPrefix names a run's directory under a nightly root (Hive partitioning).
+const runPrefix = "run="
+
+func runCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "nightly job: ingest + analyze + report into ROOT/run=NAME/ (+ compare with an earlier run)",
+		ArgsUsage: "INPUT...",
+		Description: `Everything of one run lands in ROOT/run=NAME/ (the dataset, its analysis, and
+report/), built aside and swapped in at the end, so a re-run of the same night
+replaces it atomically. With --baseline NAME|previous the run is also compared with
+an earlier run of ROOT (compare/ holds the verdict and its report). ROOT/index.html
+lists every run with its headline numbers and trend charts. The whole history
+reads as one Hive-partitioned table: read_parquet('ROOT/*/spans.parquet', hive_partitioning = true).
+
+Example:
+   tpsreport run --root /data/tps --run nightly-2026-11-20 --baseline previous /logs/2026-11-20/*.jsonl.gz`,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "root", Usage: "nightly root (`ROOT`)", Required: true},
+			&cli.StringFlag{Name: "run", Usage: "run name (`NAME`)", Required: true},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "auto", Usage: "input format: auto or one of the registered formats"},
+			&cli.BoolFlag{Name: "strict", Usage: "stop at the first malformed record (exit 2)"},
+			&cli.StringFlag{Name: "baseline", Usage: "compare with run `NAME` of ROOT, or \"previous\""},
+			&cli.DurationFlag{Name: "window", Aliases: []string{"w"}, Value: defaultWindow, Usage: "window width"},
+			&cli.Int64Flag{Name: "cap", Usage: "concurrency cap per replica (vLLM max_num_seqs)"},
+			&cli.TimestampFlag{Name: "from", Layout: timeLayout, Usage: "clip the run from this RFC 3339 instant"},
+			&cli.TimestampFlag{Name: "to", Layout: timeLayout, Usage: "clip the run to this RFC 3339 instant"},
+		}, criteriaFlags()...),
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usageError(c, "no INPUT given")
+			}
+			name := c.String("run")
+			if name == "" || strings.ContainsAny(name, "/\\") || strings.HasPrefix(name, ".") {
+				return usageError(c, "--run %q: want a plain name (no slash, not starting with a dot)", name)
+			}
+			aopt, err := analyzeOptions(c)
+			if err != nil {
+				return err
+			}
+			cr, err := criteriaFrom(c)
+			if err != nil {
+				return err
+			}
+			root := c.String("root")
+			v, err := nightly(c.Context, e, nightlyOptions{
+				root: root, name: name, format: c.String("format"), strict: c.Bool("strict"),
+				inputs: c.Args().Slice(), analyze: aopt, baseline: c.String("baseline"), criteria: cr,
+			})
+			if err != nil {
+				return err
+			}
+			if v != nil {
+				return gateExit(c.Bool("gate"), v.Overall)
+			}
+			return nil
+		},
+	}
+}
+
+type nightlyOptions struct {
+	root, name, format string
+	strict             bool
+	inputs             []string
+	analyze            analyze.Options
+	baseline           string
+	criteria           schemas.Criteria
+}
+
+// nightly builds ROOT/run=NAME aside, swaps it in, compares it if asked, and
+// rewrites ROOT/index.html.
+func nightly(ctx context.Context, e *env, o nightlyOptions) (*schemas.Verdict, error) {
+	if err := os.MkdirAll(o.root, 0o755); err != nil {
+		return nil, fmt.Errorf("create root: %w", err)
+	}
+	final := filepath.Join(o.root, runPrefix+o.name)
+	stage, err := os.MkdirTemp(o.root, "."+runPrefix+o.name+".tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("create stage: %w", err)
+	}
+	defer os.RemoveAll(stage)
+
+	if _, err := ingest.Run(ctx, ingest.Options{
+		RunID: o.name, Format: o.format, OutDir: stage, Inputs: o.inputs, Strict: o.strict,
+		Stdin: e.stdin, Log: e.log, Version: toolVersion(),
+	}); err != nil {
+		return nil, err
+	}
+	aopt := o.analyze
+	aopt.Dir, aopt.Log = stage, e.log
+	res, err := analyze.Run(ctx, aopt)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := report.Write(filepath.Join(stage, "report"), report.Input{
+		Baseline: reportRun(final, res), Command: commandLine(e.args), Version: toolVersion(),
+	}); err != nil {
+		return nil, err
+	}
+
+	// Swap the new run in: the old one (if any) moves aside first, so a crash
+	// leaves either the old or the new run in place, never a half of one.
+	old := ""
+	if _, err := os.Stat(final); err == nil {
+		old = stage + ".old"
+		if err := os.Rename(final, old); err != nil {
+			return nil, fmt.Errorf("replace %s: %w", final, err)
+		}
+	}
+	if err := os.Rename(stage, final); err != nil {
+		if old != "" {
+			os.Rename(old, final)
+		}
+		return nil, fmt.Errorf("replace %s: %w", final, err)
+	}
+	if old != "" {
+		os.RemoveAll(old)
+	}
+	fmt.Fprintln(e.stdout, filepath.Join(final, "report", "report.html"))
+
+	var verdict *schemas.Verdict
+	if o.baseline != "" {
+		base, err := pickBaseline(o.root, o.name, o.baseline, res.Summary)
+		if err != nil {
+			return nil, err
+		}
+		if base != "" {
+			v, err := runCompare(ctx, e, filepath.Join(o.root, runPrefix+base), final, filepath.Join(final, "compare"), o.criteria)
+			if err != nil {
+				return nil, err
+			}
+			verdict = &v
+		} else {
+			fmt.Fprintln(e.stderr, "tpsreport: no earlier run to compare with; skipping the comparison")
+		}
+	}
+	if err := writeIndex(o.root); err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(e.stdout, filepath.Join(o.root, "index.html"))
+	return verdict, nil
+}
+
+// nightlyRun is one run directory of a root.
+type nightlyRun struct {
+	name    string
+	summary schemas.Summary
+}
+
+// listRuns reads the summaries of every run of root, oldest first (by run start,
+// then name).
+func listRuns(root string) ([]nightlyRun, error) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, fmt.Errorf("read root: %w", err)
+	}
+	var runs []nightlyRun
+	for _, de := range entries {
+		if !de.IsDir() || !strings.HasPrefix(de.Name(), runPrefix) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(root, de.Name(), analyze.SummaryFile))
+		if err != nil {
+			continue // not analysed: not a run of the index
+		}
+		var s schemas.Summary
+		if err := json.Unmarshal(b, &s); err != nil {
+			return nil, fmt.Errorf("read %s: %w", filepath.Join(root, de.Name(), analyze.SummaryFile), err)
+		}
+		runs = append(runs, nightlyRun{name: strings.TrimPrefix(de.Name(), runPrefix), summary: s})
+	}
+	sort.Slice(runs, func(i, j int) bool {
+		if !runs[i].summary.RunStart.Equal(runs[j].summary.RunStart) {
+			return runs[i].summary.RunStart.Before(runs[j].summary.RunStart)
+		}
+		return runs[i].name < runs[j].name
+	})
+	return runs, nil
+}
+
+// pickBaseline resolves --baseline: a run name of root, or "previous", the latest
+// run that started before this one ("" when there is none).
+func pickBaseline(root, name, want string, cur schemas.Summary) (string, error) {
+	runs, err := listRuns(root)
+	if err != nil {
+		return "", err
+	}
+	if want != "previous" {
+		for _, r := range runs {
+			if r.name == want {
+				return want, nil
+			}
+		}
+		return "", fmt.Errorf("--baseline %q: no analysed run %s%s in %s", want, runPrefix, want, root)
+	}
+	prev := ""
+	for _, r := range runs {
+		if r.name != name && (r.summary.RunStart.Before(cur.RunStart) || (r.summary.RunStart.Equal(cur.RunStart) && r.name < name)) {
+			prev = r.name
+		}
+	}
+	return prev, nil
+}
+
+// writeIndex rewrites root/index.html from the runs of root.
+func writeIndex(root string) error {
+	runs, err := listRuns(root)
+	if err != nil {
+		return err
+	}
+	var entries []report.IndexEntry
+	for _, r := range runs {
+		dir := runPrefix + r.name
+		ent := report.IndexEntry{Name: r.name, Dir: dir, Summary: r.summary}
+		if b, err := os.ReadFile(filepath.Join(root, dir, "compare", "verdict.json")); err == nil {
+			var v schemas.Verdict
+			if json.Unmarshal(b, &v) == nil {
+				ent.Verdict = &v
+			}
+		}
+		entries = append(entries, ent)
+	}
+	return report.WriteIndex(root, entries)
+}

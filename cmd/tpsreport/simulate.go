@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/tpsreport/tpsreport/sim"
+)
+
+func simulateCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "simulate",
+		Usage: "write synthetic serving logs with known truth (spans.jsonl, samples.jsonl, truth.json)",
+		Description: fmt.Sprintf(`A discrete-event simulation of a gateway in front of continuous-batching
+engine replicas. Scenarios: %s. truth.json holds the run's
+metrics computed from the simulator's own state, to check the pipeline against.
+
+Example:
+   tpsreport simulate --scenario stall --seed 7 --out sim/stall
+   tpsreport ingest --format spans --run stall --out runs/stall sim/stall/spans.jsonl`, strings.Join(sim.Names(), ", ")),
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "scenario", Aliases: []string{"s"}, Value: "stall", Usage: "named scenario"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed: the same seed gives byte-identical logs"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output directory (`DIR`)", Required: true},
+			&cli.StringFlag{Name: "run", Usage: "run id of the spans (default: the scenario name)"},
+			&cli.DurationFlag{Name: "duration", Usage: "length of the arrival window (default: the scenario's)"},
+			&cli.Float64Flag{Name: "rate", Usage: "mean arrivals per second (default: the scenario's)"},
+			&cli.Int64Flag{Name: "max-arrivals", Usage: "stop after this many requests"},
+			&cli.IntFlag{Name: "replicas", Usage: "engine replicas (default: the scenario's)"},
+			&cli.IntFlag{Name: "max-num-seqs", Usage: "cap of each replica (default: the scenario's)"},
+			&cli.Float64Flag{Name: "error-rate", Usage: "probability that an admitted attempt fails partway (default: the scenario's)"},
+			&cli.StringFlag{Name: "model", Usage: "model name of every span (default: the scenario's)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return usageError(c, "takes no arguments")
+			}
+			sc, err := sim.Named(c.String("scenario"))
+			if err != nil {
+				return usageError(c, "%v", err)
+			}
+			if c.IsSet("run") {
+				sc.RunID = c.String("run")
+			}
+			if c.IsSet("duration") {
+				sc.Duration = c.Duration("duration")
+			}
+			if c.IsSet("rate") {
+				sc.Rate = c.Float64("rate")
+			}
+			if c.IsSet("max-arrivals") {
+				sc.MaxArrivals = c.Int64("max-arrivals")
+			}
+			if c.IsSet("replicas") {
+				sc.Replicas = c.Int("replicas")
+			}
+			if c.IsSet("max-num-seqs") {
+				sc.MaxNumSeqs = c.Int("max-num-seqs")
+			}
+			if c.IsSet("error-rate") {
+				sc.ErrorRate = c.Float64("error-rate")
+			}
+			if c.IsSet("model") {
+				sc.Model = c.String("model")
+			}
+			if err := sc.Validate(); err != nil {
+				return usageError(c, "%v", err)
+			}
+			out := c.String("out")
+			truth, err := simulate(out, sc, c.Uint64("seed"))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "%s: %d spans, %d requests; truth.json system_tps %s, gap_fraction %s\n",
+				out, truth.Spans, truth.Requests, fmtFloat(truth.SystemTPS), fmtFloat(truth.GapFraction))
+			return nil
+		},
+	}
+}
+
+// simulate writes spans.jsonl, samples.jsonl and truth.json of one scenario into
+// dir, each through a temporary name.
+func simulate(dir string, sc sim.Scenario, seed uint64) (sim.Truth, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return sim.Truth{}, fmt.Errorf("create %s: %w", dir, err)
+	}
+	files := map[string]*os.File{}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	for _, name := range []string{"spans.jsonl", "samples.jsonl", "truth.json"} {
+		f, err := os.CreateTemp(dir, "."+name+".tmp-")
+		if err != nil {
+			return sim.Truth{}, err
+		}
+		files[name] = f
+		if err := f.Chmod(0o644); err != nil {
+			return sim.Truth{}, err
+		}
+	}
+	sw, mw := bufio.NewWriterSize(files["spans.jsonl"], 1<<20), bufio.NewWriterSize(files["samples.jsonl"], 1<<16)
+	truth, err := sim.WriteJSONL(sw, mw, sc, seed)
+	if err != nil {
+		return truth, err
+	}
+	if err := sw.Flush(); err != nil {
+		return truth, err
+	}
+	if err := mw.Flush(); err != nil {
+		return truth, err
+	}
+	if err := sim.WriteTruth(files["truth.json"], truth); err != nil {
+		return truth, err
+	}
+	for name, f := range files {
+		if err := f.Close(); err != nil {
+			return truth, err
+		}
+		if err := os.Rename(f.Name(), filepath.Join(dir, name)); err != nil {
+			return truth, err
+		}
+		delete(files, name)
+	}
+	return truth, nil
+}

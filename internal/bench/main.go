@@ -1,0 +1,307 @@
+// Command bench is `make bench`: it generates large canonical inputs with the
+// simulator, then measures, in one run and on the same files, tpsreport ingest
+// against DuckDB's own read_json → Parquet (through the same DuckDB build),
+// tpsreport analyze, report and compare, each as a child process whose wall time
+// and peak RSS are taken from its rusage. Each step runs -repeat times and the
+// median is reported, since the machine is shared and noisy. The table is printed
+// and written to BENCHMARKS.md between the markers of its "Latest run" section.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/tpsreport/tpsreport/schemas"
+	"github.com/tpsreport/tpsreport/sim"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "duckcopy" {
+		if err := duckCopy(os.Args[2], os.Args[3]); err != nil {
+			fmt.Fprintln(os.Stderr, "duckcopy:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	bin := flag.String("bin", "bin/tpsreport", "tpsreport binary to measure")
+	out := flag.String("out", "bench/out", "work directory for the generated inputs and outputs")
+	md := flag.String("md", "BENCHMARKS.md", "file whose latest-run section is rewritten ('' for none)")
+	sizes := flag.String("sizes", envOr("BENCH_SIZES", "1000000,10000000"), "span counts to generate, comma-separated")
+	repeat := flag.Int("repeat", envInt("BENCH_REPEAT", 3), "runs of each step; the median is reported")
+	flag.Parse()
+	if err := run(*bin, *out, *md, *sizes, *repeat); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func envOr(k, d string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return d
+}
+
+func envInt(k string, d int) int {
+	if v, err := strconv.Atoi(os.Getenv(k)); err == nil {
+		return v
+	}
+	return d
+}
+
+// duckCopy is DuckDB's own reader and writer: read_json → Parquet (zstd).
+func duckCopy(in, out string) error {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, s := range []string{"SET autoinstall_known_extensions = false", "SET autoload_known_extensions = false", "SET enable_progress_bar = false"} {
+		if _, err := db.Exec(s); err != nil {
+			return err
+		}
+	}
+	q := fmt.Sprintf("COPY (SELECT * FROM read_json(%s, format = 'newline_delimited')) TO %s (FORMAT parquet, COMPRESSION zstd)", quote(in), quote(out))
+	_, err = db.Exec(q)
+	return err
+}
+
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// measurement is one step's median over its runs.
+type measurement struct {
+	step, input string
+	bytes, rows int64
+	wall        time.Duration
+	rssKB       int64
+	walls       []time.Duration
+}
+
+func run(bin, out, md, sizeList string, repeat int) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	var ms []measurement
+	for _, s := range strings.Split(sizeList, ",") {
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			return fmt.Errorf("-sizes %q: %w", s, err)
+		}
+		label := human(n)
+		in := filepath.Join(out, "spans-"+label+".jsonl")
+		if err := generate(in, n); err != nil {
+			return err
+		}
+		fi, err := os.Stat(in)
+		if err != nil {
+			return err
+		}
+		runDir := filepath.Join(out, "run-"+label)
+		steps := []struct {
+			name string
+			argv []string
+			rows int64
+		}{
+			{"ingest (tpsreport)", []string{bin, "ingest", "--format", "spans", "--run", "bench", "--out", runDir, in}, n},
+			{"ingest (DuckDB read_json → Parquet)", []string{self, "duckcopy", in, filepath.Join(out, "duck-"+label+".parquet")}, n},
+			{"analyze", []string{bin, "analyze", runDir}, n},
+			{"report", []string{bin, "report", "--out", filepath.Join(out, "report-"+label), runDir}, n},
+			{"compare (run against itself)", []string{bin, "compare", "--out", filepath.Join(out, "compare-"+label), runDir, runDir}, n},
+		}
+		for _, st := range steps {
+			m := measurement{step: st.name, input: label, bytes: fi.Size(), rows: st.rows}
+			var rss []int64
+			for i := range repeat {
+				wall, kb, err := child(st.argv)
+				if err != nil {
+					return fmt.Errorf("%s (%s), run %d: %w", st.name, label, i+1, err)
+				}
+				m.walls = append(m.walls, wall)
+				rss = append(rss, kb)
+			}
+			m.wall = medianDur(m.walls)
+			slices.Sort(rss)
+			m.rssKB = rss[len(rss)/2]
+			fmt.Fprintf(os.Stderr, "%-40s %-4s %8.2fs %8.0f MB RSS\n", m.step, label, m.wall.Seconds(), float64(m.rssKB)/1024)
+			ms = append(ms, m)
+		}
+	}
+	table := render(ms, sizeList, repeat)
+	fmt.Print(table)
+	if md != "" {
+		return rewriteSection(md, table)
+	}
+	return nil
+}
+
+// generate writes n canonical spans of the multi-replica scenario, unless a
+// file of that name exists already (the simulator is deterministic).
+func generate(path string, n int64) error {
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	sc, err := sim.Named("multi-replica")
+	if err != nil {
+		return err
+	}
+	sc.Duration = 24 * time.Hour
+	sc.MaxArrivals = n * 95 / 100 // retries and hedges make up the rest, about
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	cw := &countingSpans{w: w, max: n}
+	if _, err := sim.Generate(sc, 1, cw); err != nil && !errors.Is(err, errEnough) {
+		f.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "generated %s: %d spans\n", path, cw.n)
+	return os.Rename(tmp, path)
+}
+
+var errEnough = errors.New("enough spans")
+
+// countingSpans writes canonical JSONL spans and stops the simulation after max.
+type countingSpans struct {
+	w      io.Writer
+	n, max int64
+	buf    []byte
+}
+
+func (c *countingSpans) WriteSpan(s schemas.Span) error {
+	if c.n >= c.max {
+		return errEnough
+	}
+	c.buf = sim.AppendSpanJSON(c.buf[:0], &s)
+	c.buf = append(c.buf, '\n')
+	c.n++
+	_, err := c.w.Write(c.buf)
+	return err
+}
+
+func (c *countingSpans) WriteSample(schemas.Sample) error { return nil }
+func (c *countingSpans) Flush() error                   { return nil }
+
+// child runs argv and returns its wall time and peak RSS (KiB).
+func child(argv []string) (time.Duration, int64, error) {
+	cmd := exec.CommandContext(context.Background(), argv[0], argv[1:]...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 0, 0, fmt.Errorf("%v: %s", err, lastLine(stderr.String()))
+	}
+	wall := time.Since(start)
+	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	var kb int64
+	if ru != nil {
+		kb = ru.Maxrss
+	}
+	return wall, kb, nil
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+func medianDur(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func human(n int64) string {
+	switch {
+	case n%1_000_000 == 0:
+		return strconv.FormatInt(n/1_000_000, 10) + "M"
+	case n%1_000 == 0:
+		return strconv.FormatInt(n/1_000, 10) + "k"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func render(ms []measurement, sizes string, repeat int) string {
+	var b strings.Builder
+	host, _ := os.Hostname()
+	fmt.Fprintf(&b, "Run %s on %s (%d CPUs, %s/%s, %s); `make bench BENCH_SIZES=%s BENCH_REPEAT=%d`; median of %d runs.\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), host, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), sizes, repeat, repeat)
+	fmt.Fprintln(&b, "| step | input | wall (s) | runs (s) | MB/s | spans/s | peak RSS (MB) | vs DuckDB |")
+	fmt.Fprintln(&b, "|---|---|---:|---|---:|---:|---:|---:|")
+	duck := map[string]time.Duration{}
+	for _, m := range ms {
+		if strings.HasPrefix(m.step, "ingest (DuckDB") {
+			duck[m.input] = m.wall
+		}
+	}
+	for _, m := range ms {
+		var runs []string
+		for _, w := range m.walls {
+			runs = append(runs, fmt.Sprintf("%.1f", w.Seconds()))
+		}
+		mbs, sps, ratio := "", "", ""
+		if strings.HasPrefix(m.step, "ingest") {
+			mbs = fmt.Sprintf("%.0f", float64(m.bytes)/1e6/m.wall.Seconds())
+			sps = fmt.Sprintf("%.0f", float64(m.rows)/m.wall.Seconds())
+			if d, ok := duck[m.input]; ok {
+				ratio = fmt.Sprintf("%.2f×", d.Seconds()/m.wall.Seconds())
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s spans, %.0f MB | %.2f | %s | %s | %s | %.0f | %s |\n",
+			m.step, m.input, float64(m.bytes)/1e6, m.wall.Seconds(), strings.Join(runs, ", "), mbs, sps, float64(m.rssKB)/1024, ratio)
+	}
+	fmt.Fprintln(&b, "\n\"vs DuckDB\" is DuckDB's wall time over tpsreport's on the same file in the same run: above 1× tpsreport is faster.")
+	return b.String()
+}
+
+const (
+	beginMarker = "<!-- bench:begin -->"
+	endMarker   = "<!-- bench:end -->"
+)
+
+// rewriteSection replaces the text between the bench markers of path.
+func rewriteSection(path, table string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	s := string(b)
+	i, j := strings.Index(s, beginMarker), strings.Index(s, endMarker)
+	if i < 0 || j < i {
+		return fmt.Errorf("%s has no %s … %s section", path, beginMarker, endMarker)
+	}
+	s = s[:i+len(beginMarker)] + "\n" + table + s[j:]
+	return os.WriteFile(path, []byte(s), 0o644)
+}
