@@ -25,9 +25,34 @@ type format struct {
 const sniffBytes = 64 << 10
 
 // formats is the table of input formats, by the name --format takes. A new
-// format is one file implementing Reader and one row here.
+// format is one file implementing Reader and one row here. Sniff scores that
+// overlap are ordered on purpose: vllm-otel (98 with vLLM's llm_request spans)
+// beats otel-genai (95 for any gen_ai.* span); mapping never claims an input.
 var formats = map[string]format{
-	"spans": {New: newSpansReader, Sniff: sniffSpans},
+	"spans":   {New: newSpansReader, Sniff: sniffSpans},
+	"samples": {New: newSamplesReader, Sniff: sniffSamples},
+
+	// vLLM (schemas/formats/vllm.md)
+	"vllm-log": {New: func(in Input) Reader {
+		return newVLLMLogReaderWith(in, VLLMLogOptions{Year: in.Year, TZ: in.Zone})
+	}, Sniff: sniffVLLMLog},
+	"vllm-otel":  {New: newVLLMOTelReader, Sniff: sniffVLLMOTel},
+	"prometheus": {New: newPrometheusReader, Sniff: sniffPrometheus},
+	"vllm-bench": {New: newVLLMBenchReader, Sniff: sniffVLLMBench},
+
+	// Gateways (schemas/formats/gateways.md)
+	"litellm": {New: func(in Input) Reader {
+		return newLiteLLMReaderOpts(in, GatewayOptions{Zone: in.Zone})
+	}, Sniff: sniffLiteLLM},
+	"kong":       {New: newKongReader, Sniff: sniffKong},
+	"envoy-ai":   {New: newEnvoyAIReader, Sniff: sniffEnvoyAI},
+	"otel-genai": {New: newOTelGenAIReader, Sniff: sniffOTelGenAI},
+	"mapping": {New: func(in Input) Reader {
+		if in.Mapping == nil {
+			return newMappingReaderNoFile(in)
+		}
+		return newMappingReader(in, in.Mapping, in.Zone)
+	}, Sniff: sniffMapping},
 }
 
 // Formats returns the names of the registered input formats, sorted.

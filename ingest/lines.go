@@ -121,13 +121,24 @@ func (s *lineSplitter) skipLong() bool {
 	s.start, s.end, s.scanned = 0, 0, 0
 	for {
 		s.fill()
-		if i := bytes.IndexByte(s.buf[:s.end], '\n'); i >= 0 {
+		i := bytes.IndexByte(s.buf[:s.end], '\n')
+		if n := tooLongKeep - len(s.keep); n > 0 {
+			end := s.end
+			if i >= 0 {
+				end = i
+			}
+			s.keep = append(s.keep, s.buf[:min(n, end)]...)
+		}
+		if i >= 0 {
 			length += int64(i)
 			if i > 0 {
 				last = s.buf[i-1]
 			}
 			if last == '\r' {
 				length--
+				if int64(len(s.keep)) > length {
+					s.keep = s.keep[:length]
+				}
 			}
 			s.start = i + 1
 			break

@@ -3,6 +3,7 @@ package ingest
 import (
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/tpsreport/tpsreport/schemas"
 )
@@ -107,4 +108,9 @@ type Input struct {
 	// MaxLineBytes is the longest line a line-oriented reader accepts; a
 	// longer one becomes a too_long reject. Always > 0.
 	MaxLineBytes int
+
+	// Source-specific settings from Options, for the formats that need them.
+	Zone    *time.Location // zone of timestamps that carry none; nil: UTC
+	Year    int            // year of stamps that carry none; 0: the current year
+	Mapping *Mapping       // the mapping format's parsed mapping file; nil: none given
 }

@@ -96,10 +96,9 @@ type redactor struct {
 
 func (r *redactor) value() error {
 	s := &r.s
-	start := s.pos
 	switch s.class() {
 	case jsonString:
-		start = s.pos
+		start := s.pos
 		b, err := s.readString()
 		if err != nil {
 			return err
@@ -172,7 +171,7 @@ func (r *redactor) value() error {
 			r.out = append(r.out, ',')
 		}
 	default:
-		start = s.pos
+		start := s.pos
 		if err := s.skipValue(); err != nil {
 			return err
 		}

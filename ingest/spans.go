@@ -193,17 +193,18 @@ func (d *spansDecoder) decode(line []byte, sp *schemas.Span) error {
 	s := &d.sc
 	s.reset(line)
 	if c := s.class(); c != jsonObject {
-		if c == jsonString || c == jsonNumber || c == jsonTrue || c == jsonFalse || c == jsonNull || c == jsonArray {
-			// Valid JSON maybe, but not a record.
-			if err := s.skipValue(); err != nil {
-				return err
-			}
-			if err := s.end(); err != nil {
-				return err
-			}
-			return recordErrorf(ErrBadType, 0, "want a JSON object, found %s", jsonTypeName(c))
+		// Valid JSON but not an object is the wrong type; anything else is
+		// not JSON, said plainly rather than from deep inside a value
+		// ("not json" would otherwise be a misspelt null).
+		start := s.pos
+		if c == jsonEnd {
+			return s.syntaxError("looking for beginning of object")
 		}
-		return s.syntaxError("looking for beginning of value")
+		if s.skipValue() != nil || s.end() != nil {
+			s.pos = start
+			return s.syntaxError("looking for beginning of object")
+		}
+		return recordErrorf(ErrBadType, start, "want a JSON object, found %s", jsonTypeName(c))
 	}
 	if err := s.beginObject(); err != nil {
 		return err

@@ -63,7 +63,11 @@ func parseEpoch(num []byte) (int64, error) {
 	} else {
 		v, _, ok := scaleDecimal(num, 0)
 		if !ok {
-			return 0, errTSOutOfRange
+			// Beyond int64: only nanoseconds can still be in range.
+			if us, _, ok = scaleDecimal(num, -3); !ok || us < minMicros || us > maxMicros {
+				return 0, errTSOutOfRange
+			}
+			return us, nil
 		}
 		abs := v
 		if abs < 0 {

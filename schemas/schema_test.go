@@ -41,13 +41,15 @@ func TestMicrosRounds(t *testing.T) {
 		{time.Date(2026, 11, 20, 10, 0, 0, 123456499, time.UTC), 1795168800123456},
 		{time.Date(2026, 11, 20, 10, 0, 0, 123456500, time.UTC), 1795168800123457},
 		{time.Date(2026, 11, 20, 10, 0, 0, 999999500, time.UTC), 1795168801000000},
-		{time.Date(1969, 12, 31, 23, 59, 59, 999999500, time.UTC), 0},
+		{time.Date(1969, 12, 31, 23, 59, 59, 999999500, time.UTC), -1}, // −0.5 µs: half away from zero
+		{time.Date(1969, 12, 31, 23, 59, 59, 999999501, time.UTC), 0},
+		{time.Date(1969, 12, 31, 23, 59, 59, 999998600, time.UTC), -1},
 	} {
 		if got := Micros(tt.in); got != tt.want {
 			t.Errorf("Micros(%s) = %d, want %d", tt.in.Format(time.RFC3339Nano), got, tt.want)
 		}
-		if got := Time(tt.want); !got.Equal(tt.in.Round(time.Microsecond)) {
-			t.Errorf("Time(%d) = %s", tt.want, got)
+		if got := Time(tt.want); got.Sub(tt.in).Abs() > 500*time.Nanosecond {
+			t.Errorf("Time(%d) = %s, more than half a µs from %s", tt.want, got, tt.in)
 		}
 	}
 }

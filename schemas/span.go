@@ -64,10 +64,14 @@ func ValidStatus(s string) bool {
 // Micros converts t to microseconds since the Unix epoch, rounding to the
 // nearest microsecond (half away from zero) as SPEC §1 requires.
 func Micros(t time.Time) int64 {
-	s := t.Unix()
+	s := t.Unix() // floor: ns below is in [0, 1e9)
 	ns := int64(t.Nanosecond())
-	us := (ns + 500) / 1000
-	return s*1_000_000 + us
+	us := s*1_000_000 + ns/1000
+	// An exact half rounds up for instants from 1970 on, down before it.
+	if rem := ns % 1000; rem > 500 || rem == 500 && s >= 0 {
+		us++
+	}
+	return us
 }
 
 // Time converts microseconds since the Unix epoch to a UTC time.Time.

@@ -1,0 +1,153 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Names of the files of a run dataset (SPEC §1.3).
+const (
+	SpansFile    = "spans.parquet"
+	SamplesFile  = "samples.parquet"
+	ManifestFile = "manifest.json"
+	RejectsFile  = "rejects.jsonl"
+)
+
+// staleOutputs are analyze's outputs. They describe the data they were
+// computed from, so a new ingest into the directory removes them.
+var staleOutputs = []string{"summary.json", "windows.parquet", "requests.parquet"}
+
+// dataset is a run dataset being written. Every output goes to a temporary
+// file in the directory (".spans.parquet.tmp-1f3a..."), so that it is on the
+// same file system, and is renamed into place only by commit. Until then the
+// previous outputs stay untouched; abort removes the temporary files and any
+// directory the dataset created.
+type dataset struct {
+	dir       string
+	made      []string // directories created, outermost first
+	files     []*outFile
+	committed bool
+}
+
+type outFile struct {
+	*os.File
+	tmp, final string
+}
+
+// openDataset creates dir if it is missing.
+func openDataset(dir string) (*dataset, error) {
+	d := &dataset{dir: dir}
+	var missing []string
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		fi, err := os.Stat(p)
+		if err == nil {
+			if !fi.IsDir() {
+				return nil, fmt.Errorf("output directory %q: %q is not a directory", dir, p)
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("output directory %q: %w", dir, unwrapPath(err))
+		}
+		missing = append(missing, p)
+		if filepath.Dir(p) == p {
+			break
+		}
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := os.Mkdir(missing[i], 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
+			d.abort()
+			return nil, fmt.Errorf("create output directory %q: %w", dir, unwrapPath(err))
+		}
+		d.made = append(d.made, missing[i])
+	}
+	return d, nil
+}
+
+// create opens a temporary file that commit renames to name.
+func (d *dataset) create(name string) (*outFile, error) {
+	final := filepath.Join(d.dir, name)
+	for range 100 {
+		tmp := filepath.Join(d.dir, "."+name+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("create %q: %w", final, unwrapPath(err))
+		}
+		o := &outFile{File: f, tmp: tmp, final: final}
+		d.files = append(d.files, o)
+		return o, nil
+	}
+	return nil, fmt.Errorf("create %q: no free temporary name", final)
+}
+
+// commit syncs and closes every file, removes analyze's stale outputs and
+// renames the files into place in the order they were created (create the
+// manifest last: it is renamed last). If it fails, it may have renamed some
+// of the files.
+func (d *dataset) commit() error {
+	for _, o := range d.files {
+		if err := o.Sync(); err != nil {
+			return fmt.Errorf("write %q: %w", o.final, unwrapPath(err))
+		}
+		if err := o.Close(); err != nil && !errors.Is(err, fs.ErrClosed) {
+			return fmt.Errorf("write %q: %w", o.final, unwrapPath(err))
+		}
+	}
+	for _, name := range staleOutputs {
+		p := filepath.Join(d.dir, name)
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove stale %q: %w", p, unwrapPath(err))
+		}
+	}
+	for _, o := range d.files {
+		if err := os.Rename(o.tmp, o.final); err != nil {
+			return fmt.Errorf("rename %q: %w", o.final, unwrapPath(err))
+		}
+	}
+	d.committed = true
+	// Make the renames durable; not every file system can sync a directory.
+	if dir, err := os.Open(d.dir); err == nil {
+		_ = dir.Sync()
+		_ = dir.Close()
+	}
+	return nil
+}
+
+// abort removes the temporary files and the directories the dataset made
+// (if empty). It does nothing after a successful commit.
+func (d *dataset) abort() {
+	if d.committed {
+		return
+	}
+	for _, o := range d.files {
+		_ = o.Close()
+		_ = os.Remove(o.tmp)
+	}
+	d.files = nil
+	for i := len(d.made) - 1; i >= 0; i-- {
+		_ = os.Remove(d.made[i])
+	}
+	d.made = nil
+}
+
+// unwrapPath drops the *fs.PathError wrapper, whose text repeats the path
+// our messages already quote.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}

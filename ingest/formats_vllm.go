@@ -1,0 +1,79 @@
+package ingest
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// The vLLM formats (issue 6) are rows of the formats table (formats.go);
+// schemas/formats/vllm.md documents how each maps onto span and sample columns.
+
+// Source column values of the vLLM formats.
+const (
+	SourceVLLMLog    = "vllm-log"
+	SourceVLLMOTel   = "vllm-otel"
+	SourcePrometheus = "prometheus"
+	SourceVLLMBench  = "vllm-bench"
+)
+
+// vllmNsToMicros rounds nanoseconds to the nearest microsecond, half away from
+// zero (SPEC §1: rounded once, at ingest).
+func vllmNsToMicros(ns int64) int64 { return divRound(ns, 1000) }
+
+// vllmSecondsToNanos converts a duration in seconds, as vLLM writes it (a Python
+// float), to whole nanoseconds. ok is false for NaN, ±Inf and durations
+// beyond ±100 years, which no request takes.
+func vllmSecondsToNanos(s float64) (int64, bool) {
+	if math.IsNaN(s) || math.IsInf(s, 0) || math.Abs(s) > 100*365*86400 {
+		return 0, false
+	}
+	return int64(math.Round(s * 1e9)), true
+}
+
+// vllmEngineReplica names the replica of a vLLM engine: the outer name (a
+// container, host or Prometheus instance) joined with "engine-NNN" when the
+// source names an engine index. It returns "" when neither is known.
+func vllmEngineReplica(outer, engine string) string {
+	if engine != "" {
+		if n, err := strconv.Atoi(engine); err == nil && n >= 0 {
+			engine = "engine-" + vllmPad3(n)
+		} else {
+			engine = "engine-" + engine
+		}
+	}
+	switch {
+	case outer == "":
+		return engine
+	case engine == "":
+		return outer
+	}
+	return outer + "/" + engine
+}
+
+func vllmPad3(n int) string {
+	s := strconv.Itoa(n)
+	if len(s) < 3 {
+		s = strings.Repeat("0", 3-len(s)) + s
+	}
+	return s
+}
+
+// vllmFirstLines returns up to n non-blank lines of head, the last one possibly
+// cut off.
+func vllmFirstLines(head []byte, n int) []string {
+	var out []string
+	for len(head) > 0 && len(out) < n {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		if s := strings.TrimSpace(string(line)); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,96 @@
+package ingest
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// updateGolden is set by UPDATE_GOLDEN=1: golden files are rewritten from
+// what the code produces instead of compared with it.
+var updateGolden = os.Getenv("UPDATE_GOLDEN") == "1"
+
+// golden compares got with the golden file path, or rewrites the file.
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if updateGolden {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (UPDATE_GOLDEN=1 rewrites it):\n%s", path, lineDiff(string(want), string(got)))
+	}
+}
+
+// lineDiff lists the lines that differ between want and got.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := range max(len(w), len(g)) {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  want " + wl + "\n  got  " + gl + "\n")
+		}
+	}
+	return b.String()
+}
+
+// readRecords runs a spans Reader over r and returns copies of its records.
+func readRecords(t *testing.T, name string, r io.Reader, maxLine int) []Record {
+	t.Helper()
+	if maxLine == 0 {
+		maxLine = DefaultMaxLineBytes
+	}
+	rd := newSpansReader(Input{Name: name, R: r, MaxLineBytes: maxLine})
+	var recs []Record
+	for rd.Next() {
+		rec := *rd.Record()
+		rec.Raw = bytes.Clone(rec.Raw)
+		recs = append(recs, rec)
+	}
+	if err := rd.Err(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return recs
+}
+
+// spansOf returns the spans among recs.
+func spansOf(recs []Record) []schemas.Span {
+	var out []schemas.Span
+	for _, r := range recs {
+		if r.Kind == KindSpan {
+			out = append(out, r.Span)
+		}
+	}
+	return out
+}
+
+// newTestLogger logs text without timestamps to w.
+func newTestLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey && len(groups) == 0 {
+				return slog.Attr{}
+			}
+			return a
+		},
+	}))
+}

@@ -1,0 +1,390 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// Options configure Run.
+type Options struct {
+	RunID        string       // --run; written into every span and sample (overrides any run_id in the input)
+	Format       string       // a name from Formats() or "auto" ("" means "auto")
+	OutDir       string       // the run dataset directory (created if missing)
+	Inputs       []string     // files, directories (recursive), globs, "-" for stdin; plain, .gz or .zst
+	Strict       bool         // the first malformed record is fatal
+	MaxLineBytes int          // 0 = DefaultMaxLineBytes (1 MiB); longer lines are rejected with kind "too_long"
+	Stdin        io.Reader    // read for the input "-"
+	Progress     io.Writer    // nil: no progress bar; cmd passes stderr only when it is a terminal
+	Log          *slog.Logger // nil: discard
+	Version      string       // tool version for the manifest
+
+	// Source-specific settings.
+	TZ      *time.Location // zone of timestamps that carry none (vLLM's log stamps, LiteLLM's naive times); nil: UTC
+	Year    int            // year of vLLM log stamps that carry none and have no outer stamp; 0: the current year
+	Mapping string         // mapping file (YAML) of the mapping format
+}
+
+// Run reads the inputs and writes the run dataset into opt.OutDir:
+// spans.parquet, samples.parquet, rejects.jsonl and manifest.json (SPEC §1.3).
+// It returns the manifest it wrote.
+//
+// A malformed record goes to rejects.jsonl and the ingest goes on, unless
+// opt.Strict is set: then Run returns the record's *ParseError. Every error
+// Run returns is a usage or input error of one line, and on any error
+// (ctx cancelled included) nothing in OutDir is created or replaced: the
+// outputs are written to temporary files and renamed into place at the end.
+// A successful ingest also removes analyze's outputs of the previous dataset
+// (summary.json, windows.parquet, requests.parquet).
+//
+// Counting (manifest counts): read counts every record a reader delivers,
+// which for the line formats is every line, blank ones included; each record
+// is then exactly one of written (a span, a sample or a cap fact), rejected
+// or skipped (blank lines, lines a format does not use). So
+// read = written + rejected + skipped always holds.
+func Run(ctx context.Context, opt Options) (*schemas.Manifest, error) {
+	if opt.Log == nil {
+		opt.Log = slog.New(slog.DiscardHandler)
+	}
+	switch {
+	case opt.RunID == "":
+		return nil, errors.New("missing run name (--run)")
+	case opt.OutDir == "":
+		return nil, errors.New("missing output directory (--out)")
+	case opt.MaxLineBytes < 0:
+		return nil, fmt.Errorf("invalid line limit %d (want bytes > 0, or 0 for the default)", opt.MaxLineBytes)
+	case opt.MaxLineBytes == 0:
+		opt.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if opt.Format == "" {
+		opt.Format = FormatAuto
+	}
+	if opt.Format != FormatAuto {
+		if _, err := lookupFormat(opt.Format); err != nil {
+			return nil, err
+		}
+	}
+	var mapping *Mapping
+	if opt.Mapping != "" {
+		var err error
+		if mapping, err = LoadMapping(opt.Mapping); err != nil {
+			return nil, err
+		}
+	} else if opt.Format == SourceMapping {
+		return nil, errors.New("format mapping needs a mapping file. Try --mapping FILE.yaml")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, interrupted(ctx)
+	}
+	srcs, err := expandInputs(opt.Inputs, opt.OutDir)
+	if err != nil {
+		return nil, err
+	}
+
+	ds, err := openDataset(opt.OutDir)
+	if err != nil {
+		return nil, err
+	}
+	defer ds.abort()
+	w, err := newDatasetWriter(ds, opt)
+	if err != nil {
+		return nil, err
+	}
+	w.mapping = mapping
+	bar := newProgress(opt.Progress, srcs)
+
+	inputs := make([]schemas.InputFile, 0, len(srcs))
+	for _, src := range srcs {
+		in, err := w.ingest(ctx, src, bar)
+		if err != nil {
+			if bar != nil {
+				_ = bar.Clear()
+			}
+			return nil, err
+		}
+		inputs = append(inputs, in)
+	}
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if err := w.close(); err != nil {
+		return nil, err
+	}
+	m := w.manifest(inputs)
+	if err := writeManifest(ds, m); err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, interrupted(ctx)
+	}
+	if err := ds.commit(); err != nil {
+		return nil, err
+	}
+	opt.Log.Info("ingest done", "run", opt.RunID, "out", opt.OutDir,
+		"read", m.Counts.Read, "written", m.Counts.Written,
+		"rejected", m.Counts.Rejected, "skipped", m.Counts.Skipped)
+	return m, nil
+}
+
+func interrupted(ctx context.Context) error {
+	return fmt.Errorf("ingest interrupted: %w", context.Cause(ctx))
+}
+
+func newProgress(w io.Writer, srcs []source) *progressbar.ProgressBar {
+	if w == nil {
+		return nil
+	}
+	var total int64
+	for _, s := range srcs {
+		if s.size < 0 {
+			total = -1 // stdin: unknown length, a spinner
+			break
+		}
+		total += s.size
+	}
+	return progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription("ingest"),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetRenderBlankState(true),
+	)
+}
+
+func writeManifest(ds *dataset, m *schemas.Manifest) error {
+	f, err := ds.create(ManifestFile)
+	if err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write %q: %w", f.final, err)
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("write %q: %w", f.final, unwrapPath(err))
+	}
+	return nil
+}
+
+// ingest reads one input into the dataset and returns its manifest entry.
+func (w *datasetWriter) ingest(ctx context.Context, src source, bar *progressbar.ProgressBar) (schemas.InputFile, error) {
+	in, err := open(src, w.opt.Stdin, bar)
+	if err != nil {
+		return schemas.InputFile{}, err
+	}
+	defer in.close()
+	if bar != nil {
+		bar.Describe(src.path)
+	}
+
+	name := w.opt.Format
+	if name == FormatAuto {
+		head, err := in.head()
+		if err != nil {
+			return schemas.InputFile{}, err
+		}
+		if name = detectFormat(head); name == "" {
+			return schemas.InputFile{}, fmt.Errorf("cannot detect the format of %q. Try --format with one of: %s", src.path, strings.Join(Formats(), ", "))
+		}
+		w.opt.Log.Info("detected input format", "file", src.path, "format", name)
+	}
+	if name == SourceMapping && w.mapping != nil {
+		// A wrong path in the mapping is an error before any output exists.
+		head, err := in.head()
+		if err != nil {
+			return schemas.InputFile{}, err
+		}
+		if err := ValidateMapping(w.mapping, head); err != nil {
+			return schemas.InputFile{}, fmt.Errorf("%s: %w", src.path, err)
+		}
+	}
+	r := formats[name].New(Input{Name: src.path, R: in.data, MaxLineBytes: w.opt.MaxLineBytes,
+		Zone: w.opt.TZ, Year: w.opt.Year, Mapping: w.mapping})
+	before := w.counts
+	if err := w.consume(ctx, r, name, in); err != nil {
+		return schemas.InputFile{}, err
+	}
+	f, err := in.finish(name)
+	if err != nil {
+		return schemas.InputFile{}, err
+	}
+	w.formats[name] = true
+	w.opt.Log.Debug("read input", "file", src.path, "format", name, "compression", in.compression,
+		"bytes", f.Size, "read", w.counts.Read-before.Read, "rejected", w.counts.Rejected-before.Rejected)
+	return f, nil
+}
+
+// batch carries the records of a run of input from the reading goroutine
+// to the writing one.
+type batch struct {
+	spans   []schemas.Span
+	samples []schemas.Sample
+	caps    []Cap
+	rejects []rejected
+	read    int64 // records read, of every kind
+	skipped int64
+	err     error // the reader's fatal error; set on the last batch only
+}
+
+type rejected struct {
+	err    *ParseError
+	offset int64
+	raw    string // prompt text removed, cut to 1 KiB
+}
+
+// batchRecords is how many records a batch holds at most.
+const batchRecords = 4096
+
+func (b *batch) reset() {
+	// Drop the references to decoded values (arena chunks, strings).
+	clear(b.spans)
+	clear(b.samples)
+	clear(b.rejects)
+	b.spans = b.spans[:0]
+	b.samples = b.samples[:0]
+	b.caps = b.caps[:0]
+	b.rejects = b.rejects[:0]
+	b.read, b.skipped, b.err = 0, 0, nil
+}
+
+// consume runs one input through the pipeline: a goroutine reads and decodes
+// records into batches, this one writes them. Decoding and Parquet encoding
+// thus use two cores. On error or cancellation the reader is stopped and
+// waited for before consume returns, so that the input can be closed.
+func (w *datasetWriter) consume(ctx context.Context, r Reader, format string, in *openInput) error {
+	batches := make(chan *batch, 2)
+	stop := make(chan struct{})
+	go w.produce(r, format, in.name, batches, stop)
+
+	var err error
+	stopped := false
+	halt := func(e error) {
+		if err == nil {
+			err = e
+		}
+		if !stopped {
+			close(stop)
+			stopped = true
+		}
+	}
+	done := ctx.Done()
+	for {
+		select {
+		case b, ok := <-batches:
+			if !ok {
+				return err
+			}
+			if err == nil {
+				if e := w.write(b, in); e != nil {
+					halt(e)
+				}
+			}
+			b.reset()
+			select {
+			case w.free <- b:
+			default:
+			}
+		case <-done:
+			done = nil
+			halt(interrupted(ctx))
+		}
+	}
+}
+
+// produce reads records from r into batches until the input ends or stop is
+// closed; it closes out when it returns.
+func (w *datasetWriter) produce(r Reader, format, file string, out chan<- *batch, stop <-chan struct{}) {
+	defer close(out)
+	b := w.newBatch()
+	for r.Next() {
+		rec := r.Record()
+		b.read++
+		switch rec.Kind {
+		case KindSpan:
+			b.spans = append(b.spans, rec.Span)
+			sp := &b.spans[len(b.spans)-1]
+			sp.RunID = w.opt.RunID
+			if sp.Source == "" {
+				sp.Source = format
+			}
+		case KindSample:
+			b.samples = append(b.samples, rec.Sample)
+			sm := &b.samples[len(b.samples)-1]
+			sm.RunID = w.opt.RunID
+			if sm.Source == "" {
+				sm.Source = format
+			}
+		case KindCap:
+			b.caps = append(b.caps, rec.Cap)
+		case KindReject:
+			pe := rec.Err
+			if pe == nil {
+				pe = &ParseError{File: file, Line: rec.Line, Err: recordErrorf(ErrBadValue, -1, "malformed record")}
+			}
+			b.rejects = append(b.rejects, rejected{err: pe, offset: rec.Offset, raw: redactRaw(rec.Raw)})
+		default:
+			b.skipped++
+		}
+		if b.read >= batchRecords {
+			select {
+			case out <- b:
+			case <-stop:
+				return
+			}
+			b = w.newBatch()
+		}
+	}
+	b.err = r.Err()
+	select {
+	case out <- b:
+	case <-stop:
+	}
+}
+
+func (w *datasetWriter) newBatch() *batch {
+	select {
+	case b := <-w.free:
+		return b
+	default:
+		return &batch{spans: make([]schemas.Span, 0, batchRecords)}
+	}
+}
+
+// manifest returns the manifest of what was written.
+func (w *datasetWriter) manifest(inputs []schemas.InputFile) *schemas.Manifest {
+	m := &schemas.Manifest{
+		RunID:          w.opt.RunID,
+		Tool:           "tpsreport",
+		Version:        w.opt.Version,
+		Inputs:         inputs,
+		Counts:         w.counts,
+		RejectedBy:     w.rejectedBy,
+		SamplesWritten: w.samplesWritten,
+	}
+	if w.hasTime {
+		m.TimeRange = &schemas.TimeRange{Start: schemas.Time(w.minTime), End: schemas.Time(w.maxTime)}
+	}
+	if w.hasCap {
+		m.MaxNumSeqs = schemas.Ptr(w.maxCap)
+	}
+	if len(w.capBy) > 0 {
+		m.MaxNumSeqsBy = w.capBy
+	}
+	for f := range w.formats {
+		m.FormatsDetected = append(m.FormatsDetected, f)
+	}
+	slices.Sort(m.FormatsDetected)
+	return m
+}

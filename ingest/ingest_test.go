@@ -1,0 +1,580 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// validLine returns the i-th valid line of the generated inputs and the span
+// it must give (with run_id "baseline").
+func validLine(i int) (string, schemas.Span) {
+	status, want := "ok", schemas.StatusOK
+	if i%10 == 9 {
+		status, want = "failed", schemas.StatusError
+	}
+	line := fmt.Sprintf(`{"span_id":"s%03d","request_id":"r%02d","attempt":%d,"model":"m","replica":"vllm-%d",`+
+		`"queued_at":"2026-11-20T10:%02d:%02d.%06dZ","released_at":%d.5,"input_tokens":%d,"output_tokens":%d,`+
+		`"status":%q,"prompt":"never copied"}`,
+		i, i/2, i%2, i%3, i/60, i%60, i, 1795168800+i+1, 100+i, i, status)
+	sp := schemas.Span{
+		RunID:        "baseline",
+		Source:       "spans",
+		SpanID:       fmt.Sprintf("s%03d", i),
+		RequestID:    fmt.Sprintf("r%02d", i/2),
+		Attempt:      schemas.Ptr(int32(i % 2)),
+		Model:        schemas.Ptr("m"),
+		Replica:      schemas.Ptr(fmt.Sprintf("vllm-%d", i%3)),
+		QueuedAt:     schemas.Ptr(int64(t0 + i*1_000_000 + i)),
+		ReleasedAt:   schemas.Ptr(int64(t0 + (i+1)*1_000_000 + 500_000)),
+		InputTokens:  schemas.Ptr(int64(100 + i)),
+		OutputTokens: schemas.Ptr(int64(i)),
+		Status:       want,
+	}
+	return line, sp
+}
+
+// validInput returns lines [from, to) of the generated valid input.
+func validInput(from, to int) (string, []schemas.Span) {
+	var b strings.Builder
+	var spans []schemas.Span
+	for i := from; i < to; i++ {
+		line, sp := validLine(i)
+		b.WriteString(line + "\n")
+		spans = append(spans, sp)
+	}
+	return b.String(), spans
+}
+
+// acceptanceInput is the issue's acceptance case: exactly 100 valid lines
+// mixed with broken ones. It returns the file contents, the spans, and the
+// rejects the broken lines must produce (File left empty).
+func acceptanceInput() (string, []schemas.Span, []schemas.Reject) {
+	bigPrompt := strings.Repeat("p", 10<<20)
+	broken := map[int]string{ // after valid line i, this broken line
+		10: `{"span_id":"bad-json","status":"ok",`,
+		20: `{"span_id":"bad-type","status":"ok","input_tokens":"512"}`,
+		30: `{"span_id":"bad-ts","status":"ok","queued_at":"yesterday"}`,
+		40: ``,
+		50: `{"span_id":"big","status":"ok","prompt":"` + bigPrompt + `"}`,
+		60: `{"request_id":"no-span-id","status":"ok"}`,
+	}
+	var b strings.Builder
+	var spans []schemas.Span
+	var rejects []schemas.Reject
+	line := int64(0)
+	for i := range 100 {
+		l, sp := validLine(i)
+		b.WriteString(l + "\n")
+		line++
+		spans = append(spans, sp)
+		bad, ok := broken[i]
+		if !ok {
+			continue
+		}
+		b.WriteString(bad + "\n")
+		line++
+		col := func(value string) int { return strings.Index(bad, value) + 1 }
+		switch i {
+		case 10:
+			rejects = append(rejects, schemas.Reject{Line: line, Column: len(bad) + 1, Kind: "bad_json",
+				Reason: "invalid JSON: unexpected end of record looking for beginning of object key string", Raw: bad})
+		case 20:
+			rejects = append(rejects, schemas.Reject{Line: line, Column: col(`"512"`), Kind: "bad_type",
+				Reason: "input_tokens: want a number, found string", Raw: bad})
+		case 30:
+			rejects = append(rejects, schemas.Reject{Line: line, Column: col(`"yesterday"`), Kind: "bad_timestamp",
+				Reason: `queued_at: invalid timestamp "yesterday": want RFC 3339 (2026-11-20T10:00:00.123Z) or epoch seconds, ms, µs or ns`, Raw: bad})
+		case 50:
+			rejects = append(rejects, schemas.Reject{Line: line, Kind: "too_long",
+				Reason: fmt.Sprintf("line is %d bytes, longer than the limit of 1048576 bytes", len(bad)),
+				Raw:    `{"span_id":"big","status":"ok","prompt":"[removed]"`})
+		case 60:
+			rejects = append(rejects, schemas.Reject{Line: line, Kind: "missing_field", Reason: "missing span_id", Raw: bad})
+		}
+	}
+	return b.String(), spans, rejects
+}
+
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sha(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])
+}
+
+func readSpans(t *testing.T, dir string) []schemas.Span {
+	t.Helper()
+	spans, err := parquet.ReadFile[schemas.Span](filepath.Join(dir, SpansFile))
+	if err != nil {
+		t.Fatalf("read spans.parquet: %v", err)
+	}
+	return spans
+}
+
+func readRejects(t *testing.T, dir string) []schemas.Reject {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, RejectsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []schemas.Reject
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var r schemas.Reject
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("rejects.jsonl: %v: %s", err, sc.Bytes())
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func diffSpans(t *testing.T, got, want []schemas.Span) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("got %d spans, want %d", len(got), len(want))
+	}
+	for i := range min(len(got), len(want)) {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			gb, _ := json.Marshal(got[i])
+			wb, _ := json.Marshal(want[i])
+			t.Errorf("span %d:\n got  %s\n want %s", i, gb, wb)
+			return
+		}
+	}
+}
+
+// TestRunAcceptance is the issue's acceptance case.
+func TestRunAcceptance(t *testing.T) {
+	dir := t.TempDir()
+	content, wantSpans, wantRejects := acceptanceInput()
+	in := filepath.Join(dir, "logs", "mixed.jsonl")
+	writeFile(t, in, []byte(content))
+	out := filepath.Join(dir, "run=baseline")
+
+	m, err := Run(context.Background(), Options{RunID: "baseline", Format: "spans", OutDir: out, Inputs: []string{in}, Version: "test"})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+
+	diffSpans(t, readSpans(t, out), wantSpans)
+
+	gotRejects := readRejects(t, out)
+	for i := range wantRejects {
+		wantRejects[i].File = in
+	}
+	if !reflect.DeepEqual(gotRejects, wantRejects) {
+		t.Errorf("rejects:\n got  %+v\n want %+v", gotRejects, wantRejects)
+	}
+
+	samples, err := parquet.ReadFile[schemas.Sample](filepath.Join(out, SamplesFile))
+	if err != nil || len(samples) != 0 {
+		t.Errorf("samples.parquet: %d rows, %v; want a valid empty file", len(samples), err)
+	}
+
+	wantManifest := &schemas.Manifest{
+		RunID:   "baseline",
+		Tool:    "tpsreport",
+		Version: "test",
+		Inputs:  []schemas.InputFile{{Path: in, Format: "spans", Size: int64(len(content)), SHA256: sha([]byte(content))}},
+		Counts:  schemas.Counts{Read: 106, Written: 100, Rejected: 5, Skipped: 1},
+		RejectedBy: map[string]int64{
+			"bad_json": 1, "bad_type": 1, "bad_timestamp": 1, "too_long": 1, "missing_field": 1,
+		},
+		TimeRange: &schemas.TimeRange{
+			Start: schemas.Time(t0),
+			End:   schemas.Time(t0 + 100_000000 + 500_000),
+		},
+		FormatsDetected: []string{"spans"},
+	}
+	if !reflect.DeepEqual(m, wantManifest) {
+		t.Errorf("manifest:\n got  %+v\n want %+v", m, wantManifest)
+	}
+	c := m.Counts
+	if c.Read != c.Written+c.Rejected+c.Skipped {
+		t.Errorf("counts do not reconcile: %+v", c)
+	}
+	// manifest.json holds the same manifest.
+	b, err := os.ReadFile(filepath.Join(out, ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var onDisk schemas.Manifest
+	if err := json.Unmarshal(b, &onDisk); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(&onDisk, wantManifest) {
+		t.Errorf("manifest.json:\n got  %+v\n want %+v", onDisk, wantManifest)
+	}
+	// No prompt text anywhere in the outputs.
+	for _, name := range []string{SpansFile, RejectsFile, ManifestFile} {
+		b, _ := os.ReadFile(filepath.Join(out, name))
+		if bytes.Contains(b, []byte("never copied")) || bytes.Contains(b, []byte("pppppppp")) {
+			t.Errorf("%s holds prompt text", name)
+		}
+	}
+	assertDir(t, out, []string{ManifestFile, RejectsFile, SamplesFile, SpansFile})
+}
+
+// TestRunStrict: the first malformed record is a *ParseError and nothing is
+// written.
+func TestRunStrict(t *testing.T) {
+	dir := t.TempDir()
+	content, _, wantRejects := acceptanceInput()
+	in := filepath.Join(dir, "mixed.jsonl")
+	writeFile(t, in, []byte(content))
+	out := filepath.Join(dir, "out", "run=baseline")
+
+	_, err := Run(context.Background(), Options{RunID: "baseline", Format: "spans", OutDir: out, Inputs: []string{in}, Strict: true})
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("got %v (%T), want a *ParseError", err, err)
+	}
+	first := wantRejects[0]
+	want := fmt.Sprintf("%s:%d:%d: %s", in, first.Line, first.Column, first.Reason)
+	if err.Error() != want || !errors.Is(err, ErrBadJSON) {
+		t.Errorf("got %q, want %q", err, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("output directory was left behind: %v", err)
+	}
+}
+
+// assertDir checks that dir holds exactly the named entries.
+func assertDir(t *testing.T, dir string, want []string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("%s holds %q, want %q", dir, got, want)
+	}
+}
+
+// snapshot returns the names and contents of the files in dir.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[e.Name()] = string(b)
+	}
+	return m
+}
+
+// cancellingReader serves r and cancels its context after the first read,
+// as an interrupt in the middle of an ingest would.
+type cancellingReader struct {
+	r      io.Reader
+	cancel context.CancelFunc
+}
+
+func (c *cancellingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.cancel()
+	return n, err
+}
+
+// TestRunAtomic: a failed ingest leaves an existing dataset as it was; a
+// successful one replaces it and removes analyze's stale outputs.
+func TestRunAtomic(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run=x")
+	old := map[string]string{
+		SpansFile: "old spans", SamplesFile: "old samples", ManifestFile: "{}", RejectsFile: "",
+		"summary.json": "{}", "windows.parquet": "old", "requests.parquet": "old", "notes.txt": "mine",
+	}
+	for name, content := range old {
+		writeFile(t, filepath.Join(out, name), []byte(content))
+	}
+	good, wantSpans := validInput(0, 100)
+	goodPath := filepath.Join(dir, "good.jsonl")
+	writeFile(t, goodPath, []byte(good))
+	badPath := filepath.Join(dir, "bad.jsonl")
+	writeFile(t, badPath, []byte(good+"{oops\n"))
+	large := strings.Repeat(good, 200) // several batches
+
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	midway, cancelMidway := context.WithCancel(context.Background())
+	defer cancelMidway()
+
+	failures := []struct {
+		name string
+		ctx  context.Context
+		opt  Options
+		want string
+	}{
+		{"strict", context.Background(), Options{Inputs: []string{badPath}, Strict: true}, badPath + ":101:2: invalid JSON"},
+		{"cancelled", cancelled, Options{Inputs: []string{goodPath}}, "ingest interrupted: context canceled"},
+		{"cancelled midway", midway, Options{Inputs: []string{"-"},
+			Stdin: &cancellingReader{r: strings.NewReader(large), cancel: cancelMidway}}, "ingest interrupted: context canceled"},
+		{"missing input", context.Background(), Options{Inputs: []string{goodPath, filepath.Join(dir, "nope.jsonl")}}, "open input"},
+		{"unknown format", context.Background(), Options{Format: "nope", Inputs: []string{goodPath}}, `unknown format "nope"`},
+		{"truncated gzip", context.Background(), Options{Inputs: []string{goodPath, writeTruncatedGzip(t, dir, good)}}, "truncated gzip"},
+	}
+	for _, tt := range failures {
+		tt.opt.RunID, tt.opt.OutDir = "x", out
+		_, err := Run(tt.ctx, tt.opt)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: got error %v, want one containing %q", tt.name, err, tt.want)
+		}
+		if got := snapshot(t, out); !reflect.DeepEqual(got, old) {
+			t.Errorf("%s: output directory changed:\n got  %q\n want %q", tt.name, got, old)
+		}
+	}
+
+	if _, err := Run(context.Background(), Options{RunID: "x", OutDir: out, Inputs: []string{goodPath}}); err != nil {
+		t.Fatal(err)
+	}
+	assertDir(t, out, []string{SpansFile, SamplesFile, ManifestFile, RejectsFile, "notes.txt"})
+	for i := range wantSpans {
+		wantSpans[i].RunID = "x"
+	}
+	diffSpans(t, readSpans(t, out), wantSpans)
+}
+
+func writeTruncatedGzip(t *testing.T, dir, content string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte(content))
+	zw.Close()
+	p := filepath.Join(dir, "cut.jsonl.gz")
+	writeFile(t, p, buf.Bytes()[:buf.Len()-10])
+	return p
+}
+
+// TestRunInputs: directories, globs, stdin, .gz and .zst give the same spans.
+func TestRunInputs(t *testing.T) {
+	dir := t.TempDir()
+	partA, spansA := validInput(0, 50)
+	partB, spansB := validInput(50, 100)
+	want := append(spansA, spansB...)
+
+	// Plain files in a tree, with hidden files that must be skipped.
+	writeFile(t, filepath.Join(dir, "tree", "a.jsonl"), []byte(partA))
+	writeFile(t, filepath.Join(dir, "tree", "sub", "b.jsonl"), []byte(partB))
+	writeFile(t, filepath.Join(dir, "tree", ".hidden.jsonl"), []byte("junk\n"))
+	writeFile(t, filepath.Join(dir, "tree", ".git", "b.jsonl"), []byte("junk\n"))
+
+	// Compressed: a multi-member gzip, a zstd file, and a gzip file whose
+	// name does not say so.
+	var gz bytes.Buffer
+	for _, half := range []string{partA[:len(partA)/2+3], partA[len(partA)/2+3:]} {
+		zw := gzip.NewWriter(&gz)
+		zw.Write([]byte(half))
+		zw.Close()
+	}
+	writeFile(t, filepath.Join(dir, "z", "a.jsonl.gz"), gz.Bytes())
+	var zs bytes.Buffer
+	ze, _ := zstd.NewWriter(&zs)
+	ze.Write([]byte(partB))
+	ze.Close()
+	writeFile(t, filepath.Join(dir, "z", "b.jsonl.zst"), zs.Bytes())
+	writeFile(t, filepath.Join(dir, "z", "a.log"), gz.Bytes())
+
+	tests := []struct {
+		name   string
+		inputs []string
+		stdin  string
+		paths  []string // manifest input paths
+		sizes  []int    // manifest input sizes
+	}{
+		{"directory", []string{"tree"}, "", []string{"tree/a.jsonl", "tree/sub/b.jsonl"}, []int{len(partA), len(partB)}},
+		{"glob", []string{"tree/*.jsonl", "tree/s*/*"}, "", []string{"tree/a.jsonl", "tree/sub/b.jsonl"}, []int{len(partA), len(partB)}},
+		{"stdin", []string{"-"}, partA + partB, []string{"-"}, []int{len(partA) + len(partB)}},
+		{"stdin gzip", []string{"-", "z/b.jsonl.zst"}, gz.String(), []string{"-", "z/b.jsonl.zst"}, []int{gz.Len(), zs.Len()}},
+		{"compressed", []string{"z/a.jsonl.gz", "z/b.jsonl.zst"}, "", []string{"z/a.jsonl.gz", "z/b.jsonl.zst"}, []int{gz.Len(), zs.Len()}},
+		{"magic", []string{"z/a.log", "tree/sub/b.jsonl"}, "", []string{"z/a.log", "tree/sub/b.jsonl"}, []int{gz.Len(), len(partB)}},
+		{"duplicates read once", []string{"tree/a.jsonl", "tree", "./tree/sub/b.jsonl"}, "", []string{"tree/a.jsonl", "tree/sub/b.jsonl"}, []int{len(partA), len(partB)}},
+	}
+	t.Chdir(dir)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			m, err := Run(context.Background(), Options{RunID: "baseline", OutDir: out, Inputs: tt.inputs, Stdin: strings.NewReader(tt.stdin)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			diffSpans(t, readSpans(t, out), want)
+			var paths []string
+			var sizes []int
+			for _, in := range m.Inputs {
+				paths = append(paths, filepath.ToSlash(in.Path))
+				sizes = append(sizes, int(in.Size))
+				if in.Format != "spans" || len(in.SHA256) != 64 {
+					t.Errorf("input %s: format %q, sha256 %q", in.Path, in.Format, in.SHA256)
+				}
+			}
+			if !slices.Equal(paths, tt.paths) || !slices.Equal(sizes, tt.sizes) {
+				t.Errorf("inputs %q sizes %v, want %q %v", paths, sizes, tt.paths, tt.sizes)
+			}
+			if m.Counts != (schemas.Counts{Read: 100, Written: 100}) {
+				t.Errorf("counts %+v", m.Counts)
+			}
+		})
+	}
+	// The SHA-256 is of the stored (compressed) bytes.
+	m, err := Run(context.Background(), Options{RunID: "r", OutDir: filepath.Join(t.TempDir(), "o"), Inputs: []string{"z/a.jsonl.gz"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Inputs[0].SHA256 != sha(gz.Bytes()) {
+		t.Errorf("sha256 %s, want %s", m.Inputs[0].SHA256, sha(gz.Bytes()))
+	}
+}
+
+// TestRunInputErrors pins the one-line errors of bad inputs.
+func TestRunInputErrors(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	good, _ := validInput(0, 10)
+	writeFile(t, "logs/a.jsonl", []byte(good))
+	writeFile(t, "empty/.hidden", []byte(good))
+	writeFile(t, "notgz.jsonl.gz", []byte(good))
+	writeFile(t, "empty.jsonl.gz", nil)
+	writeFile(t, "unknown.txt", []byte("hello\n"))
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(good))
+	zw.Close()
+	writeFile(t, "cut.jsonl.gz", gz.Bytes()[:gz.Len()/2])
+	writeFile(t, "cuttail.jsonl.gz", gz.Bytes()[:gz.Len()-4])
+	var zs bytes.Buffer
+	ze, _ := zstd.NewWriter(&zs)
+	ze.Write([]byte(good))
+	ze.Close()
+	writeFile(t, "cut.jsonl.zst", zs.Bytes()[:zs.Len()-4])
+
+	tests := []struct {
+		inputs []string
+		format string
+		want   string
+	}{
+		{[]string{"logs/x.jsonl"}, "spans", `open input "logs/x.jsonl": no such file or directory`},
+		{[]string{"logs/*.json"}, "spans", `no input matched "logs/*.json"`},
+		{[]string{"logs/[.json"}, "spans", `bad input pattern "logs/[.json": syntax error in pattern`},
+		{[]string{"empty"}, "spans", `no input files in directory "empty"`},
+		{nil, "spans", `no input given (want files, directories, globs or - for stdin)`},
+		{[]string{"cut.jsonl.gz"}, "spans", `read "cut.jsonl.gz": unexpected EOF (truncated gzip?)`},
+		{[]string{"cuttail.jsonl.gz"}, "spans", `read "cuttail.jsonl.gz": unexpected EOF (truncated gzip?)`},
+		{[]string{"cut.jsonl.zst"}, "spans", `read "cut.jsonl.zst": unexpected EOF (truncated zstd?)`},
+		{[]string{"notgz.jsonl.gz"}, "spans", `read "notgz.jsonl.gz": not gzip data (wrong magic bytes)`},
+		{[]string{"empty.jsonl.gz"}, "spans", `read "empty.jsonl.gz": unexpected EOF (truncated gzip?)`},
+		{[]string{"unknown.txt"}, "auto", `cannot detect the format of "unknown.txt". Try --format with one of: ` + strings.Join(Formats(), ", ")},
+		{[]string{"logs"}, "nope", `unknown format "nope" (want ` + strings.Join(Formats(), ", ") + ` or auto)`},
+	}
+	for _, tt := range tests {
+		_, err := Run(context.Background(), Options{RunID: "r", Format: tt.format, OutDir: "out", Inputs: tt.inputs})
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%q: got error\n  %v\nwant\n  %s", tt.inputs, err, tt.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: error is not one line: %q", tt.inputs, err)
+		}
+		if _, err := os.Stat("out"); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%q: output directory was created", tt.inputs)
+		}
+	}
+}
+
+// TestRunOutDirInsideInputs: a dataset written under an input directory is
+// not read back as input on the next run.
+func TestRunOutDirInsideInputs(t *testing.T) {
+	dir := t.TempDir()
+	good, _ := validInput(0, 20)
+	writeFile(t, filepath.Join(dir, "logs", "a.jsonl"), []byte(good+"{broken\n"))
+	opt := Options{RunID: "r", OutDir: filepath.Join(dir, "logs", "run=r"), Inputs: []string{filepath.Join(dir, "logs")}}
+	for range 2 {
+		m, err := Run(context.Background(), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Inputs) != 1 || m.Counts != (schemas.Counts{Read: 21, Written: 20, Rejected: 1}) {
+			t.Errorf("inputs %+v counts %+v", m.Inputs, m.Counts)
+		}
+	}
+}
+
+// TestRunDeterministic: the same inputs give byte-identical outputs.
+func TestRunDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	content, _, _ := acceptanceInput()
+	in := filepath.Join(dir, "in.jsonl")
+	writeFile(t, in, []byte(content))
+	var snaps []map[string]string
+	for _, out := range []string{"a", "b"} {
+		if _, err := Run(context.Background(), Options{RunID: "r", OutDir: filepath.Join(dir, out), Inputs: []string{in}, Version: "v1"}); err != nil {
+			t.Fatal(err)
+		}
+		snaps = append(snaps, snapshot(t, filepath.Join(dir, out)))
+	}
+	if !reflect.DeepEqual(snaps[0], snaps[1]) {
+		t.Error("two runs over the same input differ")
+	}
+	golden(t, "testdata/manifest.golden.json", []byte(strings.ReplaceAll(snaps[0][ManifestFile], dir, "DIR")))
+}
+
+// TestRunAutoLogs: --format auto says which format it chose for which file.
+func TestRunAutoLogs(t *testing.T) {
+	dir := t.TempDir()
+	good, _ := validInput(0, 3)
+	in := filepath.Join(dir, "a.jsonl")
+	writeFile(t, in, []byte(good))
+	var logs bytes.Buffer
+	log := newTestLogger(&logs)
+	var progress bytes.Buffer
+	_, err := Run(context.Background(), Options{RunID: "r", Format: "auto", OutDir: filepath.Join(dir, "o"), Inputs: []string{in}, Log: log, Progress: &progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf(`level=INFO msg="detected input format" file=%s format=spans`, in)
+	if !strings.Contains(logs.String(), want) {
+		t.Errorf("log\n%s\ndoes not contain\n%s", logs.String(), want)
+	}
+	if progress.Len() == 0 {
+		t.Error("no progress output")
+	}
+}

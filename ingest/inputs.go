@@ -1,0 +1,280 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// source is one input to read, after expanding directories and globs.
+type source struct {
+	path string // as given or found; "-" for stdin
+	size int64  // stored size from stat; -1 for stdin
+}
+
+const stdinName = "-"
+
+// expandInputs turns the command-line inputs into a list of files, in the
+// order given: a directory becomes the regular files under it (recursively,
+// sorted, skipping hidden names), a glob its sorted matches, "-" stdin. A
+// file listed twice is read once. Files under exclude (the output
+// directory) are left out, so a dataset is never read back as input.
+func expandInputs(args []string, exclude string) ([]source, error) {
+	if len(args) == 0 {
+		return nil, errors.New("no input given (want files, directories, globs or - for stdin)")
+	}
+	excludeAbs, _ := filepath.Abs(exclude)
+	var out []source
+	seen := map[string]bool{}
+	add := func(p string, size int64) {
+		key := p
+		if p != stdinName {
+			if abs, err := filepath.Abs(p); err == nil {
+				key = abs
+			}
+			if exclude != "" && (key == excludeAbs || strings.HasPrefix(key, excludeAbs+string(filepath.Separator))) {
+				return
+			}
+		}
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, source{path: p, size: size})
+		}
+	}
+	for _, arg := range args {
+		if arg == stdinName {
+			add(stdinName, -1)
+			continue
+		}
+		fi, err := os.Stat(arg)
+		switch {
+		case err == nil && fi.IsDir():
+			n := len(out)
+			if err := walkInputs(arg, add); err != nil {
+				return nil, err
+			}
+			if len(out) == n {
+				return nil, fmt.Errorf("no input files in directory %q", arg)
+			}
+		case err == nil:
+			add(arg, fi.Size())
+		case errors.Is(err, fs.ErrNotExist) && isGlob(arg):
+			matches, err := filepath.Glob(arg)
+			if err != nil {
+				return nil, fmt.Errorf("bad input pattern %q: %w", arg, err)
+			}
+			n := len(out)
+			showHidden := strings.HasPrefix(filepath.Base(arg), ".")
+			for _, m := range matches {
+				if !showHidden && strings.HasPrefix(filepath.Base(m), ".") {
+					continue
+				}
+				fi, err := os.Stat(m)
+				if err != nil {
+					return nil, fmt.Errorf("open input %q: %w", m, unwrapPath(err))
+				}
+				if fi.IsDir() {
+					if err := walkInputs(m, add); err != nil {
+						return nil, err
+					}
+				} else {
+					add(m, fi.Size())
+				}
+			}
+			if len(out) == n {
+				return nil, fmt.Errorf("no input matched %q", arg)
+			}
+		default:
+			return nil, fmt.Errorf("open input %q: %w", arg, unwrapPath(err))
+		}
+	}
+	return out, nil
+}
+
+func isGlob(p string) bool { return strings.ContainsAny(p, `*?[`) }
+
+// walkInputs adds the regular files under dir in lexical order, skipping
+// hidden files and directories. Symbolic links to files are followed, to
+// directories not.
+func walkInputs(dir string, add func(string, int64)) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("read input directory %q: %w", p, unwrapPath(err))
+		}
+		if p != dir && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			return fmt.Errorf("open input %q: %w", p, unwrapPath(err))
+		}
+		if fi.Mode().IsRegular() {
+			add(p, fi.Size())
+		}
+		return nil
+	})
+}
+
+// Compression magic numbers.
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
+// openInput is an input opened for reading.
+type openInput struct {
+	name        string
+	compression string // "", "gzip" or "zstd"
+	file        *os.File
+	stored      *storedReader
+	data        *bufio.Reader // the decompressed bytes
+	zr          *zstd.Decoder
+}
+
+// storedReader counts, hashes and reports the progress of the stored bytes.
+type storedReader struct {
+	r   io.Reader
+	h   hash.Hash
+	n   int64
+	bar *progressbar.ProgressBar
+}
+
+func (s *storedReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if n > 0 {
+		s.h.Write(p[:n])
+		s.n += int64(n)
+		if s.bar != nil {
+			_ = s.bar.Add64(int64(n))
+		}
+	}
+	return n, err
+}
+
+// open opens src and sets up decompression, chosen by the magic bytes; an
+// extension that promises compression the bytes do not have is an error.
+func open(src source, stdin io.Reader, bar *progressbar.ProgressBar) (*openInput, error) {
+	in := &openInput{name: src.path}
+	var r io.Reader
+	if src.path == stdinName {
+		if stdin == nil {
+			return nil, errors.New("read stdin: no standard input")
+		}
+		r = stdin
+	} else {
+		f, err := os.Open(src.path)
+		if err != nil {
+			return nil, fmt.Errorf("open input %q: %w", src.path, unwrapPath(err))
+		}
+		in.file = f
+		r = f
+	}
+	in.stored = &storedReader{r: r, h: sha256.New(), bar: bar}
+	br := bufio.NewReaderSize(in.stored, 256<<10)
+	magic, err := br.Peek(len(zstdMagic))
+	if err != nil && err != io.EOF {
+		in.close()
+		return nil, in.readError(err)
+	}
+	ext := strings.ToLower(filepath.Ext(src.path))
+	var data io.Reader = br
+	switch {
+	case bytes.HasPrefix(magic, gzipMagic):
+		in.compression = "gzip"
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			in.close()
+			return nil, in.readError(err)
+		}
+		data = zr
+	case bytes.HasPrefix(magic, zstdMagic):
+		in.compression = "zstd"
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			in.close()
+			return nil, in.readError(err)
+		}
+		in.zr = zr
+		data = zr
+	case ext == ".gz" || ext == ".gzip":
+		in.compression = "gzip"
+		in.close()
+		if len(magic) == 0 {
+			return nil, in.readError(io.ErrUnexpectedEOF)
+		}
+		return nil, fmt.Errorf("read %q: not gzip data (wrong magic bytes)", src.path)
+	case ext == ".zst" || ext == ".zstd":
+		in.compression = "zstd"
+		in.close()
+		if len(magic) == 0 {
+			return nil, in.readError(io.ErrUnexpectedEOF)
+		}
+		return nil, fmt.Errorf("read %q: not zstd data (wrong magic bytes)", src.path)
+	}
+	in.data = bufio.NewReaderSize(data, sniffBytes)
+	return in, nil
+}
+
+// head returns the first bytes of the decompressed input without consuming
+// them, for format detection.
+func (in *openInput) head() ([]byte, error) {
+	b, err := in.data.Peek(sniffBytes)
+	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, in.readError(err)
+	}
+	return b, nil
+}
+
+// finish reads what is left of the stored bytes, so that the hash and size
+// cover the whole input, and returns the manifest entry.
+func (in *openInput) finish(format string) (schemas.InputFile, error) {
+	if _, err := io.Copy(io.Discard, in.stored); err != nil {
+		return schemas.InputFile{}, in.readError(err)
+	}
+	return schemas.InputFile{
+		Path:   in.name,
+		Format: format,
+		Size:   in.stored.n,
+		SHA256: hex.EncodeToString(in.stored.h.Sum(nil)),
+	}, nil
+}
+
+func (in *openInput) close() {
+	if in.zr != nil {
+		in.zr.Close()
+	}
+	if in.file != nil {
+		_ = in.file.Close()
+	}
+}
+
+// readError says which input could not be read, with a hint for truncated
+// compressed files.
+func (in *openInput) readError(err error) error {
+	err = unwrapPath(err)
+	if in.compression != "" && errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("read %q: %w (truncated %s?)", in.name, err, in.compression)
+	}
+	return fmt.Errorf("read %q: %w", in.name, err)
+}

@@ -1,0 +1,233 @@
+package ingest
+
+import (
+	"slices"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// The kong format reads Kong Gateway log-plugin JSON (file-log, http-log,
+// tcp-log: one object per request; http-log may batch them in arrays) with
+// the AI Proxy block that ai-proxy / ai-proxy-advanced add when
+// logging.log_statistics is on (kong/llm/plugin/shared-filters/
+// serialize-analytics.lua):
+//
+//	ai.<plugin>.usage: prompt_tokens, completion_tokens, total_tokens, cost,
+//	    time_per_token, time_to_first_token (ms, 3.12+),
+//	    prompt_tokens_details.cached_tokens (3.11+)
+//	ai.<plugin>.meta: request_model, response_model, provider_name,
+//	    plugin_id, llm_latency (ms), request_mode (oneshot/stream/realtime)
+//
+// <plugin> is "proxy" for AI Proxy. Each entry of tries[] (one per upstream
+// attempt of the balancer, with balancer_start in ms and, for a failed one,
+// state and code) is one span: attempt i runs from its balancer_start (the
+// first from started_at, the gateway's receipt) to the next try's
+// balancer_start; the last one ends at started_at + latencies.request and
+// carries the response status and the tokens. request_id is request.id
+// (Kong 3.5+) or the X-Kong-Request-Id / X-Request-Id header. The request
+// and response payloads (ai.*.payload) are never read.
+
+// SourceKong is the source column of spans read from Kong logs.
+const SourceKong = "kong"
+
+type kongReader struct{ *docReader }
+
+var _ Reader = (*kongReader)(nil)
+
+func newKongReader(in Input) Reader {
+	r := &kongReader{}
+	r.docReader = newDocReader(in, decodeKong)
+	return r
+}
+
+func decodeKong(v any, _ []byte, out []Record) []Record {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return decodeReject(out, recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v)))
+	}
+	spans, err := kongSpans(obj(m))
+	if err != nil {
+		return decodeReject(out, err)
+	}
+	for _, sp := range spans {
+		out = append(out, Record{Kind: KindSpan, Span: sp})
+	}
+	return out
+}
+
+// kongAI returns the ai.<plugin> block of an entry: "proxy" when present,
+// else the first (by name) that has usage or meta.
+func kongAI(o obj) obj {
+	ai := o.child("ai")
+	if p := ai.child("proxy"); p != nil {
+		return p
+	}
+	names := make([]string, 0, len(ai))
+	for k := range ai {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		if c := ai.child(k); c != nil && (c.child("usage") != nil || c.child("meta") != nil) {
+			return c
+		}
+	}
+	return nil
+}
+
+func kongSpans(o obj) ([]schemas.Span, error) {
+	var fe firstErr
+	started := fe.time(o.get("started_at"), "started_at", nil)
+	total := fe.duration(o.get("latencies", "request"), "latencies.request", 3)
+	code := fe.integer(o.get("response", "status"), "response.status", 0, 999)
+	id := fe.str(o.get("request", "id"), "request.id")
+	if id == nil {
+		id = fe.str(o.get("request", "headers", "x-kong-request-id"), "request.headers.x-kong-request-id")
+	}
+	if id == nil {
+		id = fe.str(o.get("request", "headers", "x-request-id"), "request.headers.x-request-id")
+	}
+	ai := kongAI(o)
+	model := fe.str(ai.get("meta", "response_model"), "ai.proxy.meta.response_model")
+	if model == nil {
+		model = fe.str(ai.get("meta", "request_model"), "ai.proxy.meta.request_model")
+	}
+	in := fe.tokens(ai.get("usage", "prompt_tokens"), "ai.proxy.usage.prompt_tokens")
+	if in == nil {
+		in = fe.tokens(ai.get("usage", "prompt_token"), "ai.proxy.usage.prompt_token")
+	}
+	outTok := fe.tokens(ai.get("usage", "completion_tokens"), "ai.proxy.usage.completion_tokens")
+	if outTok == nil {
+		outTok = fe.tokens(ai.get("usage", "completion_token"), "ai.proxy.usage.completion_token")
+	}
+	cached := fe.tokens(ai.get("usage", "prompt_tokens_details", "cached_tokens"), "ai.proxy.usage.prompt_tokens_details.cached_tokens")
+	ttft := fe.duration(ai.get("usage", "time_to_first_token"), "ai.proxy.usage.time_to_first_token", 3)
+	mode := fe.str(ai.get("meta", "request_mode"), "ai.proxy.meta.request_mode")
+
+	type try struct {
+		start   *int64
+		replica *string
+		code    *int64
+		state   *string
+	}
+	var tries []try
+	if list, ok := o.get("tries").([]any); ok {
+		for i, t := range list {
+			to, _ := t.(map[string]any)
+			if to == nil {
+				fe.keep(recordErrorf(ErrBadType, -1, "tries[%d]: want an object, found %s", i, jsonKind(t)))
+				continue
+			}
+			p := "tries[" + itoa(int64(i)) + "]."
+			tr := try{
+				start: fe.time(obj(to).get("balancer_start"), p+"balancer_start", nil),
+				code:  fe.integer(obj(to).get("code"), p+"code", 0, 999),
+				state: fe.str(obj(to).get("state"), p+"state"),
+			}
+			if ip := fe.str(obj(to).get("ip"), p+"ip"); ip != nil {
+				r := *ip
+				if port := fe.integer(obj(to).get("port"), p+"port", 0, 65535); port != nil {
+					r += ":" + itoa(*port)
+				}
+				tr.replica = &r
+			}
+			tries = append(tries, tr)
+		}
+	}
+	if fe.err != nil {
+		return nil, fe.err
+	}
+	switch {
+	case started == nil:
+		return nil, recordErrorf(ErrMissingField, -1, "missing started_at")
+	case id == nil:
+		return nil, recordErrorf(ErrMissingField, -1, "missing request.id (Kong 3.5+) or an X-Kong-Request-Id / X-Request-Id request header")
+	case code == nil:
+		return nil, recordErrorf(ErrMissingField, -1, "missing response.status")
+	}
+	end := addMicros(started, total)
+	if len(tries) == 0 {
+		tries = []try{{start: started}}
+	}
+	spans := make([]schemas.Span, len(tries))
+	for i, tr := range tries {
+		sp := &spans[i]
+		*sp = schemas.Span{Source: SourceKong, RequestID: *id, Model: model, Replica: tr.replica}
+		a := int32(i)
+		sp.Attempt = &a
+		sp.SpanID = *id
+		if len(tries) > 1 {
+			sp.SpanID = *id + "#" + itoa(int64(i))
+		}
+		sp.QueuedAt = tr.start
+		if i == 0 || sp.QueuedAt == nil {
+			sp.QueuedAt = started
+		}
+		if i > 0 {
+			prev := tries[i-1]
+			sp.RetryCause = schemas.Ptr("failed")
+			if prev.code != nil {
+				sp.RetryCause = schemas.Ptr(retryCauseHTTP(*prev.code))
+			}
+		}
+		if i < len(tries)-1 {
+			// A failed try: it ended when the balancer moved on.
+			sp.ReleasedAt = tries[i+1].start
+			sp.Status = schemas.StatusError
+			sp.HTTPStatus = httpStatus32(tr.code)
+			if tr.code != nil {
+				sp.Status = statusFromHTTP(*tr.code)
+				if sp.Status == schemas.StatusOK {
+					sp.Status = schemas.StatusError
+				}
+			}
+			sp.Error = tr.state
+			if sp.Error == nil {
+				sp.Error = schemas.Ptr("failed")
+			}
+			continue
+		}
+		sp.ReleasedAt = end
+		sp.HTTPStatus = httpStatus32(code)
+		sp.Status = statusFromHTTP(*code)
+		if sp.Status != schemas.StatusOK {
+			sp.Error = schemas.Ptr("http_" + itoa(*code))
+		}
+		sp.InputTokens, sp.OutputTokens, sp.CachedTokens = in, outTok, cached
+		if ttft != nil && *ttft > 0 {
+			sp.FirstTokenAt = addMicros(started, ttft)
+			if sp.Status == schemas.StatusOK && (mode == nil || *mode == "stream") {
+				sp.LastTokenAt = end
+			}
+		}
+	}
+	return spans, nil
+}
+
+// retryCauseHTTP names the cause of a retry after a try that got code.
+func retryCauseHTTP(code int64) string {
+	switch {
+	case code == 429:
+		return "429"
+	case code == 408 || code == 504:
+		return "timeout"
+	case code >= 500:
+		return "5xx"
+	case code >= 400:
+		return "4xx"
+	}
+	return "failed"
+}
+
+// sniffKong claims Kong log-plugin entries (started_at, latencies and
+// request or response at the top level): 95 with an ai block, else 70.
+func sniffKong(head []byte) int {
+	k := sniffFirstObject(head)
+	if !k["started_at"] || !k["latencies"] || !(k["request"] || k["response"]) {
+		return 0
+	}
+	if k["ai"] {
+		return 95
+	}
+	return 70
+}

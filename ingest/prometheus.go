@@ -1,0 +1,482 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// The prometheus format is vLLM's scheduler gauges over time, as
+// samples.parquet rows (schemas/formats/vllm.md):
+//
+//   - the Prometheus HTTP API's query_range answer (resultType "matrix", or
+//     "vector"), one JSON document per file or per line;
+//   - text-format scrapes with timestamps ("name{labels} value ms"), such as
+//     a concatenation of /metrics scrapes or `promtool tsdb dump` output.
+//
+// vllm:num_requests_running is in_flight, vllm:num_requests_waiting is
+// queue_depth, vllm:kv_cache_usage_perc (V0 and early V1:
+// vllm:gpu_cache_usage_perc) is kv_cache_usage (already 0..1). Series of one
+// replica at one instant are joined into one sample; the replica is the
+// instance (or pod, or model_name) label, with "/engine-NNN" when an engine
+// label is present. Other metrics are skipped. NaN (a stale marker) is an
+// unknown value.
+//
+// Records: in a text file every line is one record, and a joined sample is
+// written on the last line that contributes to it (the others are skipped);
+// in a JSON file each joined sample is one record on its document's line.
+
+// prometheusMaxInput bounds the input held in memory (a day of 15 s scrapes
+// of the three gauges is a few MB).
+const prometheusMaxInput = 1 << 30
+
+type promReader struct {
+	name string
+	in   io.Reader
+	max  int
+	recs []Record
+	i    int
+	read bool
+	rec  Record
+	err  error
+}
+
+var _ Reader = (*promReader)(nil)
+
+func newPrometheusReader(in Input) Reader {
+	return &promReader{name: in.Name, in: in.R, max: in.MaxLineBytes}
+}
+
+// Record implements Reader.
+func (r *promReader) Record() *Record { return &r.rec }
+
+// Err implements Reader.
+func (r *promReader) Err() error { return r.err }
+
+// Next implements Reader.
+func (r *promReader) Next() bool {
+	if !r.read {
+		r.read = true
+		data, err := io.ReadAll(io.LimitReader(r.in, prometheusMaxInput+1))
+		if err != nil {
+			r.err = err
+			return false
+		}
+		if len(data) > prometheusMaxInput {
+			r.err = errors.New(r.name + ": Prometheus input larger than 1 GiB; split it")
+			return false
+		}
+		data = bytes.TrimPrefix(data, utf8BOM)
+		if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
+			r.recs = r.readJSON(data)
+		} else {
+			r.recs = r.readText(data)
+		}
+	}
+	if r.i >= len(r.recs) {
+		return false
+	}
+	r.rec = r.recs[r.i]
+	r.recs[r.i] = Record{}
+	r.i++
+	return true
+}
+
+// promGauge is the sample column a metric fills.
+type promGauge uint8
+
+const (
+	promNone promGauge = iota
+	promRunning
+	promWaiting
+	promKV
+	promGPUKV // V0's name; kv_cache_usage_perc wins when both exist
+)
+
+func promGaugeOf(name string) promGauge {
+	name = strings.Replace(name, "vllm_", "vllm:", 1) // exporters that sanitize the colon
+	switch name {
+	case "vllm:num_requests_running":
+		return promRunning
+	case "vllm:num_requests_waiting":
+		return promWaiting
+	case "vllm:kv_cache_usage_perc":
+		return promKV
+	case "vllm:gpu_cache_usage_perc":
+		return promGPUKV
+	}
+	return promNone
+}
+
+func promReplica(labels map[string]string) string {
+	outer := ""
+	for _, k := range []string{"instance", "pod", "kubernetes_pod_name", "model_name"} {
+		if v := labels[k]; v != "" {
+			outer = v
+			break
+		}
+	}
+	return vllmEngineReplica(outer, labels["engine"])
+}
+
+// promKey identifies one joined sample.
+type promKey struct {
+	replica string
+	ts      int64
+}
+
+// promJoin collects gauge values into samples.
+type promJoin struct {
+	samples map[promKey]*schemas.Sample
+	gpuKV   map[promKey]bool // kv came from gpu_cache_usage_perc
+	order   []promKey
+}
+
+func (j *promJoin) add(k promKey, g promGauge, v float64, known bool) {
+	if j.samples == nil {
+		j.samples, j.gpuKV = map[promKey]*schemas.Sample{}, map[promKey]bool{}
+	}
+	s := j.samples[k]
+	if s == nil {
+		s = &schemas.Sample{Source: SourcePrometheus, TS: k.ts}
+		if k.replica != "" {
+			rep := k.replica
+			s.Replica = &rep
+		}
+		j.samples[k] = s
+		j.order = append(j.order, k)
+	}
+	if !known {
+		return
+	}
+	switch g {
+	case promRunning:
+		n := int32(v)
+		s.InFlight = &n
+	case promWaiting:
+		n := int32(v)
+		s.QueueDepth = &n
+	case promKV:
+		s.KVCacheUsage = &v
+		j.gpuKV[k] = false
+	case promGPUKV:
+		if s.KVCacheUsage == nil || j.gpuKV[k] {
+			s.KVCacheUsage = &v
+			j.gpuKV[k] = true
+		}
+	}
+}
+
+// promValue checks a gauge value: a count for running/waiting, a fraction for
+// the cache. known is false for NaN.
+func promValue(g promGauge, text string) (v float64, known bool, err error) {
+	v, perr := strconv.ParseFloat(text, 64)
+	switch {
+	case perr != nil:
+		return 0, false, errors.New("value " + strconv.Quote(text) + " is not a number")
+	case math.IsNaN(v):
+		return 0, false, nil
+	case (g == promRunning || g == promWaiting) && (v < 0 || v != math.Trunc(v) || v > math.MaxInt32):
+		return 0, false, errors.New("value " + strconv.Quote(text) + " is not a request count")
+	case (g == promKV || g == promGPUKV) && (v < 0 || v > 1 || math.IsInf(v, 0)):
+		return 0, false, errors.New("value " + strconv.Quote(text) + " is not a fraction in [0, 1]")
+	}
+	return v, true, nil
+}
+
+// readText reads text-format scrapes.
+func (r *promReader) readText(data []byte) []Record {
+	var recs []Record
+	var join promJoin
+	lastLine := map[promKey]int{} // key → index in recs of its last line
+	n := int64(0)
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		n++
+		rec := Record{Kind: KindSkip, Line: n}
+		t := bytes.TrimSpace(line)
+		if len(line) > r.max {
+			rec = Record{Kind: KindReject, Line: n, Raw: line[:tooLongKeep],
+				Err: parseErrorAt(r.name, n, recordErrorf(ErrTooLong, -1, "line is %d bytes, longer than the limit of %d bytes", len(line), r.max))}
+		} else if len(t) > 0 && t[0] != '#' {
+			if k, ok, err := r.textLine(string(line), &join); err != nil {
+				rec = Record{Kind: KindReject, Line: n, Raw: line, Err: parseErrorAt(r.name, n, err)}
+			} else if ok {
+				lastLine[k] = len(recs)
+			}
+		}
+		recs = append(recs, rec)
+	}
+	for _, k := range join.order {
+		i := lastLine[k]
+		recs[i].Kind = KindSample
+		recs[i].Sample = *join.samples[k]
+	}
+	return recs
+}
+
+// textLine parses one sample line; ok reports that it fed a joined sample.
+func (r *promReader) textLine(line string, join *promJoin) (promKey, bool, error) {
+	name := line
+	i := strings.IndexAny(line, "{ \t")
+	if i < 0 {
+		return promKey{}, false, recordErrorf(ErrBadValue, -1, "sample line without a value")
+	}
+	name = line[:i]
+	g := promGaugeOf(name)
+	if g == promNone {
+		return promKey{}, false, nil
+	}
+	labels := map[string]string{}
+	rest := line[i:]
+	if rest[0] == '{' {
+		end, err := promLabels(rest, labels)
+		if err != nil {
+			return promKey{}, false, recordErrorf(ErrBadValue, i+end, "%s: %v", name, err)
+		}
+		rest = rest[end:]
+	}
+	fields := strings.Fields(rest)
+	if len(fields) < 1 || len(fields) > 2 {
+		return promKey{}, false, recordErrorf(ErrBadValue, -1, "%s: want \"value timestamp\" after the labels", name)
+	}
+	if len(fields) == 1 {
+		return promKey{}, false, recordErrorf(ErrMissingField, -1, "%s: sample without a timestamp (scrape with timestamps, or use query_range JSON)", name)
+	}
+	v, known, err := promValue(g, fields[0])
+	if err != nil {
+		return promKey{}, false, recordErrorf(ErrBadValue, -1, "%s: %v", name, err)
+	}
+	ms, err := strconv.ParseInt(fields[1], 10, 64)
+	if err != nil || ms < minMicros/1000 || ms > maxMicros/1000 {
+		return promKey{}, false, recordErrorf(ErrBadTimestamp, -1, "%s: invalid timestamp %q (want milliseconds since the epoch)", name, fields[1])
+	}
+	k := promKey{promReplica(labels), ms * 1000}
+	join.add(k, g, v, known)
+	return k, true, nil
+}
+
+// promLabels parses {k="v",...} at the start of s into labels and returns
+// the length of the label set.
+func promLabels(s string, labels map[string]string) (int, error) {
+	i := 1
+	for {
+		for i < len(s) && (s[i] == ' ' || s[i] == ',') {
+			i++
+		}
+		if i < len(s) && s[i] == '}' {
+			return i + 1, nil
+		}
+		j := i
+		for j < len(s) && s[j] != '=' && s[j] != '}' {
+			j++
+		}
+		if j+1 >= len(s) || s[j] != '=' || s[j+1] != '"' {
+			return i, errors.New("malformed label set")
+		}
+		key := strings.TrimSpace(s[i:j])
+		var b strings.Builder
+		k := j + 2
+		for ; k < len(s) && s[k] != '"'; k++ {
+			if s[k] == '\\' && k+1 < len(s) {
+				k++
+				switch s[k] {
+				case 'n':
+					b.WriteByte('\n')
+				default:
+					b.WriteByte(s[k])
+				}
+				continue
+			}
+			b.WriteByte(s[k])
+		}
+		if k >= len(s) {
+			return j, errors.New("unterminated label value")
+		}
+		labels[key] = b.String()
+		i = k + 1
+	}
+}
+
+// promAPI is a Prometheus HTTP API answer.
+type promAPI struct {
+	Status string `json:"status"`
+	Data   *struct {
+		ResultType string `json:"resultType"`
+		Result     []struct {
+			Metric map[string]string    `json:"metric"`
+			Values [][2]json.RawMessage `json:"values"`
+			Value  *[2]json.RawMessage  `json:"value"`
+		} `json:"result"`
+	} `json:"data"`
+}
+
+// readJSON reads one or more query answers (a file or JSON lines).
+func (r *promReader) readJSON(data []byte) []Record {
+	var recs []Record
+	var join promJoin
+	last := map[promKey]int64{} // the line of the last document feeding a sample
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	lineAt := func(off int64) int64 { return int64(bytes.Count(data[:off], []byte("\n"))) + 1 }
+	for {
+		start := dec.InputOffset()
+		for int(start) < len(data) && (data[start] == ' ' || data[start] == '\n' || data[start] == '\r' || data[start] == '\t') {
+			start++
+		}
+		if int(start) >= len(data) {
+			return r.jsonSamples(recs, &join, last)
+		}
+		line := lineAt(start)
+		var doc json.RawMessage
+		if err := dec.Decode(&doc); err != nil {
+			pos := -1
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				pos = int(se.Offset - start - 1)
+			}
+			raw := data[start:min(len(data), int(start)+tooLongKeep)]
+			recs = append(recs, Record{Kind: KindReject, Line: line, Raw: raw,
+				Err: parseErrorAt(r.name, line, recordErrorf(ErrBadJSON, pos, "invalid JSON: %v", err))})
+			return r.jsonSamples(recs, &join, last)
+		}
+		recs = r.jsonDoc(doc, line, recs, &join, last)
+	}
+}
+
+// jsonSamples appends the joined samples, in time order, each on the line
+// of the last document that fed it.
+func (r *promReader) jsonSamples(recs []Record, join *promJoin, last map[promKey]int64) []Record {
+	keys := slices.Clone(join.order)
+	slices.SortFunc(keys, func(x, y promKey) int {
+		if x.ts != y.ts {
+			return cmpInt64(x.ts, y.ts)
+		}
+		return strings.Compare(x.replica, y.replica)
+	})
+	for _, k := range keys {
+		recs = append(recs, Record{Kind: KindSample, Line: last[k], Sample: *join.samples[k]})
+	}
+	return recs
+}
+
+// jsonDoc reads one API answer into join; it appends its rejects, or a skip
+// when the document feeds no sample.
+func (r *promReader) jsonDoc(doc []byte, line int64, recs []Record, join *promJoin, last map[promKey]int64) []Record {
+	reject := func(err error) []Record {
+		return append(recs, Record{Kind: KindReject, Line: line, Raw: doc[:min(len(doc), tooLongKeep)], Err: parseErrorAt(r.name, line, err)})
+	}
+	var a promAPI
+	if err := json.Unmarshal(doc, &a); err != nil {
+		return reject(recordErrorf(ErrBadType, -1, "not a Prometheus API answer: %v", err))
+	}
+	if a.Data == nil {
+		if a.Status == "error" {
+			return append(recs, Record{Kind: KindSkip, Line: line}) // a failed query holds nothing
+		}
+		return reject(recordErrorf(ErrMissingField, -1, "Prometheus API answer without data"))
+	}
+	var bad []Record
+	fed := false
+	for _, res := range a.Data.Result {
+		g := promGaugeOf(res.Metric["__name__"])
+		if g == promNone {
+			continue
+		}
+		points := res.Values
+		if res.Value != nil {
+			points = append(points, *res.Value)
+		}
+		rep := promReplica(res.Metric)
+		for _, p := range points {
+			ts := string(p[0])
+			us, err := parseEpoch(p[0])
+			if err != nil || !isJSONNumber(p[0]) || strings.ContainsAny(ts, "eE") {
+				bad = append(bad, Record{Kind: KindReject, Line: line, Err: parseErrorAt(r.name, line,
+					recordErrorf(ErrBadTimestamp, -1, "%s: invalid timestamp %s", res.Metric["__name__"], ts))})
+				continue
+			}
+			if !strings.Contains(ts, ".") {
+				us = mustSeconds(ts, us)
+			}
+			var text string
+			if json.Unmarshal(p[1], &text) != nil {
+				bad = append(bad, Record{Kind: KindReject, Line: line, Err: parseErrorAt(r.name, line,
+					recordErrorf(ErrBadType, -1, "%s at %s: value %s is not a string", res.Metric["__name__"], ts, p[1]))})
+				continue
+			}
+			v, known, err := promValue(g, text)
+			if err != nil {
+				bad = append(bad, Record{Kind: KindReject, Line: line, Err: parseErrorAt(r.name, line,
+					recordErrorf(ErrBadValue, -1, "%s at %s: %v", res.Metric["__name__"], ts, err))})
+				continue
+			}
+			k := promKey{rep, us}
+			join.add(k, g, v, known)
+			last[k] = line
+			fed = true
+		}
+	}
+	recs = append(recs, bad...)
+	if !fed && len(bad) == 0 {
+		recs = append(recs, Record{Kind: KindSkip, Line: line})
+	}
+	return recs
+}
+
+// mustSeconds reads an integer Prometheus timestamp: the API always writes
+// seconds, whatever parseEpoch would guess from the magnitude.
+func mustSeconds(s string, guess int64) int64 {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v > maxMicros/1_000_000 || v < minMicros/1_000_000 {
+		return guess
+	}
+	return v * 1_000_000
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// sniffPrometheus scores Prometheus data holding vLLM gauges: 95 for an API
+// answer or a text scrape with vllm: metrics, 40 for other Prometheus data.
+func sniffPrometheus(head []byte) int {
+	s := string(head)
+	t := strings.TrimSpace(s)
+	hasVLLM := strings.Contains(s, "vllm:num_requests_") || strings.Contains(s, "vllm:kv_cache_usage_perc") ||
+		strings.Contains(s, "vllm:gpu_cache_usage_perc")
+	switch {
+	case strings.HasPrefix(t, "{"):
+		if strings.Contains(s, `"resultType"`) && strings.Contains(s, `"data"`) {
+			if hasVLLM {
+				return 95
+			}
+			return 40
+		}
+	case strings.HasPrefix(t, "# HELP ") || strings.HasPrefix(t, "# TYPE ") || strings.HasPrefix(t, "vllm:"):
+		if hasVLLM {
+			return 95
+		}
+		return 40
+	}
+	return 0
+}

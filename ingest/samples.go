@@ -1,0 +1,147 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// The samples format is the canonical JSONL input of scheduler samples (SPEC
+// §1.2, samples.parquet): one JSON object per line with the keys replica, ts,
+// in_flight, queue_depth, cap and kv_cache_usage. ts is required and takes the
+// timestamp forms of the spans format; the others may be absent or null.
+// `tpsreport simulate` writes it (samples.jsonl). Sample volumes are small (one
+// line per replica every few seconds), so it decodes with encoding/json.
+
+// SourceSamples is the source column of samples read in the canonical format.
+const SourceSamples = "samples"
+
+type samplesReader struct {
+	*lineReader
+}
+
+var _ Reader = (*samplesReader)(nil)
+
+func newSamplesReader(in Input) Reader {
+	r := &samplesReader{}
+	r.lineReader = newLineReader(in, r.decodeLine)
+	return r
+}
+
+// sampleLine is one canonical sample line; numbers stay raw so that their type
+// is checked here and timestamps keep every digit.
+type sampleLine struct {
+	Replica      *string         `json:"replica"`
+	TS           json.RawMessage `json:"ts"`
+	InFlight     json.RawMessage `json:"in_flight"`
+	QueueDepth   json.RawMessage `json:"queue_depth"`
+	Cap          json.RawMessage `json:"cap"`
+	KVCacheUsage json.RawMessage `json:"kv_cache_usage"`
+}
+
+func (r *samplesReader) decodeLine(line []byte, rec *Record) error {
+	var l sampleLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		if _, ok := err.(*json.UnmarshalTypeError); ok {
+			return recordErrorf(ErrBadType, -1, "%v", err)
+		}
+		return recordErrorf(ErrBadJSON, -1, "%v", err)
+	}
+	s := &rec.Sample
+	*s = schemas.Sample{Source: SourceSamples}
+	if l.Replica != nil && *l.Replica != "" {
+		s.Replica = l.Replica
+	}
+	ts, err := sampleTime(l.TS)
+	if err != nil {
+		return err
+	}
+	s.TS = ts
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+		dst  **int32
+	}{{"in_flight", l.InFlight, &s.InFlight}, {"queue_depth", l.QueueDepth, &s.QueueDepth}, {"cap", l.Cap, &s.Cap}} {
+		v, err := sampleCount(f.name, f.raw)
+		if err != nil {
+			return err
+		}
+		*f.dst = v
+	}
+	if len(l.KVCacheUsage) > 0 && string(l.KVCacheUsage) != "null" {
+		var u float64
+		if err := json.Unmarshal(l.KVCacheUsage, &u); err != nil {
+			return recordErrorf(ErrBadType, -1, "kv_cache_usage: want a number, got %s", l.KVCacheUsage)
+		}
+		if u < 0 || u > 1 || math.IsNaN(u) {
+			return recordErrorf(ErrBadValue, -1, "kv_cache_usage %v: want 0..1", u)
+		}
+		s.KVCacheUsage = &u
+	}
+	rec.Kind = KindSample
+	return nil
+}
+
+func sampleTime(raw json.RawMessage) (int64, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, recordErrorf(ErrMissingField, -1, "missing ts")
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return 0, recordErrorf(ErrBadJSON, -1, "ts: %v", err)
+		}
+		v, err := parseTimestampText([]byte(s))
+		if err != nil {
+			return 0, recordErrorf(ErrBadTimestamp, -1, "ts %q: %v", s, err)
+		}
+		return v, nil
+	}
+	if !isJSONNumber(raw) {
+		return 0, recordErrorf(ErrBadType, -1, "ts: want a string or a number, got %s", raw)
+	}
+	v, err := parseEpoch(raw)
+	if err != nil {
+		return 0, recordErrorf(ErrBadTimestamp, -1, "ts %s: %v", raw, err)
+	}
+	return v, nil
+}
+
+func sampleCount(name string, raw json.RawMessage) (*int32, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var v int64
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, recordErrorf(ErrBadType, -1, "%s: want a whole number, got %s", name, raw)
+	}
+	if v < 0 || v > math.MaxInt32 {
+		return nil, recordErrorf(ErrBadValue, -1, "%s %d: out of range", name, v)
+	}
+	c := int32(v)
+	return &c, nil
+}
+
+// sniffSamples: 100 when the first non-blank line is an object with ts and
+// in_flight or queue_depth at the top level and no span_id.
+func sniffSamples(head []byte) int {
+	for len(head) > 0 {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		if isBlank(line) {
+			continue
+		}
+		keys := topLevelKeys(line)
+		if keys["ts"] && (keys["in_flight"] || keys["queue_depth"]) && !keys["span_id"] {
+			return 100
+		}
+		return 0
+	}
+	return 0
+}

@@ -1,0 +1,81 @@
+package ingest
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// vllmFuzzSeed adds every fixture of format name, whole and line by line.
+func vllmFuzzSeed(f *testing.F, name string) {
+	files, _ := filepath.Glob(filepath.Join(vllmFixtureDirs[name], "*"))
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		for line := range bytes.SplitSeq(b, []byte("\n")) {
+			f.Add(line)
+		}
+	}
+}
+
+// vllmFuzzRead runs the reader of format name over data: it must not panic,
+// every reject must be a *ParseError naming the input, and a span must have
+// ids and a valid status.
+func vllmFuzzRead(t *testing.T, name string, data []byte) {
+	rd := vllmTestReader(name, "fuzz", bytes.NewReader(data))
+	n := 0
+	for rd.Next() {
+		n++
+		if n > 10*len(data)+10 {
+			t.Fatalf("more records (%d) than the input can hold", n)
+		}
+		rec := rd.Record()
+		switch rec.Kind {
+		case KindReject:
+			var pe *ParseError
+			if !errors.As(error(rec.Err), &pe) || pe.File != "fuzz" || rec.Err.Err == nil {
+				t.Fatalf("reject error %#v", rec.Err)
+			}
+			_ = pe.Kind()
+		case KindSpan:
+			if rec.Span.SpanID == "" || rec.Span.RequestID == "" || !validStatus(rec.Span.Status) {
+				t.Fatalf("bad span %+v", rec.Span)
+			}
+		}
+	}
+	_ = rd.Err()
+}
+
+func validStatus(s string) bool {
+	switch s {
+	case "ok", "error", "timeout", "aborted", "cancelled":
+		return true
+	}
+	return false
+}
+
+func FuzzVLLMLogLine(f *testing.F) {
+	vllmFuzzSeed(f, "vllm-log")
+	f.Add([]byte("x | 2026-01-01T00:00:00Z INFO 02-29 23:59:59 [a.py:1] Running: 1 reqs, Waiting: 2 reqs"))
+	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, "vllm-log", data) })
+}
+
+func FuzzVLLMOTel(f *testing.F) {
+	vllmFuzzSeed(f, "vllm-otel")
+	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, "vllm-otel", data) })
+}
+
+func FuzzPrometheus(f *testing.F) {
+	vllmFuzzSeed(f, "prometheus")
+	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, "prometheus", data) })
+}
+
+func FuzzVLLMBench(f *testing.F) {
+	vllmFuzzSeed(f, "vllm-bench")
+	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, "vllm-bench", data) })
+}

@@ -1,0 +1,163 @@
+package ingest
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// rowGroupRows caps the rows of a Parquet row group. The writer holds one
+// row group in memory (about 30 MB of spans at this size) and flushes it
+// when full, which bounds memory whatever the input size.
+const rowGroupRows = 128 << 10
+
+// parquetOptions are the writer options of every Parquet output: zstd (the
+// struct tags say so per column too) and bounded row groups.
+func parquetOptions() []parquet.WriterOption {
+	return []parquet.WriterOption{
+		parquet.Compression(&parquet.Zstd),
+		parquet.MaxRowsPerRowGroup(rowGroupRows),
+		parquet.WriteBufferSize(1 << 20),
+	}
+}
+
+// datasetWriter writes the records of every input of an ingest into the
+// dataset's temporary files and keeps what the manifest needs.
+type datasetWriter struct {
+	opt     Options
+	mapping *Mapping // the loaded mapping file, for the mapping format
+
+	spansFile, samplesFile, rejectsFile *outFile
+
+	spans   *parquet.GenericWriter[schemas.Span]
+	samples *parquet.GenericWriter[schemas.Sample]
+	rejects *bufio.Writer
+	rejEnc  *json.Encoder
+
+	counts         schemas.Counts
+	rejectedBy     map[string]int64
+	samplesWritten int64
+	hasTime        bool
+	minTime        int64
+	maxTime        int64
+	hasCap         bool
+	maxCap         int64
+	capBy          map[string]int64
+	formats        map[string]bool
+
+	free chan *batch // batches to reuse
+}
+
+func newDatasetWriter(ds *dataset, opt Options) (*datasetWriter, error) {
+	w := &datasetWriter{
+		opt: opt,
+
+		rejectedBy: map[string]int64{},
+		capBy:      map[string]int64{},
+		formats:    map[string]bool{},
+		free:       make(chan *batch, 4),
+	}
+	var err error
+	if w.spansFile, err = ds.create(SpansFile); err != nil {
+		return nil, err
+	}
+	if w.samplesFile, err = ds.create(SamplesFile); err != nil {
+		return nil, err
+	}
+	if w.rejectsFile, err = ds.create(RejectsFile); err != nil {
+		return nil, err
+	}
+	w.spans = parquet.NewGenericWriter[schemas.Span](w.spansFile, parquetOptions()...)
+	w.samples = parquet.NewGenericWriter[schemas.Sample](w.samplesFile, parquetOptions()...)
+	w.rejects = bufio.NewWriterSize(w.rejectsFile, 64<<10)
+	w.rejEnc = json.NewEncoder(w.rejects)
+	w.rejEnc.SetEscapeHTML(false)
+	return w, nil
+}
+
+// write adds one batch to the outputs. It returns the batch's fatal read
+// error, the first reject in strict mode, or a write error.
+func (w *datasetWriter) write(b *batch, in *openInput) error {
+	if b.err != nil {
+		return in.readError(b.err)
+	}
+	if w.opt.Strict && len(b.rejects) > 0 {
+		return b.rejects[0].err
+	}
+	if len(b.spans) > 0 {
+		if _, err := w.spans.Write(b.spans); err != nil {
+			return fmt.Errorf("write %q: %w", w.spansFile.final, unwrapPath(err))
+		}
+		for i := range b.spans {
+			w.span(&b.spans[i])
+		}
+	}
+	if len(b.samples) > 0 {
+		if _, err := w.samples.Write(b.samples); err != nil {
+			return fmt.Errorf("write %q: %w", w.samplesFile.final, unwrapPath(err))
+		}
+		w.samplesWritten += int64(len(b.samples))
+	}
+	for _, c := range b.caps {
+		w.hasCap = true
+		w.maxCap = max(w.maxCap, c.MaxNumSeqs)
+		if c.Replica != "" {
+			w.capBy[c.Replica] = max(w.capBy[c.Replica], c.MaxNumSeqs)
+		}
+	}
+	for _, r := range b.rejects {
+		kind := r.err.Kind()
+		rej := schemas.Reject{
+			File:   r.err.File,
+			Line:   r.err.Line,
+			Offset: r.offset,
+			Column: r.err.Column,
+			Kind:   kind,
+			Reason: r.err.Err.Error(),
+			Raw:    r.raw,
+		}
+		if err := w.rejEnc.Encode(&rej); err != nil {
+			return fmt.Errorf("write %q: %w", w.rejectsFile.final, unwrapPath(err))
+		}
+		w.rejectedBy[kind]++
+	}
+	w.counts.Read += b.read
+	w.counts.Written += int64(len(b.spans) + len(b.samples) + len(b.caps))
+	w.counts.Rejected += int64(len(b.rejects))
+	w.counts.Skipped += b.skipped
+	return nil
+}
+
+// span widens the time range by the span's timestamps.
+func (w *datasetWriter) span(sp *schemas.Span) {
+	for _, t := range [...]*int64{sp.QueuedAt, sp.AdmittedAt, sp.FirstTokenAt, sp.LastTokenAt, sp.ReleasedAt} {
+		if t == nil {
+			continue
+		}
+		if !w.hasTime {
+			w.minTime, w.maxTime, w.hasTime = *t, *t, true
+			continue
+		}
+		w.minTime = min(w.minTime, *t)
+		w.maxTime = max(w.maxTime, *t)
+	}
+}
+
+// close finishes the Parquet files and flushes rejects.jsonl; the dataset's
+// commit then syncs and renames them.
+func (w *datasetWriter) close() error {
+	if err := w.spans.Close(); err != nil {
+		return fmt.Errorf("write %q: %w", w.spansFile.final, unwrapPath(err))
+	}
+	if err := w.samples.Close(); err != nil {
+		return fmt.Errorf("write %q: %w", w.samplesFile.final, unwrapPath(err))
+	}
+	if err := w.rejects.Flush(); err != nil {
+		return fmt.Errorf("write %q: %w", w.rejectsFile.final, unwrapPath(err))
+	}
+	return nil
+}
