@@ -62,6 +62,6 @@ func at(s float64) *int64 {
 	return &v
 }
 
-func i64(v int64) *int64 { return &v }
-func i32(v int32) *int32 { return &v }
+func i64(v int64) *int64   { return &v }
+func i32(v int32) *int32   { return &v }
 func str(v string) *string { return &v }

@@ -51,8 +51,9 @@ Example:
 			for _, name := range []string{"baseline", "candidate"} {
 				dir := filepath.Join(out, "runs", name)
 				man, err := ingest.Run(c.Context, ingest.Options{
-					RunID: name, Format: "auto", OutDir: dir, Inputs: []string{filepath.Join(logs, name, "spans.jsonl.gz")},
-					Stdin: e.stdin, Log: e.log, Version: toolVersion(),
+					RunID: name, Format: "auto", OutDir: dir,
+					Inputs: []string{filepath.Join(logs, name, "spans.jsonl.gz"), filepath.Join(logs, name, "samples.jsonl")},
+					Stdin:  e.stdin, Log: e.log, Version: toolVersion(),
 				})
 				if err != nil {
 					return err
@@ -61,8 +62,8 @@ Example:
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(e.stdout, "%-9s %d spans, system_tps %s, gap_fraction %s\n", name, man.Counts.Written,
-					fmtFloat(res.Summary.SystemTPS), fmtFloat(res.Summary.GapFraction))
+				fmt.Fprintf(e.stdout, "%-9s %d spans, %d samples, system_tps %s, gap_fraction %s (sampled %s)\n", name, man.Counts.Written-man.SamplesWritten, man.SamplesWritten,
+					fmtFloat(res.Summary.SystemTPS), fmtFloat(res.Summary.GapFraction), fmtFloat(res.Summary.GapFractionSampled))
 				runs[name] = dir
 			}
 			fmt.Fprintln(e.stdout)

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -20,13 +22,13 @@ reason, and the ingest goes on; --strict makes it fatal (exit 2).
 
 Example:
    tpsreport ingest --format spans --run baseline --out runs/baseline logs/spans-*.jsonl.gz`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "auto", Usage: "input format: auto or one of the registered formats"},
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "auto", Usage: "input format: auto or one of " + strings.Join(ingest.Formats(), ", ")},
 			&cli.StringFlag{Name: "run", Usage: "run id written into every span (`NAME`)", Required: true},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "run dataset directory (`DIR`)", Required: true},
 			&cli.BoolFlag{Name: "strict", Usage: "stop at the first malformed record (exit 2)"},
 			&cli.IntFlag{Name: "max-line-bytes", Usage: "longest input line accepted; longer ones are rejected (default 1 MiB)"},
-		},
+		}, sourceFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usageError(c, "no INPUT given")
@@ -35,7 +37,12 @@ Example:
 			if e.isTerminal(e.stderr) {
 				progress = e.stderr
 			}
+			src, err := sourceOptions(c)
+			if err != nil {
+				return err
+			}
 			man, err := ingest.Run(c.Context, ingest.Options{
+				TZ: src.TZ, Year: src.Year, Mapping: src.Mapping,
 				RunID:        c.String("run"),
 				Format:       c.String("format"),
 				OutDir:       c.String("out"),
@@ -55,4 +62,24 @@ Example:
 			return nil
 		},
 	}
+}
+
+// sourceFlags are the source-specific ingest settings, shared by ingest and run.
+func sourceFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "tz", Value: "UTC", Usage: "IANA zone of timestamps that carry none (vLLM log stamps, LiteLLM naive times)"},
+		&cli.IntFlag{Name: "year", Usage: "year of vLLM log stamps (MM-DD) when no outer RFC 3339 stamp gives it (default: this year)"},
+		&cli.StringFlag{Name: "mapping", Usage: "mapping file (YAML) for --format mapping"},
+	}
+}
+
+// sourceOptions reads sourceFlags into ingest.Options' fields.
+func sourceOptions(c *cli.Context) (ingest.Options, error) {
+	var o ingest.Options
+	loc, err := time.LoadLocation(c.String("tz"))
+	if err != nil {
+		return o, usageError(c, "--tz %q: %v", c.String("tz"), err)
+	}
+	o.TZ, o.Year, o.Mapping = loc, c.Int("year"), c.String("mapping")
+	return o, nil
 }

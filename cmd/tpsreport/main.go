@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	_ "time/tzdata" // --tz works on machines without a zoneinfo database
 )
 
 func main() {

@@ -39,6 +39,9 @@ Example:
 			&cli.StringFlag{Name: "run", Usage: "run name (`NAME`)", Required: true},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "auto", Usage: "input format: auto or one of the registered formats"},
 			&cli.BoolFlag{Name: "strict", Usage: "stop at the first malformed record (exit 2)"},
+			&cli.StringFlag{Name: "tz", Value: "UTC", Usage: "IANA zone of timestamps that carry none (vLLM log stamps, LiteLLM naive times)"},
+			&cli.IntFlag{Name: "year", Usage: "year of vLLM log stamps (MM-DD) when no outer RFC 3339 stamp gives it (default: this year)"},
+			&cli.StringFlag{Name: "mapping", Usage: "mapping file (YAML) for --format mapping"},
 			&cli.StringFlag{Name: "baseline", Usage: "compare with run `NAME` of ROOT, or \"previous\""},
 			&cli.DurationFlag{Name: "window", Aliases: []string{"w"}, Value: defaultWindow, Usage: "window width"},
 			&cli.Int64Flag{Name: "cap", Usage: "concurrency cap per replica (vLLM max_num_seqs)"},
@@ -61,9 +64,13 @@ Example:
 			if err != nil {
 				return err
 			}
+			src, err := sourceOptions(c)
+			if err != nil {
+				return err
+			}
 			root := c.String("root")
 			v, err := nightly(c.Context, e, nightlyOptions{
-				root: root, name: name, format: c.String("format"), strict: c.Bool("strict"),
+				root: root, name: name, format: c.String("format"), strict: c.Bool("strict"), source: src,
 				inputs: c.Args().Slice(), analyze: aopt, baseline: c.String("baseline"), criteria: cr,
 			})
 			if err != nil {
@@ -84,6 +91,7 @@ type nightlyOptions struct {
 	analyze            analyze.Options
 	baseline           string
 	criteria           schemas.Criteria
+	source             ingest.Options // TZ, Year, Mapping
 }
 
 // nightly builds ROOT/run=NAME aside, swaps it in, compares it if asked, and
@@ -101,6 +109,7 @@ func nightly(ctx context.Context, e *env, o nightlyOptions) (*schemas.Verdict, e
 
 	if _, err := ingest.Run(ctx, ingest.Options{
 		RunID: o.name, Format: o.format, OutDir: stage, Inputs: o.inputs, Strict: o.strict,
+		TZ: o.source.TZ, Year: o.source.Year, Mapping: o.source.Mapping,
 		Stdin: e.stdin, Log: e.log, Version: toolVersion(),
 	}); err != nil {
 		return nil, err

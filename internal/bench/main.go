@@ -209,7 +209,7 @@ func (c *countingSpans) WriteSpan(s schemas.Span) error {
 }
 
 func (c *countingSpans) WriteSample(schemas.Sample) error { return nil }
-func (c *countingSpans) Flush() error                   { return nil }
+func (c *countingSpans) Flush() error                     { return nil }
 
 // child runs argv and returns its wall time and peak RSS (KiB).
 func child(argv []string) (time.Duration, int64, error) {
