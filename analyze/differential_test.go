@@ -3,6 +3,7 @@ package analyze
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"sort"
@@ -50,6 +51,7 @@ func TestDifferential(t *testing.T) {
 				opt.From, opt.To = &f, &to
 			}
 			got := analyzeDir(t, dir, opt)
+			checkProperties(t, got)
 			compareResults(t, dir, got, want)
 		})
 	}
@@ -184,4 +186,45 @@ func fmtPtr(p *int64) string {
 		return "NULL"
 	}
 	return strconv.FormatInt(*p, 10)
+}
+
+// checkProperties holds of the SQL engine's output alone: windows add up to the
+// run, and fractions stay fractions.
+func checkProperties(t *testing.T, res *Result) {
+	t.Helper()
+	var out, gen, deliv, in, gap, backlog, secs float64
+	var attempts, requests int64
+	for i, w := range res.Windows {
+		out += w.OutputTokens
+		gen += w.GeneratedTokens
+		deliv += w.DeliveredTokens
+		in += w.InputTokens
+		gap += w.GapTime
+		backlog += w.BacklogTime
+		secs += w.WindowSeconds
+		attempts += w.Attempts
+		requests += w.Requests
+		if w.GapTime > w.BacklogTime {
+			t.Errorf("window %d: gap_time %v > backlog_time %v", i, w.GapTime, w.BacklogTime)
+		}
+		for name, f := range map[string]*float64{"gap_fraction": w.GapFraction, "success_rate": w.SuccessRate,
+			"retry_rate": w.RetryRate, "waste_fraction": w.WasteFraction, "gap_fraction_sampled": w.GapFractionSampled} {
+			if f != nil && (*f < -1e-12 || *f > 1+1e-12) {
+				t.Errorf("window %d: %s = %v outside [0, 1]", i, name, *f)
+			}
+		}
+	}
+	r := res.Summary
+	for name, pair := range map[string][2]float64{
+		"output_tokens": {out, r.OutputTokens}, "generated_tokens": {gen, r.GeneratedTokens},
+		"delivered_tokens": {deliv, r.DeliveredTokens}, "input_tokens": {in, r.InputTokens},
+		"gap_time": {gap, r.GapTime}, "backlog_time": {backlog, r.BacklogTime}, "window_seconds": {secs, r.WindowSeconds},
+	} {
+		if !closeRel(pair[0], pair[1], 1e-9) && math.Abs(pair[0]-pair[1]) > 1e-6 {
+			t.Errorf("Σ windows %s = %v, run %v", name, pair[0], pair[1])
+		}
+	}
+	if attempts != r.Attempts || requests != r.Requests {
+		t.Errorf("Σ windows attempts %d requests %d, run %d %d", attempts, requests, r.Attempts, r.Requests)
+	}
 }
