@@ -322,7 +322,7 @@ func quantileSeries(label, run, metric string, qs []float64) series {
 func (c *chartCtx) concurrencyFigure() *figure {
 	f := &figure{Name: "stream_vs_concurrency", Title: "Per-stream speed against concurrency",
 		Alt:    "Median stream_tps of successful spans binned by the mean number of requests in flight during their stream; a falling curve shows requests sharing the engine, dot area shows how many spans each bin holds.",
-		XLabel: "mean in_flight during the stream (requests)", YLabel: "median stream_tps (tok/s)",
+		XLabel: "requests in flight in the pool at mid-stream", YLabel: "median stream_tps (tok/s)",
 		xAxis: axisSpec{zero: true}, yAxis: axisSpec{zero: true}, Note: "dot size shows the spans in each bin"}
 	for i, rr := range c.runs {
 		pts := slices.Clone(rr.run.Concurrency)

@@ -23,7 +23,7 @@ type Run struct {
 
 // ConcurrencyPoint is one bin of stream_tps against concurrency.
 type ConcurrencyPoint struct {
-	InFlight  float64 // mean pool in_flight during the span's stream, binned (1, 2, 3, ...)
+	InFlight  float64 // the pool's in_flight at the middle of the span's stream (a whole count)
 	StreamTPS float64 // median stream_tps of successful spans in the bin (tokens/s)
 	N         int64   // spans in the bin
 }
