@@ -151,10 +151,12 @@ func (a *analysis) exec(name string, args ...any) error {
 }
 
 func (a *analysis) copyTo(name, path string, args ...any) error {
+	start := time.Now()
 	q := "COPY (" + query(name) + ") TO " + sqlString(path) + " (FORMAT parquet, COMPRESSION zstd)"
 	if _, err := a.db.ExecContext(a.ctx, q, args...); err != nil {
 		return fmt.Errorf("analyze %s: %w", name, err)
 	}
+	a.log.Debug("query", "name", name, "elapsed", time.Since(start))
 	return nil
 }
 

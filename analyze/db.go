@@ -17,6 +17,9 @@ var settings = []string{
 	"SET allow_community_extensions = false",
 	"SET enable_progress_bar = false",
 	"SET preserve_insertion_order = true",
+	// Bounded memory whatever the input size: beyond this DuckDB spills to the
+	// temp directory (inside the dataset, removed afterwards).
+	"SET memory_limit = '3GB'",
 }
 
 // openDB opens an in-memory DuckDB database with the settings above. tempDir is

@@ -6,25 +6,31 @@ CREATE OR REPLACE TEMP TABLE spans AS
 WITH src AS (
     SELECT *, file_row_number AS idx
     FROM read_parquet(?, file_row_number = true)
+), unnumbered AS (
+    -- Only requests with a span the source did not number pay for the window.
+    SELECT idx,
+           (row_number() OVER (PARTITION BY request_id ORDER BY queued_at NULLS LAST, span_id, idx) - 1)::INTEGER AS n
+    FROM src
+    WHERE request_id IN (SELECT request_id FROM src WHERE attempt IS NULL)
 ), base AS (
     SELECT
-        idx, run_id, source, span_id, request_id,
-        coalesce(attempt,
-            (row_number() OVER (PARTITION BY request_id ORDER BY queued_at NULLS LAST, span_id, idx) - 1)::INTEGER
-        ) AS attempt,
+        src.idx, run_id, source, span_id, request_id,
+        coalesce(attempt, unnumbered.n) AS attempt,
         retry_cause, model, replica, coalesce(replica, '') AS rep,
         status, status = 'ok' AS ok, error, http_status,
         epoch_us(queued_at) AS q, epoch_us(admitted_at) AS a, epoch_us(first_token_at) AS f,
         epoch_us(last_token_at) AS l, epoch_us(released_at) AS r,
         input_tokens AS tin, output_tokens AS tout, cached_tokens
-    FROM src
+    FROM src LEFT JOIN unnumbered USING (idx)
 ), deliv AS (
-    SELECT idx, row_number() OVER (PARTITION BY request_id ORDER BY r NULLS LAST, span_id, idx) = 1 AS first_ok
-    FROM base WHERE ok
+    -- The delivered span of a request: its first successful span by released_at
+    -- (NULLs last), ties by span_id, then input order.
+    SELECT arg_min(idx, (coalesce(r, 9223372036854775807), r IS NULL, span_id, idx)) AS idx
+    FROM base WHERE ok GROUP BY request_id
 )
 SELECT
     base.*,
-    coalesce(deliv.first_ok, false) AS delivered,
+    base.idx IN (SELECT idx FROM deliv) AS delivered,
     CASE WHEN a >= q THEN (a - q) / 1e6 END AS t_queue,
     CASE WHEN f >= a THEN (f - a) / 1e6 END AS t_first_token,
     CASE WHEN f >= q THEN (f - q) / 1e6 END AS ttft,
@@ -34,4 +40,4 @@ SELECT
     CASE WHEN l > f THEN tout / ((l - f) / 1e6) END AS stream_tps,
     CASE WHEN r > a THEN tout / ((r - a) / 1e6) END AS end_to_end_tps,
     CASE WHEN tout > 1 AND l >= f THEN ((l - f) / 1e6) / (tout - 1) END AS tpot
-FROM base LEFT JOIN deliv USING (idx);
+FROM base;

@@ -110,7 +110,7 @@ func run(bin, out, md, sizeList string, repeat int) error {
 		}
 		label := human(n)
 		in := filepath.Join(out, "spans-"+label+".jsonl")
-		if err := generate(in, n); err != nil {
+		if n, err = generate(in, n); err != nil {
 			return err
 		}
 		fi, err := os.Stat(in)
@@ -155,37 +155,44 @@ func run(bin, out, md, sizeList string, repeat int) error {
 	return nil
 }
 
-// generate writes n canonical spans of the multi-replica scenario, unless a
-// file of that name exists already (the simulator is deterministic).
-func generate(path string, n int64) error {
-	if _, err := os.Stat(path); err == nil {
-		return nil
+// generate writes n canonical spans of the multi-replica scenario (a day of
+// traffic, cut at n spans), unless a file of that name exists already (the
+// simulator is deterministic). It returns the number of spans in the file.
+func generate(path string, n int64) (int64, error) {
+	countPath := path + ".count"
+	if b, err := os.ReadFile(countPath); err == nil {
+		if c, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
+			return c, nil
+		}
 	}
 	sc, err := sim.Named("multi-replica")
 	if err != nil {
-		return err
+		return 0, err
 	}
-	sc.Duration = 24 * time.Hour
-	sc.MaxArrivals = n * 95 / 100 // retries and hedges make up the rest, about
+	sc.Duration = 10 * 24 * time.Hour
+	sc.MaxArrivals = n // stopped at n spans, before the arrivals run out
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	cw := &countingSpans{w: w, max: n}
 	if _, err := sim.Generate(sc, 1, cw); err != nil && !errors.Is(err, errEnough) {
 		f.Close()
-		return err
+		return 0, err
 	}
 	if err := w.Flush(); err != nil {
-		return err
+		return 0, err
 	}
 	if err := f.Close(); err != nil {
-		return err
+		return 0, err
 	}
 	fmt.Fprintf(os.Stderr, "generated %s: %d spans\n", path, cw.n)
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		return 0, err
+	}
+	return cw.n, os.WriteFile(countPath, []byte(strconv.FormatInt(cw.n, 10)+"\n"), 0o644)
 }
 
 var errEnough = errors.New("enough spans")
@@ -280,7 +287,7 @@ func render(ms []measurement, sizes string, repeat int) string {
 			}
 		}
 		fmt.Fprintf(&b, "| %s | %s spans, %.0f MB | %.2f | %s | %s | %s | %.0f | %s |\n",
-			m.step, m.input, float64(m.bytes)/1e6, m.wall.Seconds(), strings.Join(runs, ", "), mbs, sps, float64(m.rssKB)/1024, ratio)
+			m.step, thousands(m.rows), float64(m.bytes)/1e6, m.wall.Seconds(), strings.Join(runs, ", "), mbs, sps, float64(m.rssKB)/1024, ratio)
 	}
 	fmt.Fprintln(&b, "\n\"vs DuckDB\" is DuckDB's wall time over tpsreport's on the same file in the same run: above 1× tpsreport is faster.")
 	return b.String()
@@ -304,4 +311,12 @@ func rewriteSection(path, table string) error {
 	}
 	s = s[:i+len(beginMarker)] + "\n" + table + s[j:]
 	return os.WriteFile(path, []byte(s), 0o644)
+}
+
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
