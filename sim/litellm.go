@@ -1,0 +1,208 @@
+package sim
+
+import (
+	"io"
+	"strconv"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// LiteLLM writes what a LiteLLM proxy in front of the replicas logs: one
+// StandardLoggingPayload per line (NDJSON, as its S3/GCS/generic-API loggers
+// write it), for every attempt the gateway made, failures, 429 rejections
+// and queue timeouts included.
+//
+//	id                   "chatcmpl-" and 32 random hex digits, one per attempt
+//	trace_id             a UUID per request: LiteLLM's trace id, shared by retries
+//	startTime            queued_at (gateway receipt), epoch seconds, float
+//	endTime              released_at
+//	completionStartTime  first_token_at, else endTime (LiteLLM's convention)
+//	status               "success" / "failure"
+//	error_information    error_code (http status) and error_class
+//	                     (InternalServerError 500, RateLimitError 429,
+//	                     Timeout 408, CancelledError 499)
+//	api_base, model_id   the replica's URL http://<replica>:8000/v1 and a
+//	                     deployment id; null for an attempt never sent to one
+//	prompt_tokens,       on success; 0 on a failure, as LiteLLM logs a call that
+//	completion_tokens    raised (it has no usage object then)
+//	metadata             attempted_retries (the attempt number), usage_object
+//	                     with prompt_tokens_details.cached_tokens on success
+//
+// Never any prompt or completion text: messages and response are left out.
+// Times are written as the shortest decimal of the float64 nearest the µs
+// instant, which is what Python's json.dumps prints for LiteLLM's floats and
+// which rounds back to the same µs.
+type LiteLLM struct {
+	lw   lineWriter
+	sc   Scenario
+	seed uint64
+}
+
+var _ Writer = (*LiteLLM)(nil)
+
+// NewLiteLLM returns a writer of sc's run (with seed, for the ids) to w.
+func NewLiteLLM(w io.Writer, sc Scenario, seed uint64) *LiteLLM {
+	return &LiteLLM{lw: lineWriter{w: w}, sc: sc.withDefaults(), seed: seed}
+}
+
+// WriteSample ignores engine stats: a gateway has none.
+func (l *LiteLLM) WriteSample(schemas.Sample) error { return nil }
+
+// Flush writes out the buffer.
+func (l *LiteLLM) Flush() error { return l.lw.flush() }
+
+// liteLLMErrors maps an attempt's http status to LiteLLM's exception class.
+var liteLLMErrors = map[int32]string{
+	408: "Timeout",
+	429: "RateLimitError",
+	499: "CancelledError",
+	500: "InternalServerError",
+}
+
+// WriteSpan appends the payload of one attempt.
+func (l *LiteLLM) WriteSpan(s schemas.Span) error {
+	if l.lw.err != nil {
+		return l.lw.err
+	}
+	if s.QueuedAt == nil || s.ReleasedAt == nil {
+		return nil // the simulator always sets both
+	}
+	ok := s.Status == schemas.StatusOK
+	start, end := *s.QueuedAt, *s.ReleasedAt
+	first := end
+	if s.FirstTokenAt != nil {
+		first = *s.FirstTokenAt
+	}
+	var in, out, cached int64
+	if ok {
+		if s.InputTokens != nil {
+			in = *s.InputTokens
+		}
+		if s.OutputTokens != nil {
+			out = *s.OutputTokens
+		}
+		if s.CachedTokens != nil {
+			cached = *s.CachedTokens
+		}
+	}
+	model := l.sc.Model
+	if s.Model != nil {
+		model = *s.Model
+	}
+
+	b := l.lw.buf
+	b = append(b, `{"id":"chatcmpl-`...)
+	b = appendHexID(b, l.seed, "litellm-id", s.SpanID, 16)
+	b = append(b, `","trace_id":"`...)
+	b = appendUUID(b, l.seed, s.RequestID)
+	b = append(b, `","call_type":"acompletion","stream":true,"custom_llm_provider":"hosted_vllm","response_cost":0.0,"status":"`...)
+	if ok {
+		b = append(b, "success"...)
+	} else {
+		b = append(b, "failure"...)
+	}
+	b = append(b, `","total_tokens":`...)
+	b = strconv.AppendInt(b, in+out, 10)
+	b = append(b, `,"prompt_tokens":`...)
+	b = strconv.AppendInt(b, in, 10)
+	b = append(b, `,"completion_tokens":`...)
+	b = strconv.AppendInt(b, out, 10)
+	b = append(b, `,"startTime":`...)
+	b = appendSeconds(b, start)
+	b = append(b, `,"endTime":`...)
+	b = appendSeconds(b, end)
+	b = append(b, `,"completionStartTime":`...)
+	b = appendSeconds(b, first)
+	b = append(b, `,"response_time":`...)
+	b = appendSeconds(b, end-start)
+	b = append(b, `,"model":`...)
+	b = appendString(b, model)
+	b = append(b, `,"model_group":`...)
+	b = appendString(b, model)
+	b = append(b, `,"model_id":`...)
+	var base []byte
+	if s.Replica != nil {
+		b = append(append(b, '"'), "dep-"...)
+		b = appendHexID(b, l.seed, "litellm-model-id", *s.Replica, 8)
+		b = append(b, '"')
+		base = appendString(nil, "http://"+*s.Replica+":8000/v1")
+	} else {
+		b = append(b, "null"...)
+		base = []byte("null")
+	}
+	b = append(b, `,"api_base":`...)
+	b = append(b, base...)
+	b = append(b, `,"metadata":{"user_api_key_alias":"sim","attempted_retries":`...)
+	var attempt int64
+	if s.Attempt != nil {
+		attempt = int64(*s.Attempt)
+	}
+	b = strconv.AppendInt(b, attempt, 10)
+	b = append(b, `,"max_retries":`...)
+	b = strconv.AppendInt(b, int64(l.sc.MaxAttempts-1), 10)
+	b = append(b, `,"usage_object":`...)
+	if ok {
+		b = append(b, `{"prompt_tokens":`...)
+		b = strconv.AppendInt(b, in, 10)
+		b = append(b, `,"completion_tokens":`...)
+		b = strconv.AppendInt(b, out, 10)
+		b = append(b, `,"total_tokens":`...)
+		b = strconv.AppendInt(b, in+out, 10)
+		if s.CachedTokens != nil {
+			b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
+			b = strconv.AppendInt(b, cached, 10)
+			b = append(b, '}')
+		}
+		b = append(b, '}')
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `},"cache_hit":false,"request_tags":[],"error_str":`...)
+	code, class := "", ""
+	if !ok {
+		var h int32 = 500
+		if s.HTTPStatus != nil {
+			h = *s.HTTPStatus
+		}
+		code = strconv.Itoa(int(h))
+		class = liteLLMErrors[h]
+		if class == "" {
+			class = "APIError"
+		}
+		b = appendString(b, "litellm."+class+": "+code)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"error_information":{"error_code":`...)
+	b = appendString(b, code)
+	b = append(b, `,"error_class":`...)
+	b = appendString(b, class)
+	b = append(b, `,"llm_provider":`...)
+	if ok {
+		b = append(b, `""`...)
+	} else {
+		b = append(b, `"hosted_vllm"`...)
+	}
+	b = append(b, `,"traceback":"","error_message":""},"model_parameters":{"stream":true},"hidden_params":{"api_base":`...)
+	b = append(b, base...)
+	b = append(b, "}}\n"...)
+	l.lw.buf = b
+	return l.lw.maybeFlush()
+}
+
+// appendUUID appends a version-4-shaped UUID drawn from (seed, key).
+func appendUUID(b []byte, seed uint64, key string) []byte {
+	var h [32]byte
+	x := appendHexID(h[:0], seed, "uuid", key, 16)
+	x[12] = '4'
+	x[16] = "89ab"[x[16]%4]
+	b = append(b, x[0:8]...)
+	b = append(b, '-')
+	b = append(b, x[8:12]...)
+	b = append(b, '-')
+	b = append(b, x[12:16]...)
+	b = append(b, '-')
+	b = append(b, x[16:20]...)
+	b = append(b, '-')
+	return append(b, x[20:32]...)
+}
