@@ -161,6 +161,9 @@ func (a *analysis) copyTo(name, path string, args ...any) error {
 }
 
 func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.Manifest, tmpDir string) (*Result, error) {
+	if err := a.exec("span_metrics"); err != nil {
+		return nil, err
+	}
 	if err := a.exec("load_spans", spansPath); err != nil {
 		return nil, err
 	}

@@ -1,7 +1,7 @@
 -- load_spans: the spans of a run as analysed ($1: path of spans.parquet).
 -- Instants become int64 µs (q a f l r); attempts the source did not number are
--- numbered by queued_at within their request; per-span metrics of SPEC §2 are NULL
--- where an input is NULL or a duration is negative (docs/metrics.md).
+-- numbered by queued_at within their request; each request's delivered span is
+-- marked (docs/metrics.md). The per-span metrics are the macros of span_metrics.
 CREATE OR REPLACE TEMP TABLE spans AS
 WITH src AS (
     SELECT *, file_row_number AS idx
@@ -28,16 +28,5 @@ WITH src AS (
     SELECT arg_min(idx, (coalesce(r, 9223372036854775807), r IS NULL, span_id, idx)) AS idx
     FROM base WHERE ok GROUP BY request_id
 )
-SELECT
-    base.*,
-    base.idx IN (SELECT idx FROM deliv) AS delivered,
-    CASE WHEN a >= q THEN (a - q) / 1e6 END AS t_queue,
-    CASE WHEN f >= a THEN (f - a) / 1e6 END AS t_first_token,
-    CASE WHEN f >= q THEN (f - q) / 1e6 END AS ttft,
-    CASE WHEN l >= f THEN (l - f) / 1e6 END AS t_stream,
-    CASE WHEN r >= a THEN (r - a) / 1e6 END AS t_in_flight,
-    CASE WHEN r >= q THEN (r - q) / 1e6 END AS t_total,
-    CASE WHEN l > f THEN tout / ((l - f) / 1e6) END AS stream_tps,
-    CASE WHEN r > a THEN tout / ((r - a) / 1e6) END AS end_to_end_tps,
-    CASE WHEN tout > 1 AND l >= f THEN ((l - f) / 1e6) / (tout - 1) END AS tpot
+SELECT base.*, base.idx IN (SELECT idx FROM deliv) AS delivered
 FROM base;

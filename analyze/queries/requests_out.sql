@@ -7,6 +7,8 @@ SELECT
     make_timestamp(f) AS first_token_at, make_timestamp(l) AS last_token_at,
     make_timestamp(r) AS released_at,
     tin AS input_tokens, tout AS output_tokens, cached_tokens,
-    t_queue, t_first_token, ttft, t_stream, t_in_flight, t_total,
-    stream_tps, end_to_end_tps, tpot
+    t_queue(q, a) AS t_queue, t_first_token(a, f) AS t_first_token, ttft(q, f) AS ttft,
+    t_stream(f, l) AS t_stream, t_in_flight(a, r) AS t_in_flight, t_total(q, r) AS t_total,
+    stream_tps(f, l, tout) AS stream_tps, end_to_end_tps(a, r, tout) AS end_to_end_tps,
+    tpot(f, l, tout) AS tpot
 FROM spans ORDER BY idx

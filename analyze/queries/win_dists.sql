@@ -22,8 +22,15 @@ WITH agg AS (
         (sum(stream_tps::DECIMAL(38, 15)) / nullif(count(stream_tps), 0))::DOUBLE AS stream_tps_mean, max(stream_tps) AS stream_tps_max,
         count(end_to_end_tps) AS end_to_end_tps_n, quantile_cont(end_to_end_tps, [0.5, 0.9, 0.95, 0.99]) AS end_to_end_tps_q,
         (sum(end_to_end_tps::DECIMAL(38, 15)) / nullif(count(end_to_end_tps), 0))::DOUBLE AS end_to_end_tps_mean, max(end_to_end_tps) AS end_to_end_tps_max
-    FROM spans, p
-    WHERE ok AND r BETWEEN p.t0 AND p.t1
+    FROM (
+        SELECT r,
+            t_queue(q, a) AS t_queue, ttft(q, f) AS ttft, t_first_token(a, f) AS t_first_token,
+            t_stream(f, l) AS t_stream, t_in_flight(a, r) AS t_in_flight, t_total(q, r) AS t_total,
+            tpot(f, l, tout) AS tpot, stream_tps(f, l, tout) AS stream_tps,
+            end_to_end_tps(a, r, tout) AS end_to_end_tps
+        FROM spans WHERE ok
+    ), p
+    WHERE r BETWEEN p.t0 AND p.t1
     GROUP BY ALL
 )
 SELECT k,

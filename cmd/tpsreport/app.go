@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -50,6 +51,7 @@ type env struct {
 	log            *slog.Logger
 	args           []string // the command line, for "reproduce"
 	isTerminal     func(w io.Writer) bool
+	stopProfile    func() // set by --cpuprofile
 }
 
 // run builds the app, runs it and maps its outcome to an exit code.
@@ -102,10 +104,31 @@ acceptance reports comparing a baseline run with a candidate run.
 		ExitErrHandler: func(*cli.Context, error) {},
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "verbose", Usage: "log progress at info level on stderr"},
+			&cli.BoolFlag{Name: "debug", Usage: "log at debug level (every query with its time)", Hidden: true},
+			&cli.StringFlag{Name: "cpuprofile", Usage: "write a CPU profile (pprof) to `FILE`", Hidden: true},
 		},
 		Before: func(c *cli.Context) error {
-			if c.Bool("verbose") {
+			switch {
+			case c.Bool("debug"):
+				e.log = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			case c.Bool("verbose"):
 				e.log = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+			}
+			if p := c.String("cpuprofile"); p != "" {
+				f, err := os.Create(p)
+				if err != nil {
+					return err
+				}
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return err
+				}
+				e.stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+			}
+			return nil
+		},
+		After: func(*cli.Context) error {
+			if e.stopProfile != nil {
+				e.stopProfile()
 			}
 			return nil
 		},

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -15,10 +12,13 @@ import (
 func simulateCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "simulate",
-		Usage: "write synthetic serving logs with known truth (spans.jsonl, samples.jsonl, truth.json)",
+		Usage: "write synthetic serving logs in real formats, with known truth (truth.json)",
 		Description: fmt.Sprintf(`A discrete-event simulation of a gateway in front of continuous-batching
-engine replicas. Scenarios: %s. truth.json holds the run's
-metrics computed from the simulator's own state, to check the pipeline against.
+engine replicas. Scenarios: %s. One simulation writes what
+real systems write: spans.jsonl (canonical spans), samples.jsonl (engine stats),
+vllm-otel.jsonl (vLLM OpenTelemetry spans), litellm.jsonl (LiteLLM payloads) and
+vllm.log (vLLM server log with stats lines); truth.json holds the run's metrics
+computed from the simulator's own state, to check the pipeline against.
 
 Example:
    tpsreport simulate --scenario stall --seed 7 --out sim/stall
@@ -83,51 +83,9 @@ Example:
 	}
 }
 
-// simulate writes spans.jsonl, samples.jsonl and truth.json of one scenario into
-// dir, each through a temporary name.
+// simulate writes every format the simulator speaks into dir (spans.jsonl,
+// samples.jsonl, vllm-otel.jsonl, litellm.jsonl, vllm.log) and truth.json, each
+// through a temporary name.
 func simulate(dir string, sc sim.Scenario, seed uint64) (sim.Truth, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return sim.Truth{}, fmt.Errorf("create %s: %w", dir, err)
-	}
-	files := map[string]*os.File{}
-	defer func() {
-		for _, f := range files {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	for _, name := range []string{"spans.jsonl", "samples.jsonl", "truth.json"} {
-		f, err := os.CreateTemp(dir, "."+name+".tmp-")
-		if err != nil {
-			return sim.Truth{}, err
-		}
-		files[name] = f
-		if err := f.Chmod(0o644); err != nil {
-			return sim.Truth{}, err
-		}
-	}
-	sw, mw := bufio.NewWriterSize(files["spans.jsonl"], 1<<20), bufio.NewWriterSize(files["samples.jsonl"], 1<<16)
-	truth, err := sim.WriteJSONL(sw, mw, sc, seed)
-	if err != nil {
-		return truth, err
-	}
-	if err := sw.Flush(); err != nil {
-		return truth, err
-	}
-	if err := mw.Flush(); err != nil {
-		return truth, err
-	}
-	if err := sim.WriteTruth(files["truth.json"], truth); err != nil {
-		return truth, err
-	}
-	for name, f := range files {
-		if err := f.Close(); err != nil {
-			return truth, err
-		}
-		if err := os.Rename(f.Name(), filepath.Join(dir, name)); err != nil {
-			return truth, err
-		}
-		delete(files, name)
-	}
-	return truth, nil
+	return sim.WriteFormats(dir, sc, seed)
 }

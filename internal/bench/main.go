@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -169,7 +170,12 @@ func generate(path string, n int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	sc.Duration = 10 * 24 * time.Hour
+	// A day of traffic from a fleet sized for it: the scenario's per-replica
+	// load, with as many replicas as n spans a day need.
+	perReplica := sc.Rate / float64(sc.Replicas)
+	sc.Duration = 24 * time.Hour
+	sc.Rate = float64(n) / 86400 / 1.02 // about 2 % of spans are retries and hedges
+	sc.Replicas = max(1, int(math.Ceil(sc.Rate/perReplica)))
 	sc.MaxArrivals = n // stopped at n spans, before the arrivals run out
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
