@@ -64,16 +64,11 @@ func (r *promReader) Err() error { return r.err }
 func (r *promReader) Next() bool {
 	if !r.read {
 		r.read = true
-		data, err := io.ReadAll(io.LimitReader(r.in, prometheusMaxInput+1))
+		data, err := readWhole(r.name, r.in, prometheusMaxInput, "Prometheus input larger than 1 GiB; split it")
 		if err != nil {
 			r.err = err
 			return false
 		}
-		if len(data) > prometheusMaxInput {
-			r.err = errors.New(r.name + ": Prometheus input larger than 1 GiB; split it")
-			return false
-		}
-		data = bytes.TrimPrefix(data, utf8BOM)
 		if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
 			r.recs = r.readJSON(data)
 		} else {

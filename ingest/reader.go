@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"bytes"
+	"errors"
 	"io"
 	"strconv"
 	"time"
@@ -113,4 +115,18 @@ type Input struct {
 	Zone    *time.Location // zone of timestamps that carry none; nil: UTC
 	Year    int            // year of stamps that carry none; 0: the current year
 	Mapping *Mapping       // the mapping format's parsed mapping file; nil: none given
+}
+
+// readWhole reads all of a document-shaped input (one JSON document, a
+// Prometheus scrape) into memory, up to max bytes, without a leading UTF-8 byte
+// order mark; a larger input is an error saying tooLarge.
+func readWhole(name string, r io.Reader, max int64, tooLarge string) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, errors.New(name + ": " + tooLarge)
+	}
+	return bytes.TrimPrefix(data, utf8BOM), nil
 }

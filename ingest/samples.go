@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 
@@ -127,21 +126,8 @@ func sampleCount(name string, raw json.RawMessage) (*int32, error) {
 // sniffSamples: 100 when the first non-blank line is an object with ts and
 // in_flight or queue_depth at the top level and no span_id.
 func sniffSamples(head []byte) int {
-	for len(head) > 0 {
-		line := head
-		if i := bytes.IndexByte(head, '\n'); i >= 0 {
-			line, head = head[:i], head[i+1:]
-		} else {
-			head = nil
-		}
-		if isBlank(line) {
-			continue
-		}
-		keys := topLevelKeys(line)
-		if keys["ts"] && (keys["in_flight"] || keys["queue_depth"]) && !keys["span_id"] {
-			return 100
-		}
-		return 0
+	if keys := topLevelKeys(firstLine(head)); keys["ts"] && (keys["in_flight"] || keys["queue_depth"]) && !keys["span_id"] {
+		return 100
 	}
 	return 0
 }

@@ -1,8 +1,6 @@
 package ingest
 
 import (
-	"bytes"
-
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -53,21 +51,8 @@ func (r *spansReader) decodeLine(line []byte, rec *Record) error {
 // span_id and status keys at the top level, 0 otherwise. The line may be cut
 // off at the end of head.
 func sniffSpans(head []byte) int {
-	for len(head) > 0 {
-		line := head
-		if i := bytes.IndexByte(head, '\n'); i >= 0 {
-			line, head = head[:i], head[i+1:]
-		} else {
-			head = nil
-		}
-		if isBlank(line) {
-			continue
-		}
-		keys := topLevelKeys(line)
-		if keys["span_id"] && keys["status"] {
-			return 100
-		}
-		return 0
+	if keys := topLevelKeys(firstLine(head)); keys["span_id"] && keys["status"] {
+		return 100
 	}
 	return 0
 }

@@ -65,16 +65,12 @@ func (r *vllmBenchReader) Err() error { return r.err }
 func (r *vllmBenchReader) Next() bool {
 	if !r.read {
 		r.read = true
-		data, err := io.ReadAll(io.LimitReader(r.in, vllmBenchMaxInput+1))
+		data, err := readWhole(r.name, r.in, vllmBenchMaxInput, "benchmark result larger than 1 GiB")
 		if err != nil {
 			r.err = err
 			return false
 		}
-		if len(data) > vllmBenchMaxInput {
-			r.err = errors.New(r.name + ": benchmark result larger than 1 GiB")
-			return false
-		}
-		r.recs = r.readAll(bytes.TrimPrefix(data, utf8BOM))
+		r.recs = r.readAll(data)
 	}
 	if r.i >= len(r.recs) {
 		return false
