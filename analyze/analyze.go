@@ -251,6 +251,12 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 		return nil, err
 	}
 	sum.DataQuality.OverCapTime = sum.OverCapTime
+	if n := sum.DataQuality.CoarseTimeSpans; n > 0 {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%d spans have timestamps only to the second (vLLM request log lines): their durations and proration are ±1 s", n))
+	}
+	if n := sum.DataQuality.RelativeSpans; n > 0 {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%d spans count time from a benchmark's start, not the wall clock: their windows do not line up with other runs", n))
+	}
 	if len(sum.DataQuality.Models) > 1 {
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf("mixed models %q: token counts are tokenizer-specific", sum.DataQuality.Models))
 	}
@@ -392,7 +398,7 @@ func (a *analysis) quality(t0, t1 int64, clipped bool, man schemas.Manifest) (sc
 	var models []any
 	err := a.db.QueryRowContext(a.ctx, query("quality"), t0, t1).Scan(
 		&mq, &ma, &mf, &ml, &mr, &dq.OutOfOrder, &dq.DuplicateSpanIDs, &dq.UnlinkedRetries,
-		&dq.SpansOutOfState, &spansClipped, &models)
+		&dq.SpansOutOfState, &spansClipped, &models, &dq.CoarseTimeSpans, &dq.RelativeSpans)
 	if err != nil {
 		return dq, fmt.Errorf("analyze quality: %w", err)
 	}

@@ -112,6 +112,8 @@ const (
 	fStatus
 	fError
 	fHTTPStatus
+	fTimeResolutionUS
+	fTimeOrigin
 )
 
 func spanFieldOf(key []byte) spanField {
@@ -154,6 +156,10 @@ func spanFieldOf(key []byte) spanField {
 		return fError
 	case "http_status":
 		return fHTTPStatus
+	case "time_resolution_us":
+		return fTimeResolutionUS
+	case "time_origin":
+		return fTimeOrigin
 	}
 	return fUnknown
 }
@@ -165,6 +171,7 @@ var spanFieldNames = [...]string{
 	fLastTokenAt: "last_token_at", fReleasedAt: "released_at", fInputTokens: "input_tokens",
 	fOutputTokens: "output_tokens", fCachedTokens: "cached_tokens", fStatus: "status",
 	fError: "error", fHTTPStatus: "http_status",
+	fTimeResolutionUS: "time_resolution_us", fTimeOrigin: "time_origin",
 }
 
 func (f spanField) String() string { return spanFieldNames[f] }
@@ -265,7 +272,7 @@ func (d *spansDecoder) field(f spanField, sp *schemas.Span) error {
 		} else {
 			sp.RequestID = string(b)
 		}
-	case fRetryCause, fModel, fReplica, fError:
+	case fRetryCause, fModel, fReplica, fError, fTimeOrigin:
 		b, isNull, err := d.str(f)
 		if err != nil {
 			return err
@@ -283,6 +290,8 @@ func (d *spansDecoder) field(f spanField, sp *schemas.Span) error {
 			sp.Replica = v
 		case fError:
 			sp.Error = v
+		case fTimeOrigin:
+			sp.TimeOrigin = v
 		}
 	case fStatus:
 		b, isNull, err := d.str(f)
@@ -340,6 +349,12 @@ func (d *spansDecoder) field(f spanField, sp *schemas.Span) error {
 			return err
 		}
 		sp.HTTPStatus = d.arena.int32(int32(v))
+	case fTimeResolutionUS:
+		v, isNull, err := d.integer(f, 1, 1<<31-1)
+		if err != nil || isNull {
+			return err
+		}
+		sp.TimeResolutionUS = d.arena.int32(int32(v))
 	}
 	return nil
 }

@@ -169,7 +169,8 @@ func (r *vllmBenchReader) doc(raw []byte, line int64, k int, recs []Record) []Re
 	}
 	for i := range n {
 		id := fmt.Sprintf("%s#%d", prefix, i)
-		sp := schemas.Span{Source: SourceVLLMBench, SpanID: id, RequestID: id, Model: model, Status: schemas.StatusOK}
+		sp := schemas.Span{Source: SourceVLLMBench, SpanID: id, RequestID: id, Model: model, Status: schemas.StatusOK,
+			TimeOrigin: &benchOrigin}
 		bad := func(what string, v float64) []Record {
 			return append(recs, Record{Kind: KindReject, Line: line, Err: parseErrorAt(r.name, line,
 				recordErrorf(ErrBadValue, -1, "benchmark result: request %d: %s %v is not a duration", i, what, v))})
@@ -258,3 +259,6 @@ func sniffVLLMBench(head []byte) int {
 	}
 	return 0
 }
+
+// benchOrigin is the time_origin of every vllm-bench span.
+var benchOrigin = schemas.TimeOriginBenchmark

@@ -500,8 +500,9 @@ func (r *vllmLogReader) request(kind vllmMsg, msg string, pos int, ts int64, rep
 	}
 	sp := schemas.Span{
 		Source: SourceVLLMLog, SpanID: id, RequestID: id, Status: status,
-		Replica:    r.str(replica),
-		ReleasedAt: r.arena.int64(ts),
+		TimeResolutionUS: r.arena.int32(1_000_000), // vLLM stamps its lines to the second
+		Replica:          r.str(replica),
+		ReleasedAt:       r.arena.int64(ts),
 	}
 	if ok {
 		sp.QueuedAt = r.arena.int64(queued)

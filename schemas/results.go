@@ -149,6 +149,8 @@ type DataQuality struct {
 	SamplingHoles    int64            `json:"sampling_holes"`          // gaps longer than the hold limit
 	SpansOutOfState  int64            `json:"spans_outside_state"`     // spans missing a boundary for state metrics
 	SpansClipped     int64            `json:"spans_clipped,omitempty"` // spans cut by --from/--to
+	CoarseTimeSpans  int64            `json:"spans_coarse_time"`       // spans with time_resolution_us > 1
+	RelativeSpans    int64            `json:"spans_relative_time"`     // spans with a time_origin other than the epoch
 }
 
 // Summary is summary.json: the run window's metrics under SPEC names, the cap

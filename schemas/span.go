@@ -25,7 +25,19 @@ type Span struct {
 	Status       string  `parquet:"status,dict,zstd" json:"status"`
 	Error        *string `parquet:"error,optional,dict,zstd" json:"error,omitempty"`
 	HTTPStatus   *int32  `parquet:"http_status,optional,zstd" json:"http_status,omitempty"`
+
+	// TimeResolutionUS is the resolution of the span's timestamps in µs when the
+	// source logs them coarser than 1 µs (1000000 for vLLM's request log lines,
+	// stamped to the second); nil means µs.
+	TimeResolutionUS *int32 `parquet:"time_resolution_us,optional,zstd" json:"time_resolution_us,omitempty"`
+	// TimeOrigin says what the timestamps count from when it is not the Unix
+	// epoch: "benchmark" for vllm-bench results, whose times are seconds since
+	// the benchmark's first request; nil means wall-clock UTC.
+	TimeOrigin *string `parquet:"time_origin,optional,dict,zstd" json:"time_origin,omitempty"`
 }
+
+// TimeOriginBenchmark marks spans whose times count from a benchmark's start.
+const TimeOriginBenchmark = "benchmark"
 
 // Sample is the scheduler state of one replica at an instant (SPEC §1.2): a row
 // of samples.parquet.

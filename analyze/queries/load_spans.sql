@@ -20,7 +20,8 @@ WITH src AS (
         status, status = 'ok' AS ok, error, http_status,
         epoch_us(queued_at) AS q, epoch_us(admitted_at) AS a, epoch_us(first_token_at) AS f,
         epoch_us(last_token_at) AS l, epoch_us(released_at) AS r,
-        input_tokens AS tin, output_tokens AS tout, cached_tokens
+        input_tokens AS tin, output_tokens AS tout, cached_tokens,
+        time_resolution_us, time_origin
     FROM src LEFT JOIN unnumbered USING (idx)
 ), deliv AS (
     -- The delivered span of a request: its first successful span by released_at

@@ -17,5 +17,7 @@ SELECT
     count(*) FILTER (WHERE
         list_min(list_filter([q, a, f, l, r], x -> x IS NOT NULL)) < $1::BIGINT
         OR list_max(list_filter([q, a, f, l, r], x -> x IS NOT NULL)) > $2::BIGINT) AS spans_clipped,
-    coalesce(list_sort(list(DISTINCT model) FILTER (WHERE model IS NOT NULL)), []) AS models
+    coalesce(list_sort(list(DISTINCT model) FILTER (WHERE model IS NOT NULL)), []) AS models,
+    count(*) FILTER (WHERE time_resolution_us > 1) AS coarse_time,
+    count(*) FILTER (WHERE time_origin IS NOT NULL) AS relative_time
 FROM spans;

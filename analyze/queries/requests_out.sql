@@ -6,7 +6,7 @@ SELECT
     make_timestamp(q) AS queued_at, make_timestamp(a) AS admitted_at,
     make_timestamp(f) AS first_token_at, make_timestamp(l) AS last_token_at,
     make_timestamp(r) AS released_at,
-    tin AS input_tokens, tout AS output_tokens, cached_tokens,
+    tin AS input_tokens, tout AS output_tokens, cached_tokens, time_resolution_us, time_origin,
     t_queue(q, a) AS t_queue, t_first_token(a, f) AS t_first_token, ttft(q, f) AS ttft,
     t_stream(f, l) AS t_stream, t_in_flight(a, r) AS t_in_flight, t_total(q, r) AS t_total,
     stream_tps(f, l, tout) AS stream_tps, end_to_end_tps(a, r, tout) AS end_to_end_tps,
