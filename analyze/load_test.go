@@ -7,18 +7,7 @@ import (
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
-func TestSmoke(t *testing.T) {
-	spans := []schemas.Span{
-		{RunID: "r", Source: "spans", SpanID: "a", RequestID: "a", Attempt: i32(0), Status: "ok",
-			QueuedAt: at(0), AdmittedAt: at(1), FirstTokenAt: at(2), LastTokenAt: at(12), ReleasedAt: at(12),
-			InputTokens: i64(100), OutputTokens: i64(101)},
-	}
-	dir := writeDataset(t, spans, nil, nil)
-	res := analyzeDir(t, dir, Options{})
-	b, _ := json.MarshalIndent(res.Summary, "", " ")
-	t.Log(string(b))
-}
-
+// TestLoadRoundTrip: Load reads back exactly the windows Run computed.
 func TestLoadRoundTrip(t *testing.T) {
 	spans := []schemas.Span{
 		{RunID: "r", Source: "spans", SpanID: "a", RequestID: "a", Attempt: i32(0), Status: "ok",
