@@ -29,27 +29,6 @@ type GatewayOptions struct {
 	Mapping *Mapping
 }
 
-// newGatewayReader returns the reader of a gateway format with options; the
-// table rows (gatewayFormats) use the zero options.
-func newGatewayReader(name string, in Input, opt GatewayOptions) (Reader, error) {
-	switch name {
-	case SourceLiteLLM:
-		return newLiteLLMReaderOpts(in, opt), nil
-	case SourceKong:
-		return newKongReader(in), nil
-	case SourceEnvoyAI:
-		return newEnvoyAIReader(in), nil
-	case SourceOTelGenAI:
-		return newOTelGenAIReader(in), nil
-	case SourceMapping:
-		if opt.Mapping == nil {
-			return nil, errors.New("format mapping needs a mapping file. Try --mapping FILE.yaml")
-		}
-		return newMappingReader(in, opt.Mapping, opt.Zone), nil
-	}
-	return nil, fmt.Errorf("unknown gateway format %q", name)
-}
-
 // docReader is the Reader shared by the gateway formats. An input is one of:
 //
 //   - NDJSON: one JSON value per line; a record's position is its Line, and a

@@ -29,7 +29,7 @@ func fuzzGateway(f *testing.F, format string, opt GatewayOptions) {
 	f.Add([]byte("[1,{}]"))
 	f.Add([]byte("{\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rd, err := newGatewayReader(format, Input{Name: "fuzz", R: bytes.NewReader(data), MaxLineBytes: 4096}, opt)
+		rd, err := gatewayReader(format, Input{Name: "fuzz", R: bytes.NewReader(data), MaxLineBytes: 4096}, opt)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -57,7 +57,7 @@ func readGateway(t *testing.T, format, file string, opt GatewayOptions) []Record
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rd, err := newGatewayReader(format, Input{Name: file, R: f, MaxLineBytes: DefaultMaxLineBytes}, opt)
+	rd, err := gatewayReader(format, Input{Name: file, R: f, MaxLineBytes: DefaultMaxLineBytes}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +321,7 @@ func TestDocReaderModes(t *testing.T) {
 		{"bad line", "{nope}\n" + rec, []string{"reject L1", "span L2"}},
 	}
 	for _, tt := range tests {
-		rd := newLiteLLMReader(Input{Name: "x", R: strings.NewReader(tt.in), MaxLineBytes: 4096})
+		rd := formats[SourceLiteLLM].New(Input{Name: "x", R: strings.NewReader(tt.in), MaxLineBytes: 4096})
 		var got []string
 		for rd.Next() {
 			r := rd.Record()
@@ -395,4 +395,15 @@ func TestMappingWrongPath(t *testing.T) {
 	if rd.Next() || rd.Err() == nil || !strings.Contains(rd.Err().Error(), "--mapping") {
 		t.Errorf("no mapping: %v", rd.Err())
 	}
+}
+
+// gatewayReader opens a gateway format the way Run does: through its row of
+// the formats table, with the options carried in Input.
+func gatewayReader(name string, in Input, opt GatewayOptions) (Reader, error) {
+	f, ok := formats[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown format %q", name)
+	}
+	in.Zone, in.Mapping = opt.Zone, opt.Mapping
+	return f.New(in), nil
 }

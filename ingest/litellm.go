@@ -42,8 +42,6 @@ type liteLLMReader struct {
 
 var _ Reader = (*liteLLMReader)(nil)
 
-func newLiteLLMReader(in Input) Reader { return newLiteLLMReaderOpts(in, GatewayOptions{}) }
-
 func newLiteLLMReaderOpts(in Input, opt GatewayOptions) Reader {
 	r := &liteLLMReader{zone: opt.Zone}
 	r.docReader = newDocReader(in, r.decode)
