@@ -164,7 +164,8 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 	if err := a.exec("span_metrics"); err != nil {
 		return nil, err
 	}
-	if err := a.exec("load_spans", spansPath); err != nil {
+	_, err := a.loadSpans(spansPath)
+	if err != nil {
 		return nil, err
 	}
 	samplesPath := filepath.Join(opt.Dir, "samples.parquet")

@@ -21,7 +21,7 @@ type Options struct {
 	RunID        string       // --run; written into every span and sample (overrides any run_id in the input)
 	Format       string       // a name from Formats() or "auto" ("" means "auto")
 	OutDir       string       // the run dataset directory (created if missing)
-	Inputs       []string     // files, directories (recursive), globs, "-" for stdin; plain, .gz or .zst
+	Inputs       []string     // files, directories (recursive), globs, "-" for stdin; plain, .gz or .zst; FORMAT:INPUT overrides Format for one input
 	Strict       bool         // the first malformed record is fatal
 	MaxLineBytes int          // 0 = DefaultMaxLineBytes (1 MiB); longer lines are rejected with kind "too_long"
 	Stdin        io.Reader    // read for the input "-"
@@ -190,6 +190,9 @@ func (w *datasetWriter) ingest(ctx context.Context, src source, bar *progressbar
 	}
 
 	name := w.opt.Format
+	if src.format != "" {
+		name = src.format
+	}
 	if name == FormatAuto {
 		head, err := in.head()
 		if err != nil {

@@ -578,3 +578,20 @@ func TestRunAutoLogs(t *testing.T) {
 		t.Error("no progress output")
 	}
 }
+
+func TestSplitFormat(t *testing.T) {
+	for _, tc := range []struct{ arg, format, path string }{
+		{"litellm:gw/*.json", "litellm", "gw/*.json"},
+		{"vllm-otel:-", "vllm-otel", "-"},
+		{"auto:x.log", "auto", "x.log"},
+		{"gw/a:b.json", "", "gw/a:b.json"},
+		{"nosuch:x", "", "nosuch:x"},
+		{"litellm:", "", "litellm:"},
+		{"plain.jsonl", "", "plain.jsonl"},
+	} {
+		f, p := splitFormat(tc.arg)
+		if f != tc.format || p != tc.path {
+			t.Errorf("splitFormat(%q) = %q, %q; want %q, %q", tc.arg, f, p, tc.format, tc.path)
+		}
+	}
+}

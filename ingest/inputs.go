@@ -23,8 +23,26 @@ import (
 
 // source is one input to read, after expanding directories and globs.
 type source struct {
-	path string // as given or found; "-" for stdin
-	size int64  // stored size from stat; -1 for stdin
+	path   string // as given or found; "-" for stdin
+	size   int64  // stored size from stat; -1 for stdin
+	format string // from a FORMAT:PATH argument; "" means Options.Format
+}
+
+// splitFormat splits an input argument FORMAT:PATH (litellm:gw/*.json) into
+// its format and path. An argument whose part before the first colon is not a
+// format name (or "auto") is a plain path.
+func splitFormat(arg string) (format, path string) {
+	name, rest, ok := strings.Cut(arg, ":")
+	if !ok || rest == "" {
+		return "", arg
+	}
+	if name == FormatAuto {
+		return name, rest
+	}
+	if _, known := formats[name]; known {
+		return name, rest
+	}
+	return "", arg
 }
 
 const stdinName = "-"
@@ -41,6 +59,7 @@ func expandInputs(args []string, exclude string) ([]source, error) {
 	excludeAbs, _ := filepath.Abs(exclude)
 	var out []source
 	seen := map[string]bool{}
+	format := "" // of the argument being expanded
 	add := func(p string, size int64) {
 		key := p
 		if p != stdinName {
@@ -53,10 +72,11 @@ func expandInputs(args []string, exclude string) ([]source, error) {
 		}
 		if !seen[key] {
 			seen[key] = true
-			out = append(out, source{path: p, size: size})
+			out = append(out, source{path: p, size: size, format: format})
 		}
 	}
 	for _, arg := range args {
+		format, arg = splitFormat(arg)
 		if arg == stdinName {
 			add(stdinName, -1)
 			continue

@@ -15,13 +15,16 @@ func ingestCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "ingest",
 		Usage:     "read serving logs into a run dataset (spans.parquet, samples.parquet, manifest.json, rejects.jsonl)",
-		ArgsUsage: "INPUT...",
+		ArgsUsage: "[FORMAT:]INPUT...",
 		Description: `INPUT is a file, a directory (read recursively), a glob or - for stdin; plain,
-.gz or .zst. A malformed record goes to rejects.jsonl with its file, line and
-reason, and the ingest goes on; --strict makes it fatal (exit 2).
+.gz or .zst. A FORMAT: prefix sets the format of that input alone, so one run can
+hold a gateway's log and the engine's (analyze joins them per request).
+A malformed record goes to rejects.jsonl with its file, line and reason, and the
+ingest goes on; --strict makes it fatal (exit 2).
 
-Example:
-   tpsreport ingest --format spans --run baseline --out runs/baseline logs/spans-*.jsonl.gz`,
+Examples:
+   tpsreport ingest --format spans --run baseline --out runs/baseline logs/spans-*.jsonl.gz
+   tpsreport ingest --run r1 --out runs/r1 'litellm:gw/*.json' 'vllm-otel:engine/*.jsonl'`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "auto", Usage: "input format: auto or one of " + strings.Join(ingest.Formats(), ", ")},
 			&cli.StringFlag{Name: "run", Usage: "run id written into every span (`NAME`)", Required: true},
