@@ -1,11 +1,20 @@
 package analyze
 
-// joinCoverage counts how the spans of a gateway and of an engine in one run
-// matched (see join_spans.sql); nil when the run holds only one kind.
-type joinCoverage struct{}
+import (
+	"fmt"
 
-// loadSpans loads the run's spans into the spans table, joining a gateway's
-// spans with the engine's when the run holds both.
-func (a *analysis) loadSpans(path string) (*joinCoverage, error) {
-	return nil, a.exec("load_spans", path)
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// loadSpans loads the run's spans into the spans table through the view
+// span_src: spans.parquet with its row numbers as idx, or, when the run holds
+// both a gateway's and an engine's spans, their join (join_spans.sql). It
+// returns the join's coverage, nil without a join.
+func (a *analysis) loadSpans(path string) (*schemas.JoinCoverage, error) {
+	q := "CREATE OR REPLACE TEMP VIEW span_src AS SELECT *, file_row_number AS idx, NULL::BIGINT AS gw " +
+		"FROM read_parquet(" + sqlString(path) + ", file_row_number = true)"
+	if _, err := a.db.ExecContext(a.ctx, q); err != nil {
+		return nil, fmt.Errorf("analyze span_src: %w", err)
+	}
+	return nil, a.exec("load_spans")
 }

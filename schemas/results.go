@@ -119,6 +119,9 @@ type Metrics struct {
 	TPOT        Percentiles `json:"tpot"`
 	StreamTPS   Percentiles `json:"stream_tps"`
 	EndToEndTPS Percentiles `json:"end_to_end_tps"`
+	// GatewayOverhead is the gateway's total time minus the engine's e2e time of
+	// the spans joined from a gateway and an engine log (n = 0 without a join).
+	GatewayOverhead Percentiles `json:"gateway_overhead"`
 }
 
 // ReplicaState holds the exact state metrics of one replica over the run.
@@ -151,6 +154,18 @@ type DataQuality struct {
 	SpansClipped     int64            `json:"spans_clipped,omitempty"` // spans cut by --from/--to
 	CoarseTimeSpans  int64            `json:"spans_coarse_time"`       // spans with time_resolution_us > 1
 	RelativeSpans    int64            `json:"spans_relative_time"`     // spans with a time_origin other than the epoch
+	Join             *JoinCoverage    `json:"join,omitempty"`          // set when the run holds a gateway's and an engine's spans
+}
+
+// JoinCoverage counts how a gateway's spans and an engine's spans of one run
+// were joined (docs/metrics.md "Gateway and engine"). By construction
+// GatewaySpans = Matched + GatewayOnly and EngineSpans = Matched + EngineOnly.
+type JoinCoverage struct {
+	GatewaySpans int64 `json:"gateway_spans"`
+	EngineSpans  int64 `json:"engine_spans"`
+	Matched      int64 `json:"matched"`
+	GatewayOnly  int64 `json:"gateway_only"`
+	EngineOnly   int64 `json:"engine_only"`
 }
 
 // Summary is summary.json: the run window's metrics under SPEC names, the cap

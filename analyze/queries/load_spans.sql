@@ -1,11 +1,11 @@
--- load_spans: the spans of a run as analysed ($1: path of spans.parquet).
+-- load_spans: the spans of a run as analysed, from the view span_src (join.go:
+-- spans.parquet with its row numbers idx, or the gateway-engine join).
 -- Instants become int64 µs (q a f l r); attempts the source did not number are
 -- numbered by queued_at within their request; each request's delivered span is
 -- marked (docs/metrics.md). The per-span metrics are the macros of span_metrics.
 CREATE OR REPLACE TEMP TABLE spans AS
 WITH src AS (
-    SELECT *, file_row_number AS idx
-    FROM read_parquet(?, file_row_number = true)
+    SELECT * FROM span_src
 ), unnumbered AS (
     -- Only requests with a span the source did not number pay for the window.
     SELECT idx,
@@ -21,7 +21,7 @@ WITH src AS (
         epoch_us(queued_at) AS q, epoch_us(admitted_at) AS a, epoch_us(first_token_at) AS f,
         epoch_us(last_token_at) AS l, epoch_us(released_at) AS r,
         input_tokens AS tin, output_tokens AS tout, cached_tokens,
-        time_resolution_us, time_origin
+        time_resolution_us, time_origin, gw
     FROM src LEFT JOIN unnumbered USING (idx)
 ), deliv AS (
     -- The delivered span of a request: its first successful span by released_at

@@ -64,6 +64,7 @@ SELECT
     s_in_flight_us::DOUBLE / nullif(sampled_us, 0) AS mean_in_flight_sampled,
     s_queue_us::DOUBLE / nullif(sampled_us, 0) AS mean_queue_depth_sampled,
     s_in_flight_us::DOUBLE / nullif(sampled_us, 0) / nullif(p.cap, 0) AS utilization_sampled,
-    t_queue, ttft, t_first_token, t_stream, t_in_flight, t_total, tpot, stream_tps, end_to_end_tps
+    t_queue, ttft, t_first_token, t_stream, t_in_flight, t_total, tpot, stream_tps, end_to_end_tps,
+    gateway_overhead
 FROM j, p
 ORDER BY k;

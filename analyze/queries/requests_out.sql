@@ -1,5 +1,6 @@
 -- requests_out: the rows of requests.parquet: every span with its per-span metrics
--- of SPEC §2 (seconds, tokens/s), in input order.
+-- of SPEC §2 (seconds, tokens/s), in input order, and gateway_overhead (seconds)
+-- for spans joined from a gateway and an engine.
 SELECT
     run_id, source, span_id, request_id, attempt, retry_cause, model, replica, status,
     error, http_status, delivered,
@@ -10,5 +11,5 @@ SELECT
     t_queue(q, a) AS t_queue, t_first_token(a, f) AS t_first_token, ttft(q, f) AS ttft,
     t_stream(f, l) AS t_stream, t_in_flight(a, r) AS t_in_flight, t_total(q, r) AS t_total,
     stream_tps(f, l, tout) AS stream_tps, end_to_end_tps(a, r, tout) AS end_to_end_tps,
-    tpot(f, l, tout) AS tpot
+    tpot(f, l, tout) AS tpot, gateway_overhead(gw) AS gateway_overhead
 FROM spans ORDER BY idx

@@ -10,4 +10,5 @@ CREATE OR REPLACE TEMP MACRO t_in_flight(a, r) AS CASE WHEN r >= a THEN (r - a) 
 CREATE OR REPLACE TEMP MACRO t_total(q, r) AS CASE WHEN r >= q THEN (r - q) / 1e6 END;
 CREATE OR REPLACE TEMP MACRO stream_tps(f, l, tout) AS CASE WHEN l > f THEN tout / ((l - f) / 1e6) END;
 CREATE OR REPLACE TEMP MACRO end_to_end_tps(a, r, tout) AS CASE WHEN r > a THEN tout / ((r - a) / 1e6) END;
+CREATE OR REPLACE TEMP MACRO gateway_overhead(gw) AS gw / 1e6;
 CREATE OR REPLACE TEMP MACRO tpot(f, l, tout) AS CASE WHEN tout > 1 AND l >= f THEN ((l - f) / 1e6) / (tout - 1) END;

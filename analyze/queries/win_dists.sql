@@ -21,13 +21,15 @@ WITH agg AS (
         count(stream_tps) AS stream_tps_n, quantile_cont(stream_tps, [0.5, 0.9, 0.95, 0.99]) AS stream_tps_q,
         (sum(stream_tps::DECIMAL(38, 15)) / nullif(count(stream_tps), 0))::DOUBLE AS stream_tps_mean, max(stream_tps) AS stream_tps_max,
         count(end_to_end_tps) AS end_to_end_tps_n, quantile_cont(end_to_end_tps, [0.5, 0.9, 0.95, 0.99]) AS end_to_end_tps_q,
-        (sum(end_to_end_tps::DECIMAL(38, 15)) / nullif(count(end_to_end_tps), 0))::DOUBLE AS end_to_end_tps_mean, max(end_to_end_tps) AS end_to_end_tps_max
+        (sum(end_to_end_tps::DECIMAL(38, 15)) / nullif(count(end_to_end_tps), 0))::DOUBLE AS end_to_end_tps_mean, max(end_to_end_tps) AS end_to_end_tps_max,
+        count(gateway_overhead) AS gateway_overhead_n, quantile_cont(gateway_overhead, [0.5, 0.9, 0.95, 0.99]) AS gateway_overhead_q,
+        (sum(gateway_overhead::DECIMAL(38, 15)) / nullif(count(gateway_overhead), 0))::DOUBLE AS gateway_overhead_mean, max(gateway_overhead) AS gateway_overhead_max
     FROM (
         SELECT r,
             t_queue(q, a) AS t_queue, ttft(q, f) AS ttft, t_first_token(a, f) AS t_first_token,
             t_stream(f, l) AS t_stream, t_in_flight(a, r) AS t_in_flight, t_total(q, r) AS t_total,
             tpot(f, l, tout) AS tpot, stream_tps(f, l, tout) AS stream_tps,
-            end_to_end_tps(a, r, tout) AS end_to_end_tps
+            end_to_end_tps(a, r, tout) AS end_to_end_tps, gateway_overhead(gw) AS gateway_overhead
         FROM spans WHERE ok
     ), p
     WHERE r BETWEEN p.t0 AND p.t1
@@ -51,5 +53,7 @@ SELECT k,
     {'n': stream_tps_n, 'p50': stream_tps_q[1], 'p90': stream_tps_q[2], 'p95': stream_tps_q[3], 'p99': stream_tps_q[4],
       'mean': stream_tps_mean, 'max': stream_tps_max} AS stream_tps,
     {'n': end_to_end_tps_n, 'p50': end_to_end_tps_q[1], 'p90': end_to_end_tps_q[2], 'p95': end_to_end_tps_q[3], 'p99': end_to_end_tps_q[4],
-      'mean': end_to_end_tps_mean, 'max': end_to_end_tps_max} AS end_to_end_tps
+      'mean': end_to_end_tps_mean, 'max': end_to_end_tps_max} AS end_to_end_tps,
+    {'n': gateway_overhead_n, 'p50': gateway_overhead_q[1], 'p90': gateway_overhead_q[2], 'p95': gateway_overhead_q[3], 'p99': gateway_overhead_q[4],
+      'mean': gateway_overhead_mean, 'max': gateway_overhead_max} AS gateway_overhead
 FROM agg;
