@@ -164,7 +164,7 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 	if err := a.exec("span_metrics"); err != nil {
 		return nil, err
 	}
-	_, err := a.loadSpans(spansPath)
+	join, err := a.loadSpans(spansPath)
 	if err != nil {
 		return nil, err
 	}
@@ -252,6 +252,8 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 		return nil, err
 	}
 	sum.DataQuality.OverCapTime = sum.OverCapTime
+	sum.DataQuality.Join = join
+	sum.Warnings = append(sum.Warnings, joinWarnings(join)...)
 	if n := sum.DataQuality.CoarseTimeSpans; n > 0 {
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%d spans have timestamps only to the second (vLLM request log lines): their durations and proration are ±1 s", n))
 	}

@@ -18,3 +18,8 @@ func (a *analysis) loadSpans(path string) (*schemas.JoinCoverage, error) {
 	}
 	return nil, a.exec("load_spans")
 }
+
+// joinWarnings explains a join that left many spans unmatched.
+func joinWarnings(c *schemas.JoinCoverage) []string {
+	return nil
+}
