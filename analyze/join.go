@@ -6,20 +6,81 @@ import (
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
+// Sources by role in the gateway-engine join: a gateway's log records what the
+// client saw, an engine's what the scheduler did. Spans of other sources
+// (canonical spans, benchmark results) never join.
+var (
+	gatewaySources = []string{"litellm", "kong", "envoy-ai", "otel-genai", "mapping"}
+	engineSources  = []string{"vllm-otel", "vllm-log"}
+)
+
+// joinToleranceUS widens a gateway span's [queued_at, released_at] when looking
+// for its engine span: the clocks of two hosts differ.
+const joinToleranceUS = 1_000_000
+
 // loadSpans loads the run's spans into the spans table through the view
 // span_src: spans.parquet with its row numbers as idx, or, when the run holds
-// both a gateway's and an engine's spans, their join (join_spans.sql). It
-// returns the join's coverage, nil without a join.
+// both a gateway's and an engine's spans, their join (join_*.sql). It returns
+// the join's coverage, nil without a join.
 func (a *analysis) loadSpans(path string) (*schemas.JoinCoverage, error) {
-	q := "CREATE OR REPLACE TEMP VIEW span_src AS SELECT *, file_row_number AS idx, NULL::BIGINT AS gw " +
-		"FROM read_parquet(" + sqlString(path) + ", file_row_number = true)"
-	if _, err := a.db.ExecContext(a.ctx, q); err != nil {
+	var gw, en int64
+	err := a.db.QueryRowContext(a.ctx,
+		"SELECT count(*) FILTER (source IN ?), count(*) FILTER (source IN ?) FROM read_parquet(?)",
+		gatewaySources, engineSources, path).Scan(&gw, &en)
+	if err != nil {
+		return nil, fmt.Errorf("analyze sources: %w", err)
+	}
+	var cov *schemas.JoinCoverage
+	src := "SELECT * EXCLUDE (file_row_number), file_row_number AS idx, NULL::BIGINT AS gw FROM read_parquet(" + sqlString(path) + ", file_row_number = true)"
+	if gw > 0 && en > 0 {
+		if cov, err = a.join(path, gw, en); err != nil {
+			return nil, err
+		}
+		src = "SELECT * FROM joined_spans"
+	}
+	if _, err := a.db.ExecContext(a.ctx, "CREATE OR REPLACE TEMP VIEW span_src AS "+src); err != nil {
 		return nil, fmt.Errorf("analyze span_src: %w", err)
 	}
-	return nil, a.exec("load_spans")
+	return cov, a.exec("load_spans")
 }
 
-// joinWarnings explains a join that left many spans unmatched.
+// join joins the gateway's spans with the engine's and counts the coverage.
+func (a *analysis) join(path string, gw, en int64) (*schemas.JoinCoverage, error) {
+	if err := a.exec("join_raw", path, gatewaySources, engineSources); err != nil {
+		return nil, err
+	}
+	if err := a.exec("join_pairs", joinToleranceUS); err != nil {
+		return nil, err
+	}
+	if err := a.exec("join_spans"); err != nil {
+		return nil, err
+	}
+	c := &schemas.JoinCoverage{GatewaySpans: gw, EngineSpans: en}
+	if err := a.db.QueryRowContext(a.ctx, "SELECT count(*) FROM join_pairs").Scan(&c.Matched); err != nil {
+		return nil, fmt.Errorf("analyze join coverage: %w", err)
+	}
+	c.GatewayOnly, c.EngineOnly = gw-c.Matched, en-c.Matched
+	for _, t := range []string{"raw_spans", "join_pairs"} {
+		if _, err := a.db.ExecContext(a.ctx, "DROP TABLE "+t); err != nil {
+			return nil, fmt.Errorf("analyze join: %w", err)
+		}
+	}
+	return c, nil
+}
+
+// joinWarnings explains a join that left many spans unmatched: below half on
+// either side, the gateway and engine logs probably cover different requests
+// or times, or the ids are not forwarded.
 func joinWarnings(c *schemas.JoinCoverage) []string {
-	return nil
+	if c == nil {
+		return nil
+	}
+	var out []string
+	if c.Matched*2 < c.GatewaySpans {
+		out = append(out, fmt.Sprintf("only %d of %d gateway spans joined an engine span: gateway_overhead and engine times cover those alone (do the gateway and engine logs cover the same time, and does the gateway forward X-Request-Id?)", c.Matched, c.GatewaySpans))
+	}
+	if c.Matched*2 < c.EngineSpans {
+		out = append(out, fmt.Sprintf("only %d of %d engine spans joined a gateway span: the others keep the engine's arrival as queued_at", c.Matched, c.EngineSpans))
+	}
+	return out
 }

@@ -20,7 +20,7 @@ import (
 //
 //	analyze [window=60s] [cap=N] [from=S to=S] [max_num_seqs=N]
 //	spans
-//	# span request attempt status queued admitted first last released in out [replica]
+//	# span request attempt status queued admitted first last released in out [replica [source]]
 //	a    a       0       ok     0      1        2     12   12       100 101 r0
 //	end
 //	samples
@@ -81,8 +81,8 @@ func runScript(t *testing.T, path string) {
 		fields := strings.Fields(line)
 		switch {
 		case section == "spans" && line != "end":
-			if len(fields) < 11 {
-				fail("span line needs 11 or 12 fields, has %d", len(fields))
+			if len(fields) < 11 || len(fields) > 13 {
+				fail("span line needs 11 to 13 fields, has %d", len(fields))
 			}
 			sp := schemas.Span{RunID: "script", Source: "spans", SpanID: fields[0], RequestID: fields[1], Status: fields[3]}
 			if fields[2] != "-" {
@@ -98,8 +98,11 @@ func runScript(t *testing.T, path string) {
 			}
 			sp.InputTokens = scriptInt(fields[9], fail)
 			sp.OutputTokens = scriptInt(fields[10], fail)
-			if len(fields) > 11 {
+			if len(fields) > 11 && fields[11] != "-" {
 				sp.Replica = str(fields[11])
+			}
+			if len(fields) > 12 {
+				sp.Source = fields[12]
 			}
 			spans = append(spans, sp)
 		case section == "samples" && line != "end":

@@ -12,7 +12,14 @@ import (
 // write it), for every attempt the gateway made, failures, 429 rejections
 // and queue timeouts included.
 //
-//	id                   "chatcmpl-" and 32 random hex digits, one per attempt
+//	id                   for an attempt a replica admitted, vLLM's response id
+//	                     "chatcmpl-<request id>" (the gateway forwards the
+//	                     request id as X-Request-Id, vLLM prefixes it, and the
+//	                     first chunk of a stream carries it, so LiteLLM logs
+//	                     it even when the stream later fails); for one never
+//	                     admitted, LiteLLM's own call id, "chatcmpl-" and 32
+//	                     random hex digits. analyze joins the first kind with
+//	                     the vLLM OTel spans' gen_ai.request.id.
 //	trace_id             a UUID per request: LiteLLM's trace id, shared by retries
 //	startTime            queued_at (gateway receipt), epoch seconds, float
 //	endTime              released_at
@@ -92,7 +99,11 @@ func (l *LiteLLM) WriteSpan(s schemas.Span) error {
 
 	b := l.lw.buf
 	b = append(b, `{"id":"chatcmpl-`...)
-	b = appendHexID(b, l.seed, "litellm-id", s.SpanID, 16)
+	if s.AdmittedAt != nil {
+		b = append(b, s.RequestID...)
+	} else {
+		b = appendHexID(b, l.seed, "litellm-id", s.SpanID, 16)
+	}
 	b = append(b, `","trace_id":"`...)
 	b = appendUUID(b, l.seed, s.RequestID)
 	b = append(b, `","call_type":"acompletion","stream":true,"custom_llm_provider":"hosted_vllm","response_cost":0.0,"status":"`...)

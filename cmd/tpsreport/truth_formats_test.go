@@ -180,6 +180,7 @@ func TestSimulatedFormatsTruth(t *testing.T) {
 				t.Run(fc.format, func(t *testing.T) { checkFormat(t, dir, sc, truth, fc) })
 			}
 			t.Run(sim.FormatVLLMLog, func(t *testing.T) { checkVLLMLog(t, dir, sc, truth) })
+			t.Run("litellm+vllm-otel", func(t *testing.T) { checkJoined(t, dir, sc, truth) })
 		})
 	}
 }
@@ -418,4 +419,65 @@ func compareList(t *testing.T, what string, got, want map[string]any, keys []str
 			t.Errorf("%s %s: got %.12g, want %.12g", what, k, gf, wf)
 		}
 	}
+}
+
+// checkJoined: the gateway's log and the engine's spans of one simulation,
+// ingested into one run (FORMAT:INPUT arguments) and joined by analyze, give
+// back what neither gives alone: every truth key, the state metrics (backlog,
+// gap_fraction) included, for the run and every window, to 1e-6 relative.
+// The gateway gives each attempt's receipt, outcome and numbering, the engine
+// its admission, token times and counts (failed attempts' partial output too).
+// Join coverage: every attempt a replica admitted joins, the others stay
+// gateway-only, and no engine span is left over. In the simulator the gateway
+// forwards at admission and ends a response when the engine does, so
+// gateway_overhead is the gateway queue: its distribution is t_queue's.
+func checkJoined(t *testing.T, dir string, sc sim.Scenario, truth sim.Truth) {
+	ctx := context.Background()
+	logs := filepath.Join(dir, "logs")
+	var admitted, spans int64
+	if _, err := sim.Run(sc, seedFormats, func(sp schemas.Span) error {
+		spans++
+		if sp.AdmittedAt != nil {
+			admitted++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "run-joined")
+	_, err := ingest.Run(ctx, ingest.Options{RunID: sc.Name, Format: ingest.FormatAuto, OutDir: run, Inputs: []string{
+		sim.FormatLiteLLM + ":" + filepath.Join(logs, sim.FormatFile(sim.FormatLiteLLM)),
+		sim.FormatVLLMOTel + ":" + filepath.Join(logs, sim.FormatFile(sim.FormatVLLMOTel)),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	capv := int64(sc.MaxNumSeqs)
+	res, err := analyze.Run(ctx, analyze.Options{Dir: run, Window: sc.Window, Cap: &capv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := schemas.JoinCoverage{GatewaySpans: spans, EngineSpans: admitted, Matched: admitted, GatewayOnly: spans - admitted}
+	if got := res.Summary.DataQuality.Join; got == nil || *got != want {
+		t.Fatalf("join coverage %+v, want %+v", got, want)
+	}
+	tj := jsonMap(t, truth)
+	tw := tj["windows"].([]any)
+	if len(tw) != len(res.Windows) {
+		t.Fatalf("%d windows, truth has %d", len(res.Windows), len(tw))
+	}
+	compareKeys(t, "joined run", jsonMap(t, res.Summary), tj)
+	for i := range tw {
+		compareKeys(t, fmt.Sprintf("joined window %d", i), jsonMap(t, res.Windows[i]), tw[i].(map[string]any))
+	}
+	if g, q := res.Summary.GatewayOverhead, res.Summary.TQueue; g.N != q.N || fmt.Sprint(deref(g.P50), deref(g.P99), deref(g.Max)) != fmt.Sprint(deref(q.P50), deref(q.P99), deref(q.Max)) {
+		t.Errorf("gateway_overhead %+v, want t_queue's distribution %+v", g, q)
+	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
