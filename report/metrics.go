@@ -89,13 +89,17 @@ func tTotal(m *schemas.Metrics) *schemas.Percentiles      { return &m.TTotal }
 func tpot(m *schemas.Metrics) *schemas.Percentiles        { return &m.TPOT }
 func streamTPS(m *schemas.Metrics) *schemas.Percentiles   { return &m.StreamTPS }
 func e2eTPS(m *schemas.Metrics) *schemas.Percentiles      { return &m.EndToEndTPS }
+func gatewayOverhead(m *schemas.Metrics) *schemas.Percentiles {
+	return &m.GatewayOverhead
+}
 
 // metricGroupDef is a titled block of the key-metrics table.
 type metricGroupDef struct {
 	Title   string
 	Metrics []metricDef
-	// Sampled groups are shown only when some run has samples.
-	Sampled bool
+	// Show says whether the group has anything to show for the runs (nil:
+	// always): samples, or spans joined from a gateway and an engine.
+	Show func([]*schemas.Metrics) bool
 }
 
 // metricGroups is the key-metrics table, in the order reviewers read it.
@@ -125,7 +129,7 @@ var metricGroups = []metricGroupDef{
 		{"utilization", "mean_in_flight / cap", unitFraction, neutral, func(m *schemas.Metrics) *float64 { return m.Utilization }},
 		{"little_concurrency", "arrival_rate × mean t_total (Little's law)", unitRequests, neutral, func(m *schemas.Metrics) *float64 { return m.LittleConcurrency }},
 	}},
-	{Title: "Idle time from scheduler samples", Sampled: true, Metrics: []metricDef{
+	{Title: "Idle time from scheduler samples", Show: anySampled, Metrics: []metricDef{
 		{"gap_fraction_sampled", "gap_fraction from samples", unitFraction, lowerBetter, func(m *schemas.Metrics) *float64 { return m.GapFractionSampled }},
 		{"backlog_gap_fraction_sampled", "backlog_gap_fraction from samples", unitFraction, lowerBetter, func(m *schemas.Metrics) *float64 { return m.BacklogGapFractionSampled }},
 		{"mean_in_flight_sampled", "mean_in_flight from samples", unitRequests, neutral, func(m *schemas.Metrics) *float64 { return m.MeanInFlightSampled }},
@@ -150,6 +154,11 @@ var metricGroups = []metricGroupDef{
 		{"stream_tps.p50", "output tokens / stream time, median", unitTPS, higherBetter, pct(p50, streamTPS)},
 		{"stream_tps.mean", "output tokens / stream time, mean", unitTPS, higherBetter, pct(mean, streamTPS)},
 		{"end_to_end_tps.p50", "output tokens / in-flight time, median", unitTPS, higherBetter, pct(p50, e2eTPS)},
+	}},
+	{Title: "Gateway (joined with the engine's spans)", Show: anyJoined, Metrics: []metricDef{
+		{"gateway_overhead.p50", "gateway total − engine e2e, median", unitSeconds, lowerBetter, pct(p50, gatewayOverhead)},
+		{"gateway_overhead.p99", "gateway total − engine e2e, 99th percentile", unitSeconds, lowerBetter, pct(p99, gatewayOverhead)},
+		{"gateway_overhead.mean", "gateway total − engine e2e, mean", unitSeconds, lowerBetter, pct(mean, gatewayOverhead)},
 	}},
 }
 
@@ -258,7 +267,7 @@ type metricGroup struct {
 func metricTable(ms []*schemas.Metrics) []metricGroup {
 	var out []metricGroup
 	for _, g := range metricGroups {
-		if g.Sampled && !anySampled(ms) {
+		if g.Show != nil && !g.Show(ms) {
 			continue
 		}
 		mg := metricGroup{Title: g.Title}
@@ -276,6 +285,16 @@ func anySampled(ms []*schemas.Metrics) bool {
 			return true
 		}
 		if _, ok := finite(m.GapFractionSampled); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// anyJoined: some run has spans joined from a gateway and an engine.
+func anyJoined(ms []*schemas.Metrics) bool {
+	for _, m := range ms {
+		if m.GatewayOverhead.N > 0 {
 			return true
 		}
 	}

@@ -362,6 +362,12 @@ func qualityFacts(dq *schemas.DataQuality) []countFact {
 	out = append(out, countFact{Name: "over_cap_seconds", Value: over, Flag: over > 0, Text: fmtSeconds(over)})
 	models := int64(len(dq.Models))
 	out = append(out, countFact{Name: "models", Value: float64(models), Flag: models > 1, Text: fmtCount(models)})
+	if j := dq.Join; j != nil {
+		// A joined span has the gateway's and the engine's view; the others one.
+		out = append(out, countFact{Name: "joined gateway+engine spans", Value: float64(j.Matched), Text: fmtCount(j.Matched)})
+		add("gateway-only spans", j.GatewayOnly)
+		add("engine-only spans", j.EngineOnly)
+	}
 	return out
 }
 
