@@ -24,6 +24,8 @@ var definitions = []definition{
 	{"stream_tps", "output_tokens / t_stream; NULL when t_stream ≤ 0",
 		"Per-request decode speed. It equals (1 / tpot) × output_tokens / (output_tokens − 1), so it is slightly above the \"1 / TPOT\" speed some tools report."},
 	{"end_to_end_tps", "output_tokens / t_in_flight; NULL when t_in_flight ≤ 0", "Includes prefill and stalls while the request holds a slot."},
+	{"gateway_overhead", "(gateway released − gateway queued) − (engine released − engine queued), for a span joined from a gateway's and an engine's log",
+		"Time the gateway adds around the engine: its own queue, routing, and the response's way back. LiteLLM logs a litellm_overhead_time_ms of its own code only."},
 	{"system_tps", "prorated output tokens of successful spans / window_seconds",
 		"\"Output token throughput\" in most benchmark tools is output tokens over the benchmark's duration; that equals our system_tps only under constant load, since ours counts every second of the window, idle ones included, and only successful spans."},
 	{"generated_tps", "prorated output tokens of all spans, failed ones' partial output included / window_seconds", ""},
