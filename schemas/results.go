@@ -166,6 +166,10 @@ type JoinCoverage struct {
 	Matched      int64 `json:"matched"`
 	GatewayOnly  int64 `json:"gateway_only"`
 	EngineOnly   int64 `json:"engine_only"`
+	// GatewayOnlyOK counts the successful gateway-only spans: answered by an
+	// engine whose log lacks them (rejections and gateway timeouts never reach
+	// one, so they are no sign of a bad join).
+	GatewayOnlyOK int64 `json:"gateway_only_ok"`
 }
 
 // Summary is summary.json: the run window's metrics under SPEC names, the cap
