@@ -21,7 +21,10 @@ demo: build
 demo-data: build
 	./$(BIN) simulate --scenario stall --seed 1 --run baseline --out testdata/demo/baseline
 	./$(BIN) simulate --scenario fixed --seed 1 --run candidate --out testdata/demo/candidate
-	gzip -9 -n -f testdata/demo/baseline/spans.jsonl testdata/demo/candidate/spans.jsonl
+	for r in baseline candidate; do \
+		rm -f testdata/demo/$$r/spans.jsonl testdata/demo/$$r/samples.jsonl; \
+		gzip -9 -n -f testdata/demo/$$r/litellm.jsonl testdata/demo/$$r/vllm-otel.jsonl testdata/demo/$$r/vllm.log; \
+	done
 
 ## test: unit, property, differential, golden and CLI script tests
 test:

@@ -19,8 +19,11 @@ func demoCommand(e *env) *cli.Command {
 		Name:  "demo",
 		Usage: "run the whole pipeline on the shipped sample logs and write a comparison report",
 		Description: `The sample logs are a baseline whose orchestration stalls admission while
-requests wait, and a candidate serving the same traffic work-conserving. demo
-ingests both, analyses them, compares them and writes the report:
+requests wait, and a candidate serving the same traffic work-conserving. Each run
+has the logs a real deployment writes: the LiteLLM gateway's payloads, vLLM's
+OpenTelemetry spans and vLLM's server log (max_num_seqs and stats lines). demo
+ingests them into one run each (analyze joins gateway and engine per request),
+analyses, compares and writes the report:
 
    DIR/logs/      the sample logs
    DIR/runs/      the two run datasets (Parquet, summary.json, ...)
@@ -52,8 +55,12 @@ Example:
 				dir := filepath.Join(out, "runs", name)
 				man, err := ingest.Run(c.Context, ingest.Options{
 					RunID: name, Format: "auto", OutDir: dir,
-					Inputs: []string{filepath.Join(logs, name, "spans.jsonl.gz"), filepath.Join(logs, name, "samples.jsonl")},
-					Stdin:  e.stdin, Log: e.log, Version: toolVersion(),
+					Inputs: []string{
+						"litellm:" + filepath.Join(logs, name, "litellm.jsonl.gz"),
+						"vllm-otel:" + filepath.Join(logs, name, "vllm-otel.jsonl.gz"),
+						"vllm-log:" + filepath.Join(logs, name, "vllm.log.gz"),
+					},
+					Stdin: e.stdin, Log: e.log, Version: toolVersion(),
 				})
 				if err != nil {
 					return err
@@ -62,8 +69,14 @@ Example:
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(e.stdout, "%-9s %d spans, %d samples, system_tps %s, gap_fraction %s (sampled %s)\n", name, man.Counts.Written-man.SamplesWritten, man.SamplesWritten,
-					fmtFloat(res.Summary.SystemTPS), fmtFloat(res.Summary.GapFraction), fmtFloat(res.Summary.GapFractionSampled))
+				sum := &res.Summary
+				j := sum.DataQuality.Join
+				if j == nil {
+					return fmt.Errorf("demo %s: the gateway and engine spans did not join", name)
+				}
+				fmt.Fprintf(e.stdout, "%-9s %d LiteLLM + %d vLLM spans, %d joined; %d samples; cap %d (%s); system_tps %s, gap_fraction %s (sampled %s)\n",
+					name, j.GatewaySpans, j.EngineSpans, j.Matched, man.SamplesWritten, *sum.Cap, sum.CapSource,
+					fmtFloat(sum.SystemTPS), fmtFloat(sum.GapFraction), fmtFloat(sum.GapFractionSampled))
 				runs[name] = dir
 			}
 			fmt.Fprintln(e.stdout)
