@@ -24,7 +24,7 @@ func runCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "nightly job: ingest + analyze + report into ROOT/run=NAME/ (+ compare with an earlier run)",
-		ArgsUsage: "INPUT...",
+		ArgsUsage: "[FORMAT:]INPUT...",
 		Description: `Everything of one run lands in ROOT/run=NAME/ (the dataset, its analysis, and
 report/), built aside and swapped in at the end, so a re-run of the same night
 replaces it atomically. With --baseline NAME|previous the run is also compared with
@@ -32,8 +32,10 @@ an earlier run of ROOT (compare/ holds the verdict and its report). ROOT/index.h
 lists every run with its headline numbers and trend charts. The whole history
 reads as one Hive-partitioned table: read_parquet('ROOT/*/spans.parquet', hive_partitioning = true).
 
-Example:
-   tpsreport run --root /data/tps --run nightly-2026-11-20 --baseline previous /logs/2026-11-20/*.jsonl.gz`,
+Examples:
+   tpsreport run --root /data/tps --run nightly-2026-11-20 --baseline previous /logs/2026-11-20/*.jsonl.gz
+   tpsreport run --root /data/tps --run nightly-2026-11-20 --baseline previous \
+       'litellm:/logs/gw/2026-11-20/*.json' 'vllm-otel:/logs/vllm/2026-11-20/*.jsonl'`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "root", Usage: "nightly root (`ROOT`)", Required: true},
 			&cli.StringFlag{Name: "run", Usage: "run name (`NAME`)", Required: true},
