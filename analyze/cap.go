@@ -1,6 +1,9 @@
 package analyze
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Cap sources, strongest first (SPEC §4 "cap").
 const (
@@ -36,9 +39,39 @@ type resolvedCaps struct {
 	Warning   string   // set when a cap was inferred
 }
 
-// resolveCaps applies SPEC §4's order per replica: flag, samples, logs, inferred.
+// engineCaps gives a replica that has no samples of its own the samples' cap of
+// its engines: vLLM's V1 stats lines name each engine core (samples of replica
+// "vllm-0/engine-000"), while spans name the server ("vllm-0"), whose cap is
+// the sum of its engines' (max_num_seqs is per engine). An "engine-aggregated"
+// sample (data-parallel stats summed) stands for all engines and counts only
+// when no engine of its own is sampled.
+func engineCaps(reps []replicaFacts) map[string]int64 {
+	perEngine := map[string]int64{}
+	aggregated := map[string]int64{}
+	for _, r := range reps {
+		parent, engine, ok := strings.Cut(r.Name, "/engine-")
+		if !ok || r.SampleCap == nil || parent == "" {
+			continue
+		}
+		if engine == "aggregated" {
+			aggregated[parent] = max(aggregated[parent], *r.SampleCap)
+		} else {
+			perEngine[parent] += *r.SampleCap
+		}
+	}
+	for parent, c := range aggregated {
+		if _, ok := perEngine[parent]; !ok {
+			perEngine[parent] = c
+		}
+	}
+	return perEngine
+}
+
+// resolveCaps applies SPEC §4's order per replica: flag, samples (its own, else
+// its engines'), logs, inferred.
 func resolveCaps(reps []replicaFacts, in capInputs) resolvedCaps {
 	out := resolvedCaps{ByReplica: map[string]int64{}, Source: CapFromFlag}
+	engines := engineCaps(reps)
 	anyInSpans := false
 	for _, r := range reps {
 		anyInSpans = anyInSpans || r.InSpans
@@ -52,6 +85,8 @@ func resolveCaps(reps []replicaFacts, in capInputs) resolvedCaps {
 			c, src = *in.Flag, CapFromFlag
 		case r.SampleCap != nil:
 			c, src = *r.SampleCap, CapFromSamples
+		case hasKey(engines, r.Name):
+			c, src = engines[r.Name], CapFromSamples
 		case in.LogsByName != nil && hasKey(in.LogsByName, r.Name):
 			c, src = in.LogsByName[r.Name], CapFromLogs
 		case in.Logs != nil:
