@@ -197,3 +197,55 @@ func TestRunLarge(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkStoredReader reads and hashes 64 MB the way open does: the
+// reading goroutine copies, the hashing one hashes.
+func BenchmarkStoredReader(b *testing.B) {
+	data := bytes.Repeat(benchLine, (64<<20)/len(benchLine))
+	buf := make([]byte, minLineBuffer)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		s := newStoredReader(bytes.NewReader(data), nil)
+		for {
+			if _, err := s.Read(buf); err == io.EOF {
+				break
+			} else if err != nil {
+				b.Fatal(err)
+			}
+		}
+		s.sum()
+	}
+}
+
+// BenchmarkSpanWriter encodes 4 row groups of spans through spanWriter,
+// two row groups at a time, into memory.
+func BenchmarkSpanWriter(b *testing.B) {
+	in := benchInput(batchRecords * 4 / 5)
+	r := newSpansReader(Input{Name: "bench", R: bytes.NewReader(in), MaxLineBytes: DefaultMaxLineBytes})
+	var spans []schemas.Span
+	for r.Next() {
+		sp := r.Record().Span
+		sp.RunID = "baseline"
+		spans = append(spans, sp)
+	}
+	batches := 4 * rowGroupRows / len(spans)
+	b.ReportAllocs()
+	b.SetBytes(int64(batches * len(in))) // input bytes, to compare with decoding
+	var out bytes.Buffer
+	for b.Loop() {
+		out.Reset()
+		sw := newSpanWriter(&out, func(b *batch) { b.refs.Add(-1) })
+		for range batches {
+			bt := &batch{spans: spans}
+			bt.refs.Store(1)
+			if err := sw.write(bt); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := sw.close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*batches*len(spans))/b.Elapsed().Seconds(), "rows/s")
+}

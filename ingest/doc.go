@@ -6,10 +6,13 @@
 // Run is the entry point. It expands the inputs (files, directories, globs,
 // "-" for stdin), recognises gzip and zstd by their magic bytes, picks each
 // input's format (given, or sniffed with --format auto), and moves the
-// records through a two-stage pipeline: one goroutine reads and decodes
-// records into batches, the calling goroutine writes them to Parquet. Every
-// output goes to a temporary file that is renamed into place only when the
-// whole ingest succeeded.
+// records through a pipeline that keeps both cores of a small machine busy:
+// one goroutine reads and decodes records into batches while another hashes
+// the input (storedReader); the calling goroutine writes the batches, and
+// spans.parquet is encoded and compressed a row group at a time on
+// goroutines of its own (spanWriter), then assembled in order. Every output
+// goes to a temporary file that is renamed into place only when the whole
+// ingest succeeded.
 //
 // # Adding a format
 //

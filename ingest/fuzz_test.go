@@ -153,15 +153,19 @@ func FuzzTimestamp(f *testing.F) {
 	for _, s := range []string{
 		"2026-11-20T10:00:00Z", "2026-11-20T10:00:00.123456789+02:00", "2026-11-20t10:00:00.9999995z",
 		"1969-12-31T23:59:59.9999995Z", "9999-12-31T23:59:59.999999Z", "0000-01-01T00:00:00-23:59",
-		"2024-02-29 12:00:00+05:45", "2026-13-01T00:00:00Z", "yesterday", "",
+		"2024-02-29 12:00:00+05:45", "2026-13-01T00:00:00Z", "2026-11-20T10:00:00.123456Z", "2024-02-29T23:59:59.999999Z", "yesterday", "",
 		"1795168800", "1795168800.1234565", "1795168800123456789", "-1.5e3", "1e400", "99999999999", "100000000000",
 	} {
 		f.Add(s)
 	}
+	var day dayCache // shared across inputs, as in a decoder
 	f.Fuzz(func(t *testing.T, s string) {
 		us, err := parseTimestampText([]byte(s))
 		if err == nil && (us < minMicros || us > maxMicros) {
 			t.Fatalf("%q: %d out of range", s, us)
+		}
+		if fast, ok := parseUTCMicros([]byte(s), &day); ok && (err != nil || fast != us) {
+			t.Fatalf("%q: fast path %d, want %d, %v", s, fast, us, err)
 		}
 		if isJSONNumber([]byte(s)) {
 			want, ok := refEpoch(s)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -100,6 +101,7 @@ func Run(ctx context.Context, opt Options) (*schemas.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer w.abort()
 	w.mapping = mapping
 	bar := newProgress(opt.Progress, srcs)
 
@@ -239,6 +241,11 @@ type batch struct {
 	read    int64 // records read, of every kind
 	skipped int64
 	err     error // the reader's fatal error; set on the last batch only
+
+	// refs counts the holders of the batch once the reader has handed it
+	// over: the writing loop, and each row group still to encode some of its
+	// spans (spanWriter). The last to let go recycles it.
+	refs atomic.Int32
 }
 
 type rejected struct {
@@ -263,9 +270,11 @@ func (b *batch) reset() {
 }
 
 // consume runs one input through the pipeline: a goroutine reads and decodes
-// records into batches, this one writes them. Decoding and Parquet encoding
-// thus use two cores. On error or cancellation the reader is stopped and
-// waited for before consume returns, so that the input can be closed.
+// records into batches, this one writes them, handing the spans on to the
+// row groups being encoded (spanWriter), which release each batch when done
+// with it. On error or cancellation the reader is stopped and waited for
+// before consume returns, so that the input can be closed; Run stops the
+// row groups.
 func (w *datasetWriter) consume(ctx context.Context, r Reader, format string, in *openInput) error {
 	batches := make(chan *batch, 2)
 	stop := make(chan struct{})
@@ -289,16 +298,13 @@ func (w *datasetWriter) consume(ctx context.Context, r Reader, format string, in
 			if !ok {
 				return err
 			}
+			b.refs.Store(1)
 			if err == nil {
 				if e := w.write(b, in); e != nil {
 					halt(e)
 				}
 			}
-			b.reset()
-			select {
-			case w.free <- b:
-			default:
-			}
+			w.release(b)
 		case <-done:
 			done = nil
 			halt(interrupted(ctx))

@@ -172,24 +172,106 @@ type openInput struct {
 	zr          *zstd.Decoder
 }
 
-// storedReader counts, hashes and reports the progress of the stored bytes.
+// storedReader counts the stored bytes, reports their progress and has them
+// hashed (SHA-256, for the manifest) on a goroutine of its own, so that
+// hashing overlaps decoding instead of lengthening the reading goroutine. It
+// reads the input in blocks of hashBlock bytes: the hasher gets each block in
+// order and hands it back once hashed; Read serves the block meanwhile. At
+// most hashBlocks blocks are in flight, which bounds memory and how far
+// reading may run ahead of hashing.
+//
+// Read and finish are called from one goroutine at a time; close stops the
+// hasher.
 type storedReader struct {
 	r   io.Reader
-	h   hash.Hash
 	n   int64
 	bar *progressbar.ProgressBar
+
+	unread []byte // of the current block
+	err    error  // from r, returned once the current block is served
+	made   int    // blocks allocated
+
+	free   chan []byte   // hashed blocks, to refill
+	todo   chan []byte   // read blocks, to hash in order
+	hashed chan struct{} // closed when the hasher is done
+	h      hash.Hash
+	closed bool
+}
+
+const (
+	hashBlock  = 1 << 20
+	hashBlocks = 4
+)
+
+func newStoredReader(r io.Reader, bar *progressbar.ProgressBar) *storedReader {
+	s := &storedReader{
+		r:      r,
+		bar:    bar,
+		free:   make(chan []byte, hashBlocks),
+		todo:   make(chan []byte, hashBlocks),
+		hashed: make(chan struct{}),
+		h:      sha256.New(),
+	}
+	go s.hash()
+	return s
+}
+
+// hash runs on its own goroutine until todo is closed.
+func (s *storedReader) hash() {
+	defer close(s.hashed)
+	for b := range s.todo {
+		s.h.Write(b)
+		s.free <- b[:cap(b)] // never blocks: free holds every block
+	}
 }
 
 func (s *storedReader) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	if n > 0 {
-		s.h.Write(p[:n])
+	if len(s.unread) == 0 {
+		if s.err != nil {
+			return 0, s.err
+		}
+		var block []byte
+		select {
+		case block = <-s.free:
+		default:
+			if s.made < hashBlocks {
+				s.made++
+				block = make([]byte, hashBlock)
+			} else {
+				block = <-s.free
+			}
+		}
+		n, err := s.r.Read(block)
+		s.err = err
+		if n == 0 {
+			s.free <- block
+			return 0, err
+		}
 		s.n += int64(n)
 		if s.bar != nil {
 			_ = s.bar.Add64(int64(n))
 		}
+		s.todo <- block[:n]
+		s.unread = block[:n]
 	}
-	return n, err
+	n := copy(p, s.unread)
+	s.unread = s.unread[n:]
+	return n, nil
+}
+
+// sum waits for the hasher and returns the SHA-256 of the bytes read.
+func (s *storedReader) sum() []byte {
+	s.close()
+	<-s.hashed
+	return s.h.Sum(nil)
+}
+
+// close stops the hasher once it has hashed what it was given.
+func (s *storedReader) close() {
+	if !s.closed {
+		s.closed = true
+		close(s.todo)
+	}
 }
 
 // open opens src and sets up decompression, chosen by the magic bytes; an
@@ -210,15 +292,18 @@ func open(src source, stdin io.Reader, bar *progressbar.ProgressBar) (*openInput
 		in.file = f
 		r = f
 	}
-	in.stored = &storedReader{r: r, h: sha256.New(), bar: bar}
-	br := bufio.NewReaderSize(in.stored, 256<<10)
+	in.stored = newStoredReader(r, bar)
+	// One buffer over the stored bytes: it serves the magic bytes, the
+	// decompressors and, for plain input, the readers, which read into
+	// buffers of their own as large as it is and so mostly bypass it.
+	br := bufio.NewReaderSize(in.stored, sniffBytes)
 	magic, err := br.Peek(len(zstdMagic))
 	if err != nil && err != io.EOF {
 		in.close()
 		return nil, in.readError(err)
 	}
 	ext := strings.ToLower(filepath.Ext(src.path))
-	var data io.Reader = br
+	var data io.Reader
 	switch {
 	case bytes.HasPrefix(magic, gzipMagic):
 		in.compression = "gzip"
@@ -252,7 +337,11 @@ func open(src source, stdin io.Reader, bar *progressbar.ProgressBar) (*openInput
 		}
 		return nil, fmt.Errorf("read %q: not zstd data (wrong magic bytes)", src.path)
 	}
-	in.data = bufio.NewReaderSize(data, sniffBytes)
+	if data == nil {
+		in.data = br
+	} else {
+		in.data = bufio.NewReaderSize(data, sniffBytes)
+	}
 	return in, nil
 }
 
@@ -276,11 +365,14 @@ func (in *openInput) finish(format string) (schemas.InputFile, error) {
 		Path:   in.name,
 		Format: format,
 		Size:   in.stored.n,
-		SHA256: hex.EncodeToString(in.stored.h.Sum(nil)),
+		SHA256: hex.EncodeToString(in.stored.sum()),
 	}, nil
 }
 
 func (in *openInput) close() {
+	if in.stored != nil {
+		in.stored.close()
+	}
 	if in.zr != nil {
 		in.zr.Close()
 	}

@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -127,33 +129,49 @@ func (s *jsonScanner) beginObject() error {
 // must be true for the first call on an object. The key is valid until the
 // next string is read.
 func (s *jsonScanner) nextKey(first bool) (key []byte, ok bool, err error) {
+	if ok, err = s.keyStart(first); !ok || err != nil {
+		return nil, ok, err
+	}
+	if key, err = s.readString(); err != nil {
+		return nil, false, err
+	}
+	if err = s.keyEnd(); err != nil {
+		return nil, false, err
+	}
+	s.ws()
+	return key, true, nil
+}
+
+// keyStart is nextKey up to the key: it leaves pos at the key's opening
+// quote, or returns ok=false after the closing '}'.
+func (s *jsonScanner) keyStart(first bool) (ok bool, err error) {
 	s.ws()
 	if s.pos < len(s.data) && s.data[s.pos] == '}' {
 		s.pos++
 		s.depth--
-		return nil, false, nil
+		return false, nil
 	}
 	if !first {
 		if s.pos >= len(s.data) || s.data[s.pos] != ',' {
-			return nil, false, s.syntaxError("after object key:value pair")
+			return false, s.syntaxError("after object key:value pair")
 		}
 		s.pos++
 		s.ws()
 	}
 	if s.pos >= len(s.data) || s.data[s.pos] != '"' {
-		return nil, false, s.syntaxError("looking for beginning of object key string")
+		return false, s.syntaxError("looking for beginning of object key string")
 	}
-	key, err = s.readString()
-	if err != nil {
-		return nil, false, err
-	}
+	return true, nil
+}
+
+// keyEnd is nextKey after the key: the space before the ':' and the ':'.
+func (s *jsonScanner) keyEnd() error {
 	s.ws()
 	if s.pos >= len(s.data) || s.data[s.pos] != ':' {
-		return nil, false, s.syntaxError("after object key")
+		return s.syntaxError("after object key")
 	}
 	s.pos++
-	s.ws()
-	return key, true, nil
+	return nil
 }
 
 // end checks that nothing but whitespace follows the top-level value.
@@ -183,7 +201,7 @@ var strByte = func() (t [256]uint8) {
 // until the next call.
 func (s *jsonScanner) readString() ([]byte, error) {
 	start := s.pos + 1
-	i := start
+	i := start + plainPrefix(s.data[start:])
 	for i < len(s.data) && strByte[s.data[i]] == 0 {
 		i++
 	}
@@ -275,6 +293,33 @@ func (s *jsonScanner) readString() ([]byte, error) {
 			i += size
 		}
 	}
+}
+
+// Constants of the word-at-a-time scan (plainPrefix).
+const (
+	lows  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plainPrefix returns how many leading bytes of b are plain string bytes
+// (strByte 0), or a lower bound: it looks at 8 bytes at a time and leaves the
+// last few, and the byte that needs a look, to the caller's byte loop.
+func plainPrefix(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		// A byte of m has its high bit set if the byte of x is a quote, a
+		// backslash, below 0x20 or at least 0x80 (the classic "has zero
+		// byte" and "has byte less than" tests). Only bytes above the first
+		// such byte can be set by mistake, which is what is counted here.
+		q := x ^ (lows * '"')
+		bs := x ^ (lows * '\\')
+		m := (q-lows)&^q | (bs-lows)&^bs | (x - lows*0x20) | x
+		if m &= highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	return i
 }
 
 func isHex(c byte) bool {

@@ -10,7 +10,7 @@ const (
 	DefaultMaxLineBytes = 1 << 20
 	// minLineBuffer is the initial read buffer of a lineSplitter; it grows
 	// up to the line limit only when a line needs it.
-	minLineBuffer = 64 << 10
+	minLineBuffer = 256 << 10
 	// tooLongKeep is how much of an over-long line is kept for its reject's
 	// raw column (which is cut to 1 KiB later, after prompt removal).
 	tooLongKeep = 4 << 10

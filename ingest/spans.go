@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"unsafe"
+
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -79,13 +81,15 @@ func topLevelKeys(line []byte) map[string]bool {
 }
 
 // spansDecoder decodes one canonical JSONL line into a schemas.Span. It
-// reuses its scanner and hands out the Span's optional values from arena
-// chunks, so a record costs one or two allocations (its ids) instead of one
-// per field. Not safe for concurrent use; use one decoder per goroutine.
+// reuses its scanner and hands out the Span's optional values and its ids
+// from arena chunks, so that a record costs no allocation of its own. Not safe for concurrent use; use one decoder per goroutine.
 type spansDecoder struct {
 	sc     jsonScanner
 	arena  arena
 	intern interner
+	day    dayCache
+	recent [fTimeOrigin + 1]recentStrings // interned values of each column
+	keys   [keyPositions]keySeen          // the keys of the last lines, by position
 }
 
 // spanField is a column of the canonical format.
@@ -203,15 +207,14 @@ func (d *spansDecoder) decode(line []byte, sp *schemas.Span) error {
 	}
 	var fieldErr error
 	hasStatus := false
-	for first := true; ; first = false {
-		key, ok, err := s.nextKey(first)
+	for k := 0; ; k++ {
+		f, ok, err := d.nextField(k)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
-		f := spanFieldOf(key)
 		if f == fUnknown || f == fRunID || f == fSource {
 			if err := s.skipValue(); err != nil {
 				return err
@@ -250,6 +253,68 @@ func (d *spansDecoder) decode(line []byte, sp *schemas.Span) error {
 	return nil
 }
 
+// keySeen is what came before the value at one position of the object on
+// the last line that had one there: the separator, the key and the ':', as
+// they were written (quotes and escapes included), and the key's column.
+// Lines written by one program repeat their keys in one order, so the next
+// line's bytes at that position are mostly the same.
+type keySeen struct {
+	raw [maxKeySeen]byte
+	n   uint8 // 0: none
+	f   spanField
+}
+
+const (
+	maxKeySeen   = 32 // longer keys are not remembered
+	keyPositions = 32 // nor keys after this many
+)
+
+// nextField is jsonScanner.nextKey for the k-th key (from 0) of a line,
+// returning the key's column. When the bytes from the end of the last value
+// to the ':' are those the last line had at that position, they are skipped
+// at once: read again, they would give the same key, so the same column.
+func (d *spansDecoder) nextField(k int) (spanField, bool, error) {
+	s := &d.sc
+	seen := d.seenKey(k)
+	if seen != nil && seen.n > 0 {
+		if n := int(seen.n); len(s.data)-s.pos >= n && string(s.data[s.pos:s.pos+n]) == string(seen.raw[:n]) {
+			s.pos += n
+			s.ws()
+			return seen.f, true, nil
+		}
+	}
+	start := s.pos
+	if ok, err := s.keyStart(k == 0); !ok || err != nil {
+		return fUnknown, ok, err
+	}
+	key, err := s.readString()
+	if err != nil {
+		return fUnknown, false, err
+	}
+	f := spanFieldOf(key)
+	if err := s.keyEnd(); err != nil {
+		return fUnknown, false, err
+	}
+	if seen != nil {
+		raw := s.data[start:s.pos]
+		seen.n = 0
+		if len(raw) <= maxKeySeen {
+			seen.n = uint8(copy(seen.raw[:], raw))
+			seen.f = f
+		}
+	}
+	s.ws()
+	return f, true, nil
+}
+
+// seenKey returns the memory of the k-th key, nil past keyPositions.
+func (d *spansDecoder) seenKey(k int) *keySeen {
+	if k < len(d.keys) {
+		return &d.keys[k]
+	}
+	return nil
+}
+
 func isBadJSON(err error) bool {
 	re, ok := err.(*RecordError)
 	return ok && re.Kind == ErrBadJSON
@@ -268,9 +333,9 @@ func (d *spansDecoder) field(f spanField, sp *schemas.Span) error {
 			return err // null is missing: span_id is checked after the object
 		}
 		if f == fSpanID {
-			sp.SpanID = string(b)
+			sp.SpanID = d.arena.text(b)
 		} else {
-			sp.RequestID = string(b)
+			sp.RequestID = d.arena.text(b)
 		}
 	case fRetryCause, fModel, fReplica, fError, fTimeOrigin:
 		b, isNull, err := d.str(f)
@@ -279,7 +344,7 @@ func (d *spansDecoder) field(f spanField, sp *schemas.Span) error {
 		}
 		var v *string
 		if !isNull && len(b) > 0 {
-			v = d.arena.string(d.intern.get(b))
+			v = d.arena.string(d.recent[f].get(b, &d.intern))
 		}
 		switch f {
 		case fRetryCause:
@@ -383,6 +448,10 @@ func (d *spansDecoder) integer(f spanField, lo, hi int64) (v int64, isNull bool,
 	pos := s.pos
 	switch c := s.class(); c {
 	case jsonNumber:
+		if v, n, ok := plainInteger(s.data[s.pos:]); ok && lo <= v && v <= hi {
+			s.pos += n
+			return v, false, nil
+		}
 		num, err := s.readNumber()
 		if err != nil {
 			return 0, false, err
@@ -408,6 +477,30 @@ func (d *spansDecoder) integer(f spanField, lo, hi int64) (v int64, isNull bool,
 	}
 }
 
+// plainInteger reads the common integer: 1 to 18 digits, without sign,
+// leading zero, fraction or exponent, and returns it and its length. It
+// reports false for anything else, which the caller reads the general way;
+// when it reports true, readNumber would have read the same digits.
+func plainInteger(b []byte) (v int64, n int, ok bool) {
+	for n < len(b) && n < 19 {
+		d := b[n] - '0'
+		if d > 9 {
+			break
+		}
+		v = v*10 + int64(d)
+		n++
+	}
+	if n == 0 || n > 18 || b[0] == '0' && n > 1 {
+		return 0, 0, false
+	}
+	if n < len(b) {
+		if c := b[n]; c == '.' || c == 'e' || c == 'E' {
+			return 0, 0, false
+		}
+	}
+	return v, n, true
+}
+
 // timestamp reads an RFC 3339 string, an epoch number (or its text), or null.
 func (d *spansDecoder) timestamp(f spanField) (*int64, error) {
 	s := &d.sc
@@ -417,6 +510,14 @@ func (d *spansDecoder) timestamp(f spanField) (*int64, error) {
 	var err error
 	switch c := s.class(); c {
 	case jsonString:
+		// The common shape first: its bytes need no unescaping, so they
+		// are read in place when the closing quote is where it must be.
+		if end := s.pos + 1 + utcMicrosLen; end < len(s.data) && s.data[end] == '"' {
+			if us, ok := parseUTCMicros(s.data[s.pos+1:end], &d.day); ok {
+				s.pos = end + 1
+				return d.arena.int64(us), nil
+			}
+		}
 		if b, err = s.readString(); err != nil {
 			return nil, err
 		}
@@ -472,12 +573,30 @@ func spanStatus(b []byte) (string, bool) {
 // decoding does not allocate once per field. A chunk lives as long as any
 // value in it is referenced.
 type arena struct {
-	i64 []int64
-	i32 []int32
-	str []string
+	i64   []int64
+	i32   []int32
+	str   []string
+	bytes []byte // the bytes of the strings text returns
 }
 
-const arenaChunk = 512
+const (
+	arenaChunk      = 512
+	arenaBytesChunk = 64 << 10
+)
+
+// text returns b as a string. Short strings share arena chunks of bytes
+// that are only ever appended to, so the strings never change.
+func (a *arena) text(b []byte) string {
+	if len(b) == 0 || len(b) > arenaBytesChunk/16 {
+		return string(b)
+	}
+	if cap(a.bytes)-len(a.bytes) < len(b) {
+		a.bytes = make([]byte, 0, arenaBytesChunk)
+	}
+	start := len(a.bytes)
+	a.bytes = append(a.bytes, b...)
+	return unsafe.String(&a.bytes[start], len(b))
+}
 
 func (a *arena) int64(v int64) *int64 {
 	if len(a.i64) == cap(a.i64) {
@@ -501,6 +620,21 @@ func (a *arena) string(v string) *string {
 	}
 	a.str = append(a.str, v)
 	return &a.str[len(a.str)-1]
+}
+
+// recentStrings is a small direct-mapped cache in front of the interner for
+// one column: a model, replica or error name seen lately is found by one
+// comparison instead of a map lookup.
+type recentStrings [64]string
+
+func (r *recentStrings) get(b []byte, in *interner) string {
+	i := (len(b)*31 + int(b[len(b)-1]) + int(b[len(b)/2])*7) & (len(r) - 1)
+	if s := r[i]; s == string(b) { // no allocation
+		return s
+	}
+	s := in.get(b)
+	r[i] = s
+	return s
 }
 
 // interner returns one shared string for each distinct value of a

@@ -250,3 +250,32 @@ func TestFormats(t *testing.T) {
 		t.Errorf("detectFormat = %q, want none", got)
 	}
 }
+
+// FuzzSpansDecoderMemory: what a decoder remembers from earlier lines (key
+// positions, recent strings, the day of the last timestamp) never changes a
+// result. Each line decoded after the others must give the span or the
+// error a fresh decoder gives.
+func FuzzSpansDecoderMemory(f *testing.F) {
+	f.Add([]byte(`{"span_id":"a","status":"ok","model":"m","queued_at":"2026-11-20T10:00:00.123456Z","input_tokens":5}
+{"span_id":"b","status":"ok","model":"n","queued_at":"2026-11-20T10:00:01.123456Z","input_tokens":6}
+{"span_id":"c", "status":"ok","modelx":"n","queued_at":"2026-11-21T10:00:01.123456Z","input_tokens":07}
+{"span\u005fid":"d","status":"ok","model":"m","queued_at":"2026-02-30T10:00:01.123456Z","input_tokens":-1}
+{"status":"ok","span_id":"e","model" : "m","queued_at":1795168800,"input_tokens":1e2}
+{"span_id":"f","status":"ok","model":"m","queued_at":"2026-11-20T10:00:00.123456Z","input_tokens":5,}
+{"span_id":"g","status":"ok","model":"m","queued_at":"2026-11-20T10:00:00.123456Z","input_tokens":5}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var shared spansDecoder
+		for line := range bytes.SplitSeq(data, []byte("\n")) {
+			var got, want schemas.Span
+			gotErr := shared.decode(line, &got)
+			var fresh spansDecoder
+			wantErr := fresh.decode(line, &want)
+			if !reflect.DeepEqual(gotErr, wantErr) {
+				t.Fatalf("%q: error %v after earlier lines, %v alone", line, gotErr, wantErr)
+			}
+			if wantErr == nil && !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q: %+v after earlier lines, %+v alone", line, got, want)
+			}
+		}
+	})
+}

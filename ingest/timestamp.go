@@ -1,6 +1,9 @@
 package ingest
 
-import "errors"
+import (
+	"encoding/binary"
+	"errors"
+)
 
 // Timestamps are stored as int64 microseconds since the Unix epoch, UTC,
 // rounded to the nearest microsecond, half away from zero (SPEC §1). Parsing
@@ -360,4 +363,66 @@ func scaleDecimal(num []byte, scale int) (v int64, exact, ok bool) {
 		v = -v
 	}
 	return v, exact, true
+}
+
+// utcMicrosLen is the length of the timestamps the canonical writers emit,
+// 2026-11-20T10:00:00.123456Z, which parseUTCMicros reads quickly.
+const utcMicrosLen = 27
+
+// dayCache remembers the day of the last timestamp parseUTCMicros read:
+// consecutive records mostly fall on the same day.
+type dayCache struct {
+	date  uint64 // bytes 0-7 of the timestamp (YYYY-MM-)
+	date2 uint16 // bytes 8-9 (DD)
+	days  int64
+	ok    bool
+}
+
+// parseUTCMicros is parseRFC3339 for the one shape
+// YYYY-MM-DDTHH:MM:SS.ffffffZ (6 fraction digits, upper-case T and Z). It
+// reports false for anything else, or anything parseRFC3339 would refuse,
+// and the caller then takes the general path; when it reports true, the
+// value is parseRFC3339's.
+func parseUTCMicros(b []byte, c *dayCache) (int64, bool) {
+	if len(b) != utcMicrosLen || b[4] != '-' || b[7] != '-' || b[10] != 'T' ||
+		b[13] != ':' || b[16] != ':' || b[19] != '.' || b[26] != 'Z' {
+		return 0, false
+	}
+	date := binary.LittleEndian.Uint64(b)
+	date2 := binary.LittleEndian.Uint16(b[8:])
+	var days int64
+	if c.ok && date == c.date && date2 == c.date2 {
+		days = c.days
+	} else {
+		year, ok1 := digits(b[0:4])
+		month, ok2 := two(b[5], b[6])
+		day, ok3 := two(b[8], b[9])
+		if !ok1 || !ok2 || !ok3 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) {
+			return 0, false
+		}
+		days = daysFromCivil(year, month, day)
+		*c = dayCache{date: date, date2: date2, days: days, ok: true}
+	}
+	hour, ok1 := two(b[11], b[12])
+	minute, ok2 := two(b[14], b[15])
+	sec, ok3 := two(b[17], b[18])
+	if !ok1 || !ok2 || !ok3 || hour > 23 || minute > 59 || sec > 59 {
+		return 0, false
+	}
+	var frac int64
+	for _, d := range b[20:26] {
+		d -= '0'
+		if d > 9 {
+			return 0, false
+		}
+		frac = frac*10 + int64(d)
+	}
+	return (days*86400+hour*3600+minute*60+sec)*1_000_000 + frac, true
+}
+
+// two parses two ASCII digits.
+func two(hi, lo byte) (int64, bool) {
+	hi -= '0'
+	lo -= '0'
+	return int64(hi)*10 + int64(lo), hi <= 9 && lo <= 9
 }

@@ -238,3 +238,51 @@ func deref[T any](p *T) any {
 	}
 	return *p
 }
+
+// TestParseUTCMicros: the fast path agrees with parseRFC3339 where it
+// answers, and leaves every other shape to it.
+func TestParseUTCMicros(t *testing.T) {
+	var day dayCache
+	for _, c := range []struct {
+		in string
+		ok bool
+	}{
+		{"2026-11-20T10:00:00.123456Z", true},
+		{"2026-11-20T23:59:59.999999Z", true},
+		{"2026-11-21T00:00:00.000000Z", true},
+		{"2026-11-20T10:00:00.123456Z", true}, // day from the cache
+		{"2024-02-29T12:00:00.000001Z", true},
+		{"0000-01-01T00:00:00.000000Z", true},
+		{"9999-12-31T23:59:59.999999Z", true},
+		{"1969-12-31T23:59:59.999999Z", true},
+		{"2026-02-29T12:00:00.000001Z", false}, // not a leap year
+		{"2026-11-31T10:00:00.123456Z", false},
+		{"2026-00-20T10:00:00.123456Z", false},
+		{"2026-13-20T10:00:00.123456Z", false},
+		{"2026-11-00T10:00:00.123456Z", false},
+		{"2026-11-20T24:00:00.123456Z", false},
+		{"2026-11-20T10:60:00.123456Z", false},
+		{"2026-11-20T10:00:60.123456Z", false},
+		{"2026-11-20t10:00:00.123456Z", false}, // valid, but the general path's
+		{"2026-11-20T10:00:00.123456z", false},
+		{"2026-11-20 10:00:00.123456Z", false},
+		{"2026-11-20T10:00:00.1234567", false},
+		{"2026-11-20T10:00:00.12345aZ", false},
+		{"2026-11-2aT10:00:00.123456Z", false},
+		{"2026-11-20T10:00:00.123456", false},
+		{"2026-11-20T10:00:00.12345Z", false},
+	} {
+		got, ok := parseUTCMicros([]byte(c.in), &day)
+		if ok != c.ok {
+			t.Errorf("parseUTCMicros(%q) ok = %v, want %v", c.in, ok, c.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		want, err := parseRFC3339([]byte(c.in))
+		if err != nil || got != want {
+			t.Errorf("parseUTCMicros(%q) = %d, want %d (%v)", c.in, got, want, err)
+		}
+	}
+}

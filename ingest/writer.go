@@ -33,7 +33,7 @@ type datasetWriter struct {
 
 	spansFile, samplesFile, rejectsFile *outFile
 
-	spans   *parquet.GenericWriter[schemas.Span]
+	spans   *spanWriter
 	samples *parquet.GenericWriter[schemas.Sample]
 	rejects *bufio.Writer
 	rejEnc  *json.Encoder
@@ -52,6 +52,11 @@ type datasetWriter struct {
 	free chan *batch // batches to reuse
 }
 
+// freeBatches is how many batches are kept for reuse: as many as can be in
+// flight (queued for the row groups being encoded, and in the channel
+// between reader and writer), so that a steady ingest allocates none.
+const freeBatches = maxOpenRowGroups*(rowGroupRows/batchRecords+2) + 4
+
 func newDatasetWriter(ds *dataset, opt Options) (*datasetWriter, error) {
 	w := &datasetWriter{
 		opt: opt,
@@ -59,7 +64,7 @@ func newDatasetWriter(ds *dataset, opt Options) (*datasetWriter, error) {
 		rejectedBy: map[string]int64{},
 		capBy:      map[string]int64{},
 		formats:    map[string]bool{},
-		free:       make(chan *batch, 4),
+		free:       make(chan *batch, freeBatches),
 	}
 	var err error
 	if w.spansFile, err = ds.create(SpansFile); err != nil {
@@ -71,7 +76,7 @@ func newDatasetWriter(ds *dataset, opt Options) (*datasetWriter, error) {
 	if w.rejectsFile, err = ds.create(RejectsFile); err != nil {
 		return nil, err
 	}
-	w.spans = parquet.NewGenericWriter[schemas.Span](w.spansFile, parquetOptions()...)
+	w.spans = newSpanWriter(w.spansFile, w.release)
 	w.samples = parquet.NewGenericWriter[schemas.Sample](w.samplesFile, parquetOptions()...)
 	w.rejects = bufio.NewWriterSize(w.rejectsFile, 64<<10)
 	w.rejEnc = json.NewEncoder(w.rejects)
@@ -89,7 +94,7 @@ func (w *datasetWriter) write(b *batch, in *openInput) error {
 		return b.rejects[0].err
 	}
 	if len(b.spans) > 0 {
-		if _, err := w.spans.Write(b.spans); err != nil {
+		if err := w.spans.write(b); err != nil {
 			return fmt.Errorf("write %q: %w", w.spansFile.final, unwrapPath(err))
 		}
 		for i := range b.spans {
@@ -147,10 +152,26 @@ func (w *datasetWriter) span(sp *schemas.Span) {
 	}
 }
 
+// release drops a reference to b (see batch.refs); the last one recycles it.
+func (w *datasetWriter) release(b *batch) {
+	if b.refs.Add(-1) == 0 {
+		b.reset()
+		select {
+		case w.free <- b:
+		default:
+		}
+	}
+}
+
+// abort stops the Parquet encoding goroutines after a failed ingest.
+func (w *datasetWriter) abort() {
+	w.spans.abort()
+}
+
 // close finishes the Parquet files and flushes rejects.jsonl; the dataset's
 // commit then syncs and renames them.
 func (w *datasetWriter) close() error {
-	if err := w.spans.Close(); err != nil {
+	if err := w.spans.close(); err != nil {
 		return fmt.Errorf("write %q: %w", w.spansFile.final, unwrapPath(err))
 	}
 	if err := w.samples.Close(); err != nil {
