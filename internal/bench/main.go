@@ -2,8 +2,10 @@
 // simulator, then measures, in one run and on the same files, tpsreport ingest
 // against DuckDB's own read_json → Parquet (through the same DuckDB build),
 // tpsreport analyze, report and compare, each as a child process whose wall time
-// and peak RSS are taken from its rusage. Each step runs -repeat times and the
-// median is reported, since the machine is shared and noisy. The table is printed
+// and peak RSS are taken from its rusage. Each step runs -repeat times, in
+// rounds that run every step once (so that tpsreport and DuckDB see the same
+// share of a shared machine), and the median is reported; CPU times go to
+// stderr. The table is printed
 // and written to BENCHMARKS.md between the markers of its "Latest run" section.
 package main
 
@@ -43,11 +45,16 @@ func main() {
 	}
 	bin := flag.String("bin", "bin/tpsreport", "tpsreport binary to measure")
 	out := flag.String("out", "bench/out", "work directory for the generated inputs and outputs")
+	inputs := flag.String("inputs", "", "directory of the generated inputs (spans-1M.jsonl, ...), generated there if missing; '' means -out")
+	only := flag.String("steps", "", "run only the steps whose names start with one of these words, comma-separated (ingest,analyze,report,compare); '' runs all")
 	md := flag.String("md", "BENCHMARKS.md", "file whose latest-run section is rewritten ('' for none)")
 	sizes := flag.String("sizes", envOr("BENCH_SIZES", "1000000,10000000"), "span counts to generate, comma-separated")
 	repeat := flag.Int("repeat", envInt("BENCH_REPEAT", 3), "runs of each step; the median is reported")
 	flag.Parse()
-	if err := run(*bin, *out, *md, *sizes, *repeat); err != nil {
+	if *inputs == "" {
+		*inputs = *out
+	}
+	if err := run(*bin, *out, *inputs, *md, *sizes, *only, *repeat); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -93,11 +100,14 @@ type measurement struct {
 	wall        time.Duration
 	rssKB       int64
 	walls       []time.Duration
+	cpus        []time.Duration // user + system time of each run
 }
 
-func run(bin, out, md, sizeList string, repeat int) error {
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
+func run(bin, out, inputs, md, sizeList, only string, repeat int) error {
+	for _, dir := range []string{out, inputs} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -110,7 +120,7 @@ func run(bin, out, md, sizeList string, repeat int) error {
 			return fmt.Errorf("-sizes %q: %w", s, err)
 		}
 		label := human(n)
-		in := filepath.Join(out, "spans-"+label+".jsonl")
+		in := filepath.Join(inputs, "spans-"+label+".jsonl")
 		if n, err = generate(in, n); err != nil {
 			return err
 		}
@@ -130,23 +140,39 @@ func run(bin, out, md, sizeList string, repeat int) error {
 			{"report", []string{bin, "report", "--out", filepath.Join(out, "report-"+label), runDir}, n},
 			{"compare (run against itself)", []string{bin, "compare", "--out", filepath.Join(out, "compare-"+label), runDir, runDir}, n},
 		}
-		for _, st := range steps {
-			m := measurement{step: st.name, input: label, bytes: fi.Size(), rows: st.rows}
-			var rss []int64
-			for i := range repeat {
-				wall, kb, err := child(st.argv)
+		// Rounds: each round runs every step once, so that tpsreport and
+		// DuckDB see the same share of a noisy machine.
+		var sized []measurement
+		rss := map[int][]int64{}
+		for i := range repeat {
+			k := 0
+			for _, st := range steps {
+				if !selected(st.name, only) {
+					continue
+				}
+				if i == 0 {
+					sized = append(sized, measurement{step: st.name, input: label, bytes: fi.Size(), rows: st.rows})
+				}
+				m := &sized[k]
+				wall, cpu, kb, err := child(st.argv)
 				if err != nil {
 					return fmt.Errorf("%s (%s), run %d: %w", st.name, label, i+1, err)
 				}
 				m.walls = append(m.walls, wall)
-				rss = append(rss, kb)
+				m.cpus = append(m.cpus, cpu)
+				rss[k] = append(rss[k], kb)
+				k++
 			}
-			m.wall = medianDur(m.walls)
-			slices.Sort(rss)
-			m.rssKB = rss[len(rss)/2]
-			fmt.Fprintf(os.Stderr, "%-40s %-4s %8.2fs %8.0f MB RSS\n", m.step, label, m.wall.Seconds(), float64(m.rssKB)/1024)
-			ms = append(ms, m)
 		}
+		for k := range sized {
+			m := &sized[k]
+			m.wall = medianDur(m.walls)
+			slices.Sort(rss[k])
+			m.rssKB = rss[k][len(rss[k])/2]
+			fmt.Fprintf(os.Stderr, "%-40s %-4s %8.2fs %8.0f MB RSS, CPU %.2fs (runs: %s wall, %s CPU)\n", m.step, label, m.wall.Seconds(),
+				float64(m.rssKB)/1024, medianDur(m.cpus).Seconds(), seconds(m.walls), seconds(m.cpus))
+		}
+		ms = append(ms, sized...)
 	}
 	table := render(ms, sizeList, repeat)
 	fmt.Print(table)
@@ -154,6 +180,21 @@ func run(bin, out, md, sizeList string, repeat int) error {
 		return rewriteSection(md, table)
 	}
 	return nil
+}
+
+// selected reports whether the step called name is among only, a
+// comma-separated list of the first words of step names ("" selects all).
+func selected(name, only string) bool {
+	if only == "" {
+		return true
+	}
+	first, _, _ := strings.Cut(name, " ")
+	for w := range strings.SplitSeq(only, ",") {
+		if strings.TrimSpace(w) == first {
+			return true
+		}
+	}
+	return false
 }
 
 // generate writes n canonical spans of the multi-replica scenario (a day of
@@ -224,22 +265,31 @@ func (c *countingSpans) WriteSpan(s schemas.Span) error {
 func (c *countingSpans) WriteSample(schemas.Sample) error { return nil }
 func (c *countingSpans) Flush() error                     { return nil }
 
-// child runs argv and returns its wall time and peak RSS (KiB).
-func child(argv []string) (time.Duration, int64, error) {
+// seconds formats durations as "1.23, 1.25".
+func seconds(ds []time.Duration) string {
+	s := make([]string, len(ds))
+	for i, d := range ds {
+		s[i] = fmt.Sprintf("%.2f", d.Seconds())
+	}
+	return strings.Join(s, ", ")
+}
+
+// child runs argv and returns its wall time, CPU time (user + system) and
+// peak RSS (KiB).
+func child(argv []string) (wall, cpu time.Duration, kb int64, err error) {
 	cmd := exec.CommandContext(context.Background(), argv[0], argv[1:]...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
-		return 0, 0, fmt.Errorf("%v: %s", err, lastLine(stderr.String()))
+		return 0, 0, 0, fmt.Errorf("%v: %s", err, lastLine(stderr.String()))
 	}
-	wall := time.Since(start)
-	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	var kb int64
-	if ru != nil {
+	wall = time.Since(start)
+	cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		kb = ru.Maxrss
 	}
-	return wall, kb, nil
+	return wall, cpu, kb, nil
 }
 
 func lastLine(s string) string {
