@@ -146,8 +146,13 @@ func (a *analysis) exec(name string, args ...any) error {
 	if _, err := a.db.ExecContext(a.ctx, query(name), args...); err != nil {
 		return fmt.Errorf("analyze %s: %w", name, err)
 	}
-	a.log.Debug("query", "name", name, "elapsed", time.Since(start))
+	a.logQuery(name, start)
 	return nil
+}
+
+// logQuery logs the time a statement took (tpsreport --debug).
+func (a *analysis) logQuery(name string, start time.Time) {
+	a.log.Debug("query", "name", name, "elapsed", time.Since(start))
 }
 
 func (a *analysis) copyTo(name, path string, args ...any) error {
@@ -156,16 +161,21 @@ func (a *analysis) copyTo(name, path string, args ...any) error {
 	if _, err := a.db.ExecContext(a.ctx, q, args...); err != nil {
 		return fmt.Errorf("analyze %s: %w", name, err)
 	}
-	a.log.Debug("query", "name", name, "elapsed", time.Since(start))
+	a.logQuery(name, start)
 	return nil
 }
 
 func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.Manifest, tmpDir string) (*Result, error) {
-	if err := a.exec("span_metrics"); err != nil {
-		return nil, err
+	for _, name := range []string{"span_metrics", "list_quantiles"} {
+		if err := a.exec(name); err != nil {
+			return nil, err
+		}
 	}
 	join, err := a.loadSpans(spansPath)
 	if err != nil {
+		return nil, err
+	}
+	if err := a.completeSpans(); err != nil {
 		return nil, err
 	}
 	samplesPath := filepath.Join(opt.Dir, "samples.parquet")
@@ -179,18 +189,50 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 
 	// The run extent.
 	var t0, t1 sql.NullInt64
+	start := time.Now()
 	if err := a.db.QueryRowContext(a.ctx, query("extent")).Scan(&t0, &t1); err != nil {
 		return nil, fmt.Errorf("analyze extent: %w", err)
 	}
+	a.logQuery("extent", start)
 	if opt.From != nil {
 		t0 = sql.NullInt64{Int64: schemas.Micros(*opt.From), Valid: true}
 		t1 = sql.NullInt64{Int64: schemas.Micros(*opt.To), Valid: true}
 	}
+	// With no instant at all there is no extent: write empty tables and NULL metrics.
+	noExtent := !t0.Valid
+	if noExtent {
+		t0 = sql.NullInt64{Int64: 0, Valid: true}
+		t1 = t0
+	}
 
-	for _, name := range []string{"quantities", "logical_requests", "state_events", "pool_segments", "replica_segments"} {
+	// What needs every column of the spans comes first: the data quality counts
+	// and requests.parquet. Then the spans keep only the columns the metrics use,
+	// which leaves the memory to them.
+	runID := man.RunID
+	if runID == "" {
+		if err := a.db.QueryRowContext(a.ctx, "SELECT coalesce(min(run_id), '') FROM spans").Scan(&runID); err != nil {
+			return nil, fmt.Errorf("analyze run_id: %w", err)
+		}
+	}
+	dq, err := a.quality(t0.Int64, t1.Int64, opt.From != nil, man)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.copyTo("requests_out", filepath.Join(tmpDir, RequestsFile)); err != nil {
+		return nil, err
+	}
+	if err := a.exec("narrow_spans"); err != nil {
+		return nil, err
+	}
+
+	for _, name := range []string{"quantities", "logical_requests", "replica_ids", "state_events", "pool_segments", "replica_events", "replica_segments"} {
 		if err := a.exec(name); err != nil {
 			return nil, err
 		}
+	}
+	// The steps are in the segments now; free their memory for what follows.
+	if err := a.drop("state_events", "replica_events"); err != nil {
+		return nil, err
 	}
 	caps, err := a.caps(opt.Cap, man)
 	if err != nil {
@@ -201,7 +243,7 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 	}
 
 	sum := schemas.Summary{
-		RunID:       man.RunID,
+		RunID:       runID,
 		WindowWidth: float64(width) / 1e6,
 		CapSource:   caps.Source,
 		Warnings:    []string{},
@@ -212,18 +254,10 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 	sum.Cap = &caps.Pool
 	res := &Result{Manifest: man, Windows: []schemas.Metrics{}}
 
-	// With no instant at all there is no extent: write empty tables and NULL metrics.
-	if !t0.Valid {
-		t0 = sql.NullInt64{Int64: 0, Valid: true}
-		t1 = t0
+	if noExtent {
 		sum.Warnings = append(sum.Warnings, "no span has a timestamp: no extent to measure")
 	}
 	sum.RunStart, sum.RunEnd = schemas.Time(t0.Int64), schemas.Time(t1.Int64)
-	if sum.RunID == "" {
-		if err := a.db.QueryRowContext(a.ctx, "SELECT coalesce(min(run_id), '') FROM spans").Scan(&sum.RunID); err != nil {
-			return nil, fmt.Errorf("analyze run_id: %w", err)
-		}
-	}
 
 	// Per window, then the run as one window.
 	if res.Windows, err = a.metrics(t0.Int64, t1.Int64, width, caps.Pool); err != nil {
@@ -242,15 +276,10 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 	sum.Metrics = runRows[0]
 	sum.WindowStart, sum.WindowEnd = sum.RunStart, sum.RunEnd
 
-	if err := a.copyTo("requests_out", filepath.Join(tmpDir, RequestsFile)); err != nil {
-		return nil, err
-	}
 	if sum.Replicas, err = a.replicaStates(t0.Int64, t1.Int64); err != nil {
 		return nil, err
 	}
-	if sum.DataQuality, err = a.quality(t0.Int64, t1.Int64, opt.From != nil, man); err != nil {
-		return nil, err
-	}
+	sum.DataQuality = dq
 	sum.DataQuality.OverCapTime = sum.OverCapTime
 	sum.DataQuality.Join = join
 	sum.Warnings = append(sum.Warnings, joinWarnings(join)...)
@@ -277,8 +306,42 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 	return res, nil
 }
 
+// completeSpans finishes the spans table that load_spans filled from span_src:
+// stored in input order (requests.parquet keeps it), with the attempt numbers
+// the source left out and each request's delivered span marked.
+func (a *analysis) completeSpans() error {
+	var ordered bool
+	start := time.Now()
+	if err := a.db.QueryRowContext(a.ctx, query("spans_in_order")).Scan(&ordered); err != nil {
+		return fmt.Errorf("analyze spans_in_order: %w", err)
+	}
+	a.logQuery("spans_in_order", start)
+	if !ordered {
+		if err := a.exec("sort_spans"); err != nil {
+			return err
+		}
+	}
+	for _, name := range []string{"request_facts", "number_attempts", "mark_delivered"} {
+		if err := a.exec(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drop drops the named temp tables of this package's queries.
+func (a *analysis) drop(tables ...string) error {
+	for _, t := range tables {
+		if _, err := a.db.ExecContext(a.ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+			return fmt.Errorf("analyze drop %s: %w", t, err)
+		}
+	}
+	return nil
+}
+
 // caps resolves the cap of every replica and loads them into the caps table.
 func (a *analysis) caps(flag *int64, man schemas.Manifest) (resolvedCaps, error) {
+	defer a.logQuery("replicas", time.Now())
 	rows, err := a.db.QueryContext(a.ctx, query("replicas"))
 	if err != nil {
 		return resolvedCaps{}, fmt.Errorf("analyze replicas: %w", err)
@@ -319,16 +382,25 @@ func (a *analysis) caps(flag *int64, man schemas.Manifest) (resolvedCaps, error)
 }
 
 // metrics computes the metrics table for windows of width µs over [t0, t1] and
-// returns its rows.
+// returns its rows. The whole run (width runWidth) comes after the windows: its
+// event counts and state measures are the sums of the windows' (run_events,
+// run_state), exact integers; tokens, samples and distributions are computed
+// again, since their sums or percentiles do not add up exactly.
 func (a *analysis) metrics(t0, t1, width, poolCap int64) ([]schemas.Metrics, error) {
-	if err := a.exec("params", t0, t1, width, poolCap, width == runWidth); err != nil {
+	whole := width == runWidth
+	if err := a.exec("params", t0, t1, width, poolCap, whole); err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"windows", "win_tokens", "win_events", "win_state", "win_sampled", "win_dists", "metrics"} {
+	names := []string{"windows", "win_tokens", "win_events", "win_state", "win_sampled", "win_dists", "metrics"}
+	if whole {
+		names = []string{"windows", "win_tokens", "run_events", "run_state", "win_sampled", "win_dists", "metrics"}
+	}
+	for _, name := range names {
 		if err := a.exec(name); err != nil {
 			return nil, err
 		}
 	}
+	defer a.logQuery("metrics_json", time.Now())
 	rows, err := a.db.QueryContext(a.ctx, query("metrics_json"))
 	if err != nil {
 		return nil, fmt.Errorf("analyze metrics_json: %w", err)
@@ -350,6 +422,7 @@ func (a *analysis) metrics(t0, t1, width, poolCap int64) ([]schemas.Metrics, err
 }
 
 func (a *analysis) replicaStates(t0, t1 int64) ([]schemas.ReplicaState, error) {
+	defer a.logQuery("replica_state", time.Now())
 	rows, err := a.db.QueryContext(a.ctx, query("replica_state"), t0, t1)
 	if err != nil {
 		return nil, fmt.Errorf("analyze replica_state: %w", err)
@@ -397,6 +470,7 @@ func (a *analysis) quality(t0, t1 int64, clipped bool, man schemas.Manifest) (sc
 	if dq.RejectedBy == nil {
 		dq.RejectedBy = map[string]int64{}
 	}
+	defer a.logQuery("quality", time.Now())
 	var mq, ma, mf, ml, mr, spansClipped int64
 	var models []any
 	err := a.db.QueryRowContext(a.ctx, query("quality"), t0, t1).Scan(
@@ -424,6 +498,7 @@ func (a *analysis) quality(t0, t1 int64, clipped bool, man schemas.Manifest) (sc
 }
 
 func (a *analysis) curves(t0, t1 int64) (Curves, error) {
+	defer a.logQuery("curves", time.Now())
 	var s string
 	if err := a.db.QueryRowContext(a.ctx, query("curves"), t0, t1).Scan(&s); err != nil {
 		return Curves{}, fmt.Errorf("analyze curves: %w", err)

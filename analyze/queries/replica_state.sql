@@ -2,7 +2,7 @@
 -- own cap ($1 t0, $2 t1 in µs).
 WITH s AS (
     SELECT rep, least(hi, $2::BIGINT) - greatest(lo, $1::BIGINT) AS len, inf, qd
-    FROM rseg WHERE hi > $1::BIGINT AND lo < $2::BIGINT
+    FROM rseg JOIN replica_ids USING (rid) WHERE hi > $1::BIGINT AND lo < $2::BIGINT
 )
 SELECT caps.rep, caps.cap,
     coalesce(sum(len) FILTER (WHERE qd > 0), 0)::BIGINT AS backlog_us,

@@ -1,6 +1,7 @@
 -- requests_out: the rows of requests.parquet: every span with its per-span metrics
 -- of SPEC §2 (seconds, tokens/s), in input order, and gateway_overhead (seconds)
--- for spans joined from a gateway and an engine.
+-- for spans joined from a gateway and an engine. The spans table is stored in
+-- input order (load_spans, sort_spans), and a plain scan keeps that order.
 SELECT
     run_id, source, span_id, request_id, attempt, retry_cause, model, replica, status,
     error, http_status, delivered,
@@ -12,4 +13,4 @@ SELECT
     t_stream(f, l) AS t_stream, t_in_flight(a, r) AS t_in_flight, t_total(q, r) AS t_total,
     stream_tps(f, l, tout) AS stream_tps, end_to_end_tps(a, r, tout) AS end_to_end_tps,
     tpot(f, l, tout) AS tpot, gateway_overhead(gw) AS gateway_overhead
-FROM spans ORDER BY idx
+FROM spans

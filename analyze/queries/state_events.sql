@@ -1,7 +1,17 @@
--- state_events: +1/−1 steps of in_flight on [admitted_at, released_at) and of
--- queue_depth on [queued_at, admitted_at), for spans that have both boundaries in order.
+-- state_events: the steps of in_flight (di) on [admitted_at, released_at) and of
+-- queue_depth (dq) on [queued_at, admitted_at), for spans that have both boundaries
+-- in order, per replica (rid), sorted by instant for the pool sweep. A span's steps
+-- at admitted_at share one row; an empty queue interval (queued_at = admitted_at)
+-- changes no state and is left out.
 CREATE OR REPLACE TEMP TABLE state_events AS
-SELECT rep, a AS t, 1 AS di, 0 AS dq FROM spans WHERE a <= r
-UNION ALL SELECT rep, r, -1, 0 FROM spans WHERE a <= r
-UNION ALL SELECT rep, q, 0, 1 FROM spans WHERE q <= a
-UNION ALL SELECT rep, a, 0, -1 FROM spans WHERE q <= a;
+WITH s AS (
+    SELECT rid, q, a, r FROM spans JOIN replica_ids ON replica_ids.rep = coalesce(spans.replica, '')
+), ev AS (
+    SELECT rid, a AS t,
+           (CASE WHEN a <= r THEN 1 ELSE 0 END)::TINYINT AS di,
+           (CASE WHEN q < a THEN -1 ELSE 0 END)::TINYINT AS dq
+    FROM s WHERE a <= r OR q < a
+    UNION ALL SELECT rid, r, -1, 0 FROM s WHERE a <= r
+    UNION ALL SELECT rid, q, 0, 1 FROM s WHERE q < a
+)
+SELECT rid, t, di, dq FROM ev ORDER BY t;
