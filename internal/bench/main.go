@@ -112,9 +112,10 @@ type step struct {
 	name   string
 	format string // input format of an ingest step: spans, vllm-otel, litellm
 	argv   []string
-	bytes  int64  // input bytes
-	rows   int64  // spans in or out
-	runDir string // a run whose manifest counts the spans (rows)
+	bytes  int64    // input bytes
+	rows   int64    // spans in or out
+	runDir string   // a run whose manifest counts the spans (rows)
+	inputs []string // files read: in the page cache before the step starts
 }
 
 func run(bin, out, inputs, md, sizeList, formatList, only string, repeat int) error {
@@ -175,7 +176,7 @@ func run(bin, out, inputs, md, sizeList, formatList, only string, repeat int) er
 					step{name: "ingest (tpsreport)", format: f, argv: []string{bin, "ingest", "--format", f, "--run", "bench", "--out", dir, files[f]}, runDir: dir},
 					step{name: "ingest (DuckDB read_json → Parquet)", format: f, argv: []string{self, "duckcopy", files[f], filepath.Join(out, "duck-"+f+"-"+label+".parquet")}, runDir: dir})
 			}
-			joined := filepath.Join(out, "joined-"+label)
+			joined := joined(out, label)
 			steps = append(steps,
 				step{name: "ingest (tpsreport)", format: sim.FormatLiteLLM + " + " + sim.FormatVLLMOTel,
 					argv:   []string{bin, "ingest", "--run", "bench", "--out", joined, sim.FormatLiteLLM + ":" + files[sim.FormatLiteLLM], sim.FormatVLLMOTel + ":" + files[sim.FormatVLLMOTel]},
@@ -184,6 +185,15 @@ func run(bin, out, inputs, md, sizeList, formatList, only string, repeat int) er
 				step{name: "analyze (gateway ⋈ engine join)", format: sim.FormatLiteLLM + " + " + sim.FormatVLLMOTel, argv: []string{bin, "analyze", joined}, runDir: joined})
 		}
 		for i := range steps {
+			switch {
+			case strings.Contains(steps[i].name, "DuckDB"):
+				steps[i].inputs = steps[i].argv[2:3]
+			case strings.HasPrefix(steps[i].name, "ingest"):
+				steps[i].inputs = steps[i].argv[len(steps[i].argv)-1:]
+				if steps[i].runDir == joined(out, label) {
+					steps[i].inputs = []string{files[sim.FormatLiteLLM], files[sim.FormatVLLMOTel]}
+				}
+			}
 			if steps[i].bytes == 0 && strings.HasPrefix(steps[i].name, "ingest") {
 				steps[i].bytes = size(steps[i].argv[len(steps[i].argv)-1])
 				if strings.Contains(steps[i].name, "DuckDB") {
@@ -205,6 +215,9 @@ func run(bin, out, inputs, md, sizeList, formatList, only string, repeat int) er
 					sized = append(sized, measurement{step: st.name, format: st.format, input: label, bytes: st.bytes, rows: st.rows})
 				}
 				m := &sized[k]
+				if err := warm(st.inputs...); err != nil {
+					return err
+				}
 				wall, cpu, kb, err := child(st.argv)
 				if err != nil {
 					return fmt.Errorf("%s %s (%s), run %d: %w", st.name, st.format, label, i+1, err)
@@ -233,6 +246,32 @@ func run(bin, out, inputs, md, sizeList, formatList, only string, repeat int) er
 	fmt.Print(table)
 	if md != "" {
 		return rewriteSection(md, table)
+	}
+	return nil
+}
+
+// joined is the run directory of the joined LiteLLM + vLLM OTel ingest.
+func joined(out, label string) string { return filepath.Join(out, "joined-"+label) }
+
+// warm reads files through once, so that every step finds its input in the
+// page cache: the machine's disk is not what the bench measures, and a step
+// must not pay for evictions caused by the one before.
+func warm(files ...string) error {
+	buf := make([]byte, 4<<20)
+	for _, p := range files {
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		for {
+			if _, err = f.Read(buf); err != nil {
+				break
+			}
+		}
+		f.Close()
+		if err != io.EOF {
+			return fmt.Errorf("warm %s: %w", p, err)
+		}
 	}
 	return nil
 }
