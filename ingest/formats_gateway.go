@@ -53,6 +53,7 @@ type docReader struct {
 	dec     *json.Decoder
 	base    int64 // bytes consumed before dec started (BOM)
 	maxLine int
+	keys    map[string]string // interned object keys (parseJSONValue)
 
 	queue []Record
 	qi    int
@@ -74,6 +75,7 @@ func newDocReader(in Input, decode func(v any, raw []byte, out []Record) []Recor
 		br:      bufio.NewReaderSize(in.R, sniffBytes),
 		decode:  decode,
 		maxLine: in.MaxLineBytes,
+		keys:    map[string]string{},
 	}
 }
 
@@ -175,7 +177,7 @@ func (r *docReader) fillLine() bool {
 	case isBlank(line):
 		r.queue = append(r.queue, Record{Kind: KindSkip, Line: n})
 	default:
-		v, err := parseJSONValue(line)
+		v, err := parseJSONValue(line, r.keys)
 		if err != nil {
 			r.queue = append(r.queue, rejectRecord(r.name, n, 0, err, line))
 			break
@@ -217,7 +219,7 @@ func (r *docReader) fillDoc() bool {
 	}
 	// The value ends at InputOffset and RawMessage holds it verbatim.
 	off := r.base + r.dec.InputOffset() - int64(len(raw))
-	v, err := parseJSONValue(raw)
+	v, err := parseJSONValue(raw, r.keys)
 	if err != nil {
 		r.queue = append(r.queue, rejectRecord(r.name, 0, off, err, raw))
 		return true
@@ -264,23 +266,19 @@ func decodeReject(out []Record, err error) []Record {
 	return append(out, Record{Kind: KindReject, Err: &ParseError{Err: err}})
 }
 
-// parseJSONValue checks raw with the jsonScanner (so syntax errors carry a
-// column and match encoding/json exactly) and decodes it with numbers kept as
-// json.Number, so that no digit is lost to float64.
-func parseJSONValue(raw []byte) (any, error) {
+// parseJSONValue decodes raw as encoding/json decodes into an interface{}
+// with numbers kept as json.Number (so that no digit is lost to float64), in
+// one pass of the jsonScanner, so that syntax errors carry a column and match
+// encoding/json exactly. Object keys are interned in keys (nil: none).
+func parseJSONValue(raw []byte, keys map[string]string) (any, error) {
 	var s jsonScanner
 	s.reset(raw)
-	if err := s.skipValue(); err != nil {
+	v, err := s.readValue(keys)
+	if err != nil {
 		return nil, err
 	}
 	if err := s.end(); err != nil {
 		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, recordErrorf(ErrBadJSON, -1, "invalid JSON: %v", err)
 	}
 	return v, nil
 }

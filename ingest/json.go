@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -464,3 +465,93 @@ func (s *jsonScanner) skipValue() error {
 		return s.syntaxError("looking for beginning of value")
 	}
 }
+
+// readValue reads and checks the value at pos and returns it as encoding/json
+// decodes into an interface{} with UseNumber: map[string]any, []any, string,
+// json.Number, bool or nil; of keys given twice the last wins. It is one pass
+// with no reflection, for the formats that read whole documents
+// (parseJSONValue). Keys are interned in keys, which may be nil.
+func (s *jsonScanner) readValue(keys map[string]string) (any, error) {
+	switch s.class() {
+	case jsonString:
+		b, err := s.readString()
+		if err != nil {
+			return nil, err
+		}
+		return string(b), nil
+	case jsonNumber:
+		b, err := s.readNumber()
+		if err != nil {
+			return nil, err
+		}
+		return json.Number(b), nil
+	case jsonTrue:
+		return true, s.readLiteral("true")
+	case jsonFalse:
+		return false, s.readLiteral("false")
+	case jsonNull:
+		return nil, s.readLiteral("null")
+	case jsonObject:
+		if err := s.beginObject(); err != nil {
+			return nil, err
+		}
+		m := map[string]any{}
+		for first := true; ; first = false {
+			kb, ok, err := s.nextKey(first)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return m, nil
+			}
+			k, interned := keys[string(kb)] // no allocation for the lookup
+			if !interned {
+				k = string(kb)
+				if keys != nil && len(keys) < maxInternedKeys {
+					keys[k] = k
+				}
+			}
+			v, err := s.readValue(keys)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = v
+		}
+	case jsonArray:
+		s.pos++
+		s.depth++
+		if s.depth > maxJSONDepth {
+			return nil, recordErrorf(ErrBadJSON, s.pos-1, "invalid JSON: exceeded max depth")
+		}
+		a := []any{}
+		s.ws()
+		if s.pos < len(s.data) && s.data[s.pos] == ']' {
+			s.pos++
+			s.depth--
+			return a, nil
+		}
+		for {
+			v, err := s.readValue(keys)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+			s.ws()
+			if s.pos < len(s.data) && s.data[s.pos] == ']' {
+				s.pos++
+				s.depth--
+				return a, nil
+			}
+			if s.pos >= len(s.data) || s.data[s.pos] != ',' {
+				return nil, s.syntaxError("after array element")
+			}
+			s.pos++
+		}
+	default:
+		return nil, s.syntaxError("looking for beginning of value")
+	}
+}
+
+// maxInternedKeys bounds the key interning of readValue: the keys of a log
+// format are few, and records with ever new keys must not grow it without end.
+const maxInternedKeys = 4096

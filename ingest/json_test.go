@@ -1,7 +1,10 @@
 package ingest
 
 import (
+	"bytes"
+	"encoding/json"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -85,4 +88,78 @@ func FuzzPlainInteger(f *testing.F) {
 			t.Fatalf("%q: fast path %d, scaleDecimal %d (exact %v, ok %v)", b, v, want, exact, wok)
 		}
 	})
+}
+
+// jsonValueSeeds are documents for the parseJSONValue differential tests.
+var jsonValueSeeds = []string{
+	`{"id":"chatcmpl-r1","trace_id":"t","stream":true,"status":"success","startTime":1795168800.214972,` +
+		`"prompt_tokens":612,"metadata":{"attempted_retries":0,"usage_object":{"total_tokens":658}},"request_tags":[],"error_str":null}`,
+	`[1, -0, 2.5e-3, 1E+400, 12345678901234567890123]`,
+	`{"a":1,"a":{"b":[true,false,null]},"":""}`,
+	`"\u00e9\ud83d\ude00 \ud800 \n\t\"\\\/"`,
+	"\"\xff\xfe ok \xe2\x82\"",
+	` { "k" : [ [ ] , { } ] } `,
+	`{"x":1}{"y":2}`,
+	`{"x":01}`,
+	`[1,]`,
+	`{"x":tru}`,
+	"[" + string(bytes.Repeat([]byte("["), 10001)),
+}
+
+// TestParseJSONValue holds parseJSONValue to encoding/json (UseNumber) on the
+// seeds: the same value for valid JSON, an error for invalid JSON.
+func TestParseJSONValue(t *testing.T) {
+	for _, s := range jsonValueSeeds {
+		checkJSONValue(t, []byte(s))
+	}
+}
+
+// FuzzParseJSONValue is the differential test of parseJSONValue against
+// encoding/json on any input.
+func FuzzParseJSONValue(f *testing.F) {
+	for _, s := range jsonValueSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkJSONValue)
+}
+
+func checkJSONValue(t *testing.T, data []byte) {
+	keys := map[string]string{}
+	got, err := parseJSONValue(data, keys)
+	if !json.Valid(data) {
+		if err == nil {
+			t.Fatalf("parseJSONValue(%q) = %#v, want an error (encoding/json rejects it)", data, got)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("parseJSONValue(%q): %v, want a value (encoding/json accepts it)", data, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var want any
+	if err := dec.Decode(&want); err != nil {
+		t.Fatalf("encoding/json: %v", err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("parseJSONValue(%q) = %#v, want %#v", data, got, want)
+	}
+	// Interned keys give the same value again.
+	if again, _ := parseJSONValue(data, keys); !reflect.DeepEqual(again, want) {
+		t.Fatalf("parseJSONValue(%q) with interned keys = %#v, want %#v", data, again, want)
+	}
+}
+
+// BenchmarkParseJSONValue decodes a LiteLLM StandardLoggingPayload line, the
+// way the gateway formats read every record.
+func BenchmarkParseJSONValue(b *testing.B) {
+	line := []byte(jsonValueSeeds[0])
+	keys := map[string]string{}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		if _, err := parseJSONValue(line, keys); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

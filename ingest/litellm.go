@@ -69,7 +69,7 @@ func decodeLiteLLM(o obj, zone *time.Location, sp *schemas.Span) error {
 	if meta == nil {
 		// SpendLogs exports may hold metadata as JSON text.
 		if s, ok := o.get("metadata").(string); ok && strings.HasPrefix(strings.TrimSpace(s), "{") {
-			if v, err := parseJSONValue([]byte(s)); err == nil {
+			if v, err := parseJSONValue([]byte(s), nil); err == nil {
 				meta, _ = v.(map[string]any)
 			}
 		}
