@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -77,6 +78,8 @@ func lookupFormat(name string) (format, error) {
 // detectFormat returns the name of the format that scores head highest, or
 // "" when no format claims it.
 func detectFormat(head []byte) string {
+	// Every reader skips a UTF-8 byte order mark; the sniffers need not see it.
+	head = bytes.TrimPrefix(head, utf8BOM)
 	best, bestScore := "", 0
 	for _, name := range Formats() {
 		if score := formats[name].Sniff(head); score > bestScore {

@@ -220,6 +220,10 @@ func TestGatewaySniff(t *testing.T) {
 			if got != format {
 				t.Errorf("%s: detected %q (score %d), want %q", file, got, score, format)
 			}
+			// Windows tools start files with a byte order mark.
+			if got := detectFormat(append(slices.Clone(utf8BOM), head...)); got != format {
+				t.Errorf("%s after a UTF-8 BOM: detected %q, want %q", file, got, format)
+			}
 		}
 	}
 	// The canonical format's own fixtures stay canonical.
@@ -228,6 +232,9 @@ func TestGatewaySniff(t *testing.T) {
 		b, _ := os.ReadFile(file)
 		if got, _ := detectAll(b); got != "spans" {
 			t.Errorf("%s: detected %q, want spans", file, got)
+		}
+		if got := detectFormat(append(slices.Clone(utf8BOM), b...)); got != "spans" {
+			t.Errorf("%s after a UTF-8 BOM: detected %q, want spans", file, got)
 		}
 	}
 }
