@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"time"
 )
 
 // Names of the files of a run dataset (SPEC §1.3).
@@ -29,7 +31,8 @@ var staleOutputs = []string{"summary.json", "windows.parquet", "requests.parquet
 // directory the dataset created.
 type dataset struct {
 	dir       string
-	made      []string // directories created, outermost first
+	opened    time.Time // when this ingest began; older temporary files are a killed one's
+	made      []string  // directories created, outermost first
 	files     []*outFile
 	committed bool
 }
@@ -41,7 +44,7 @@ type outFile struct {
 
 // openDataset creates dir if it is missing.
 func openDataset(dir string) (*dataset, error) {
-	d := &dataset{dir: dir}
+	d := &dataset{dir: dir, opened: time.Now()}
 	var missing []string
 	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
 		fi, err := os.Stat(p)
@@ -113,12 +116,43 @@ func (d *dataset) commit() error {
 		}
 	}
 	d.committed = true
+	d.removeLeftovers()
 	// Make the renames durable; not every file system can sync a directory.
 	if dir, err := os.Open(d.dir); err == nil {
 		_ = dir.Sync()
 		_ = dir.Close()
 	}
 	return nil
+}
+
+// removeLeftovers removes the temporary files of earlier ingests into the
+// directory that were killed before they could clean up (SIGKILL, a power
+// cut): those of our outputs' names not written to since this ingest began.
+// A concurrent ingest's files are being written, so they are newer and stay.
+func (d *dataset) removeLeftovers() {
+	entries, err := os.ReadDir(d.dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !isTempName(e.Name()) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && fi.ModTime().Before(d.opened) {
+			_ = os.Remove(filepath.Join(d.dir, e.Name()))
+		}
+	}
+}
+
+// isTempName reports whether name is one create gives an output's temporary
+// file.
+func isTempName(name string) bool {
+	for _, out := range []string{SpansFile, SamplesFile, ManifestFile, RejectsFile} {
+		if strings.HasPrefix(name, "."+out+".tmp-") {
+			return true
+		}
+	}
+	return false
 }
 
 // abort removes the temporary files and the directories the dataset made

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -373,6 +374,37 @@ func TestRunAtomic(t *testing.T) {
 		wantSpans[i].RunID = "x"
 	}
 	diffSpans(t, readSpans(t, out), wantSpans)
+}
+
+// TestRunRemovesLeftovers: a successful ingest removes the temporary files of
+// an earlier one that was killed (SIGKILL leaves them), but not those being
+// written by a concurrent one, nor files of other names.
+func TestRunRemovesLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run")
+	killed := []string{".spans.parquet.tmp-3k2j1", ".manifest.json.tmp-zz", ".rejects.jsonl.tmp-1", ".samples.parquet.tmp-a"}
+	kept := []string{".spans.parquet.tmp-live", ".notes.txt.tmp-1", "spans.parquet.tmp-x"}
+	long := time.Now().Add(-time.Hour)
+	for _, name := range append(slices.Clone(killed), kept...) {
+		p := filepath.Join(out, name)
+		writeFile(t, p, []byte("partial"))
+		if name != ".spans.parquet.tmp-live" {
+			if err := os.Chtimes(p, long, long); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The concurrent ingest writes while this one runs.
+	if err := os.Chtimes(filepath.Join(out, ".spans.parquet.tmp-live"), time.Now().Add(time.Hour), time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	good, _ := validInput(0, 10)
+	in := filepath.Join(dir, "good.jsonl")
+	writeFile(t, in, []byte(good))
+	if _, err := Run(context.Background(), Options{RunID: "x", OutDir: out, Inputs: []string{in}}); err != nil {
+		t.Fatal(err)
+	}
+	assertDir(t, out, append([]string{SpansFile, SamplesFile, ManifestFile, RejectsFile}, kept...))
 }
 
 func writeTruncatedGzip(t *testing.T, dir, content string) string {
