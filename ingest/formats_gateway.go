@@ -54,6 +54,7 @@ type docReader struct {
 	base    int64 // bytes consumed before dec started (BOM)
 	maxLine int
 	keys    map[string]string // interned object keys (parseJSONValue)
+	only    map[string]bool   // the top-level keys decode reads; nil: all
 
 	queue []Record
 	qi    int
@@ -177,7 +178,7 @@ func (r *docReader) fillLine() bool {
 	case isBlank(line):
 		r.queue = append(r.queue, Record{Kind: KindSkip, Line: n})
 	default:
-		v, err := parseJSONValue(line, r.keys)
+		v, err := parseJSONValue(line, r.keys, r.only)
 		if err != nil {
 			r.queue = append(r.queue, rejectRecord(r.name, n, 0, err, line))
 			break
@@ -219,7 +220,7 @@ func (r *docReader) fillDoc() bool {
 	}
 	// The value ends at InputOffset and RawMessage holds it verbatim.
 	off := r.base + r.dec.InputOffset() - int64(len(raw))
-	v, err := parseJSONValue(raw, r.keys)
+	v, err := parseJSONValue(raw, r.keys, r.only)
 	if err != nil {
 		r.queue = append(r.queue, rejectRecord(r.name, 0, off, err, raw))
 		return true
@@ -269,11 +270,12 @@ func decodeReject(out []Record, err error) []Record {
 // parseJSONValue decodes raw as encoding/json decodes into an interface{}
 // with numbers kept as json.Number (so that no digit is lost to float64), in
 // one pass of the jsonScanner, so that syntax errors carry a column and match
-// encoding/json exactly. Object keys are interned in keys (nil: none).
-func parseJSONValue(raw []byte, keys map[string]string) (any, error) {
+// encoding/json exactly. Object keys are interned in keys (nil: none); a
+// top-level object keeps only the keys in only (nil: all).
+func parseJSONValue(raw []byte, keys map[string]string, only map[string]bool) (any, error) {
 	var s jsonScanner
 	s.reset(raw)
-	v, err := s.readValue(keys)
+	v, err := s.readValue(keys, only)
 	if err != nil {
 		return nil, err
 	}

@@ -470,8 +470,11 @@ func (s *jsonScanner) skipValue() error {
 // decodes into an interface{} with UseNumber: map[string]any, []any, string,
 // json.Number, bool or nil; of keys given twice the last wins. It is one pass
 // with no reflection, for the formats that read whole documents
-// (parseJSONValue). Keys are interned in keys, which may be nil.
-func (s *jsonScanner) readValue(keys map[string]string) (any, error) {
+// (parseJSONValue). Keys are interned in keys, which may be nil. If only is
+// not nil and the value is an object, the members whose keys it does not hold
+// are checked but left out: a format that reads a few keys need not build the
+// rest (a LiteLLM payload's messages and response, the bulk of a real one).
+func (s *jsonScanner) readValue(keys map[string]string, only map[string]bool) (any, error) {
 	switch s.class() {
 	case jsonString:
 		b, err := s.readString()
@@ -504,6 +507,12 @@ func (s *jsonScanner) readValue(keys map[string]string) (any, error) {
 			if !ok {
 				return m, nil
 			}
+			if only != nil && !only[string(kb)] {
+				if err := s.skipValue(); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			k, interned := keys[string(kb)] // no allocation for the lookup
 			if !interned {
 				k = string(kb)
@@ -511,7 +520,7 @@ func (s *jsonScanner) readValue(keys map[string]string) (any, error) {
 					keys[k] = k
 				}
 			}
-			v, err := s.readValue(keys)
+			v, err := s.readValue(keys, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -531,7 +540,7 @@ func (s *jsonScanner) readValue(keys map[string]string) (any, error) {
 			return a, nil
 		}
 		for {
-			v, err := s.readValue(keys)
+			v, err := s.readValue(keys, nil)
 			if err != nil {
 				return nil, err
 			}

@@ -125,7 +125,7 @@ func FuzzParseJSONValue(f *testing.F) {
 
 func checkJSONValue(t *testing.T, data []byte) {
 	keys := map[string]string{}
-	got, err := parseJSONValue(data, keys)
+	got, err := parseJSONValue(data, keys, nil)
 	if !json.Valid(data) {
 		if err == nil {
 			t.Fatalf("parseJSONValue(%q) = %#v, want an error (encoding/json rejects it)", data, got)
@@ -145,8 +145,20 @@ func checkJSONValue(t *testing.T, data []byte) {
 		t.Fatalf("parseJSONValue(%q) = %#v, want %#v", data, got, want)
 	}
 	// Interned keys give the same value again.
-	if again, _ := parseJSONValue(data, keys); !reflect.DeepEqual(again, want) {
+	if again, _ := parseJSONValue(data, keys, nil); !reflect.DeepEqual(again, want) {
 		t.Fatalf("parseJSONValue(%q) with interned keys = %#v, want %#v", data, again, want)
+	}
+	// Keeping some top-level keys drops the others, and only those.
+	only := map[string]bool{"a": true, "id": true, "k": true, "x": true}
+	if m, ok := want.(map[string]any); ok {
+		for k := range m {
+			if !only[k] {
+				delete(m, k)
+			}
+		}
+	}
+	if some, _ := parseJSONValue(data, keys, only); !reflect.DeepEqual(some, want) {
+		t.Fatalf("parseJSONValue(%q) keeping %v = %#v, want %#v", data, only, some, want)
 	}
 }
 
@@ -158,7 +170,7 @@ func BenchmarkParseJSONValue(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(line)))
 	for b.Loop() {
-		if _, err := parseJSONValue(line, keys); err != nil {
+		if _, err := parseJSONValue(line, keys, liteLLMKeys); err != nil {
 			b.Fatal(err)
 		}
 	}

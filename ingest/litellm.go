@@ -45,7 +45,17 @@ var _ Reader = (*liteLLMReader)(nil)
 func newLiteLLMReaderOpts(in Input, opt GatewayOptions) Reader {
 	r := &liteLLMReader{zone: opt.Zone}
 	r.docReader = newDocReader(in, r.decode)
+	r.only = liteLLMKeys
 	return r
+}
+
+// liteLLMKeys are the top-level keys decodeLiteLLM reads; the others (messages,
+// response, model_parameters, ...) are checked but not decoded.
+var liteLLMKeys = map[string]bool{
+	"id": true, "request_id": true, "trace_id": true, "metadata": true,
+	"model": true, "model_group": true, "model_id": true, "api_base": true, "hidden_params": true,
+	"startTime": true, "endTime": true, "completionStartTime": true,
+	"prompt_tokens": true, "completion_tokens": true, "status": true, "error_information": true,
 }
 
 func (r *liteLLMReader) decode(v any, _ []byte, out []Record) []Record {
@@ -69,7 +79,7 @@ func decodeLiteLLM(o obj, zone *time.Location, sp *schemas.Span) error {
 	if meta == nil {
 		// SpendLogs exports may hold metadata as JSON text.
 		if s, ok := o.get("metadata").(string); ok && strings.HasPrefix(strings.TrimSpace(s), "{") {
-			if v, err := parseJSONValue([]byte(s), nil); err == nil {
+			if v, err := parseJSONValue([]byte(s), nil, nil); err == nil {
 				meta, _ = v.(map[string]any)
 			}
 		}
