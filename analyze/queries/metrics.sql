@@ -22,13 +22,14 @@ WITH j AS (
         coalesce(s.queue_us, 0) AS queue_us,
         sm.sampled_us, sm.backlog_us AS s_backlog_us, sm.gap_us AS s_gap_us,
         sm.in_flight_us AS s_in_flight_us, sm.queue_us AS s_queue_us,
-        d.* EXCLUDE (k)
+        da.* EXCLUDE (k), db.* EXCLUDE (k)
     FROM win
     LEFT JOIN win_tokens t USING (k)
     LEFT JOIN win_events e USING (k)
     LEFT JOIN win_state s USING (k)
     LEFT JOIN win_sampled sm USING (k)
-    LEFT JOIN win_dists d USING (k)
+    LEFT JOIN win_dists_a da USING (k)
+    LEFT JOIN win_dists_b db USING (k)
 )
 SELECT
     k,

@@ -1,22 +1,35 @@
 -- quality: the data-quality counts of SPEC §6 that the spans themselves show
 -- ($1 t0, $2 t1 in µs: an instant outside them makes a span clipped).
+--
+-- A span is out of order when two of its known instants, taken in the order
+-- q a f l r, decrease: a comparison with an unknown (NULL) instant is NULL, and
+-- IS TRUE counts only a known decrease. least and greatest skip NULLs, so they
+-- are the earliest and latest known instants (NULL when none is known).
+--
+-- A retry is unlinked when no span of its request has attempt 0, as
+-- `request_id NOT IN (SELECT request_id FROM spans WHERE attempt = 0)` would
+-- count it, from request_facts (has_first, retries) rather than a second join
+-- of the spans: NOT IN holds for every retry when no span has attempt 0, for
+-- none when a span of a NULL request_id has attempt 0, and otherwise for the
+-- retries of the named requests without a first attempt.
 SELECT
     count(*) FILTER (WHERE q IS NULL) AS missing_queued_at,
     count(*) FILTER (WHERE a IS NULL) AS missing_admitted_at,
     count(*) FILTER (WHERE f IS NULL) AS missing_first_token_at,
     count(*) FILTER (WHERE l IS NULL) AS missing_last_token_at,
     count(*) FILTER (WHERE r IS NULL) AS missing_released_at,
-    count(*) FILTER (WHERE
-        list_sort(list_filter([q, a, f, l, r], x -> x IS NOT NULL))
-        <> list_filter([q, a, f, l, r], x -> x IS NOT NULL)) AS out_of_order,
+    count(*) FILTER (WHERE (q > a OR q > f OR q > l OR q > r OR a > f OR a > l OR a > r
+        OR f > l OR f > r OR l > r) IS TRUE) AS out_of_order,
     count(*) - count(DISTINCT span_id) AS duplicate_span_ids,
-    count(*) FILTER (WHERE attempt > 0 AND request_id NOT IN
-        (SELECT request_id FROM spans WHERE attempt = 0)) AS unlinked_retries,
+    (SELECT CASE
+        WHEN NOT coalesce(bool_or(has_first), false) THEN coalesce(sum(retries), 0)
+        WHEN bool_or(has_first AND request_id IS NULL) THEN 0
+        ELSE coalesce(sum(retries) FILTER (WHERE NOT has_first AND request_id IS NOT NULL), 0)
+     END::BIGINT FROM request_facts) AS unlinked_retries,
     count(*) FILTER (WHERE NOT (a <= r) OR a IS NULL OR r IS NULL
         OR NOT (q <= a) OR q IS NULL) AS spans_outside_state,
-    count(*) FILTER (WHERE
-        list_min(list_filter([q, a, f, l, r], x -> x IS NOT NULL)) < $1::BIGINT
-        OR list_max(list_filter([q, a, f, l, r], x -> x IS NOT NULL)) > $2::BIGINT) AS spans_clipped,
+    count(*) FILTER (WHERE least(q, a, f, l, r) < $1::BIGINT
+        OR greatest(q, a, f, l, r) > $2::BIGINT) AS spans_clipped,
     coalesce(list_sort(list(DISTINCT model) FILTER (WHERE model IS NOT NULL)), []) AS models,
     count(*) FILTER (WHERE time_resolution_us > 1) AS coarse_time,
     count(*) FILTER (WHERE time_origin IS NOT NULL) AS relative_time

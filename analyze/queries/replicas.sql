@@ -4,7 +4,7 @@
 -- the largest cap its samples report, and the largest in_flight its spans reached
 -- (the inferred cap).
 WITH named AS (
-    SELECT DISTINCT replica AS rep FROM spans WHERE replica IS NOT NULL
+    SELECT rep FROM replica_ids WHERE named
 ), pool AS (
     SELECT rep FROM named
     UNION

@@ -6,9 +6,16 @@ WITH s AS (
     FROM seg, p WHERE hi > p.t0 AND lo < p.t1
 ), x AS (
     SELECT unnest(range(lo // p.width, (hi - 1) // p.width + 1)) AS k, lo, hi, inf, qd FROM s, p
+    WHERE lo // p.width < (hi - 1) // p.width
 ), y AS (
     SELECT k, least(hi, (k + 1) * p.width) - greatest(lo, k * p.width) AS len, inf, qd, p.cap
     FROM x, p
+    UNION ALL
+    -- A segment inside one window (most of them) takes it directly: unnesting a
+    -- one-element range per row costs more than the rest of the query.
+    SELECT lo // p.width AS k, hi - lo AS len, inf, qd, p.cap
+    FROM s, p
+    WHERE lo // p.width = (hi - 1) // p.width
 )
 SELECT k,
     coalesce(sum(len) FILTER (WHERE qd > 0), 0)::BIGINT AS backlog_us,

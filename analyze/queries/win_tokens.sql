@@ -16,10 +16,20 @@ WITH pts AS (
     SELECT kind, ok, delivered, qty, a, b, ca, cb,
            unnest(range(ca // p.width, (cb - 1) // p.width + 1)) AS k
     FROM ivs, p
+    WHERE ca // p.width < (cb - 1) // p.width
 ), shares AS (
     SELECT k, kind, ok, delivered,
            qty * ((least(cb, (k + 1) * p.width) - greatest(ca, k * p.width)) / (b - a)::DOUBLE) AS share
     FROM spread, p
+    UNION ALL
+    -- Most intervals lie in one window (all of them in the run's): building and
+    -- unnesting a one-element range per row costs more than the rest of the
+    -- query, so they take their window directly. Their overlap is [ca, cb]
+    -- itself, the same share the general case computes.
+    SELECT ca // p.width AS k, kind, ok, delivered,
+           qty * ((cb - ca) / (b - a)::DOUBLE) AS share
+    FROM ivs, p
+    WHERE ca // p.width = (cb - 1) // p.width
 ), allshares AS (
     SELECT k, kind, ok, delivered, share::DECIMAL(38, 18) AS share FROM shares
     UNION ALL
