@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"text/template"
 )
 
 //go:embed queries/*.sql
@@ -28,10 +29,50 @@ func mustLoadQueries() map[string]string {
 		m[name] = string(b)
 		return nil
 	})
+	if err == nil {
+		err = expandDists(m)
+	}
 	if err != nil {
 		panic(fmt.Sprintf("analyze: load queries: %v", err))
 	}
 	return m
+}
+
+// distMetric is a per-span metric with a percentile object (SPEC §4): its
+// name and its SQL expression over the narrowed spans' columns.
+type distMetric struct{ Name, Expr string }
+
+// distHalves split the percentile objects over two statements (see
+// queries/win_dists.sql); metrics.sql joins them.
+var distHalves = []struct {
+	Table   string
+	Metrics []distMetric
+}{
+	{"win_dists_a", []distMetric{
+		{"t_queue", "t_queue(q, a)"}, {"ttft", "ttft(q, f)"}, {"t_first_token", "t_first_token(a, f)"},
+		{"t_stream", "t_stream(f, l)"}, {"t_in_flight", "t_in_flight(a, r)"},
+	}},
+	{"win_dists_b", []distMetric{
+		{"t_total", "t_total(q, r)"}, {"tpot", "tpot(f, l, tout)"}, {"stream_tps", "stream_tps(f, l, tout)"},
+		{"end_to_end_tps", "end_to_end_tps(a, r, tout)"}, {"gateway_overhead", "gateway_overhead(gw)"},
+	}},
+}
+
+// expandDists turns the win_dists template into the statements of distHalves.
+func expandDists(m map[string]string) error {
+	t, err := template.New("win_dists").Parse(m["win_dists"])
+	if err != nil {
+		return err
+	}
+	for _, h := range distHalves {
+		var b strings.Builder
+		if err := t.Execute(&b, h); err != nil {
+			return err
+		}
+		m[h.Table] = b.String()
+	}
+	delete(m, "win_dists")
+	return nil
 }
 
 // query returns the statement named name; an unknown name is a programming error.
