@@ -101,8 +101,8 @@ func BenchmarkSpansDecode(b *testing.B) {
 	})
 }
 
-func BenchmarkWriteParquet(b *testing.B) {
-	in := benchInput(batchRecords * 4 / 5) // one batch of spans
+// benchSpans decodes canonical JSONL into the spans a batch carries.
+func benchSpans(in []byte) []schemas.Span {
 	r := newSpansReader(Input{Name: "bench", R: bytes.NewReader(in), MaxLineBytes: DefaultMaxLineBytes})
 	var spans []schemas.Span
 	for r.Next() {
@@ -110,6 +110,12 @@ func BenchmarkWriteParquet(b *testing.B) {
 		sp.RunID = "baseline"
 		spans = append(spans, sp)
 	}
+	return spans
+}
+
+func BenchmarkWriteParquet(b *testing.B) {
+	in := benchInput(batchRecords * 4 / 5) // one batch of spans
+	spans := benchSpans(in)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(in))) // input bytes per batch, to compare with decoding
 	w := parquet.NewGenericWriter[schemas.Span](io.Discard, parquetOptions()...)
@@ -222,13 +228,7 @@ func BenchmarkStoredReader(b *testing.B) {
 // two row groups at a time, into memory.
 func BenchmarkSpanWriter(b *testing.B) {
 	in := benchInput(batchRecords * 4 / 5)
-	r := newSpansReader(Input{Name: "bench", R: bytes.NewReader(in), MaxLineBytes: DefaultMaxLineBytes})
-	var spans []schemas.Span
-	for r.Next() {
-		sp := r.Record().Span
-		sp.RunID = "baseline"
-		spans = append(spans, sp)
-	}
+	spans := benchSpans(in)
 	batches := 4 * rowGroupRows / len(spans)
 	b.ReportAllocs()
 	b.SetBytes(int64(batches * len(in))) // input bytes, to compare with decoding
