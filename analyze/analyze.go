@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tpsreport/tpsreport/schemas"
@@ -208,12 +210,11 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 		t1 = t0
 	}
 
-	// What needs every column of the spans comes first: the data quality counts
-	// and requests.parquet. Then the spans keep only the columns the metrics use,
-	// which leaves the memory to them.
+	// What needs the columns the spans table leaves out reads them from
+	// span_src: the data quality counts and requests.parquet.
 	runID := man.RunID
 	if runID == "" {
-		if err := a.db.QueryRowContext(a.ctx, "SELECT coalesce(min(run_id), '') FROM spans").Scan(&runID); err != nil {
+		if err := a.db.QueryRowContext(a.ctx, "SELECT coalesce(min(run_id), '') FROM span_src").Scan(&runID); err != nil {
 			return nil, fmt.Errorf("analyze run_id: %w", err)
 		}
 	}
@@ -222,9 +223,6 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 		return nil, err
 	}
 	if err := a.copyTo("requests_out", filepath.Join(tmpDir, RequestsFile)); err != nil {
-		return nil, err
-	}
-	if err := a.exec("narrow_spans"); err != nil {
 		return nil, err
 	}
 
@@ -323,23 +321,37 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 }
 
 // completeSpans finishes the spans table that load_spans filled from span_src:
-// stored in input order (requests.parquet keeps it), with the attempt numbers
-// the source left out and each request's delivered span marked.
+// the attempt numbers the source left out, and each request's delivered span.
+// Both reach requests_out as variables looked up by idx (attempt_list,
+// delivered_bits), the delivered flags quantities too.
 func (a *analysis) completeSpans() error {
-	var ordered bool
+	var maxIdx sql.NullInt64
+	var unnumbered bool
 	start := time.Now()
-	if err := a.db.QueryRowContext(a.ctx, query("spans_in_order")).Scan(&ordered); err != nil {
-		return fmt.Errorf("analyze spans_in_order: %w", err)
+	err := a.db.QueryRowContext(a.ctx, "SELECT max(idx), coalesce(bool_or(attempt IS NULL), false) FROM spans").Scan(&maxIdx, &unnumbered)
+	if err != nil {
+		return fmt.Errorf("analyze spans: %w", err)
 	}
-	a.logQuery("spans_in_order", start)
-	if !ordered {
-		if err := a.exec("sort_spans"); err != nil {
-			return err
+	a.logQuery("span_facts", start)
+	steps := []string{"request_facts", "request_ties", "delivered_bits"}
+	if unnumbered {
+		steps = []string{"number_attempts", "request_facts", "request_ties", "delivered_bits", "attempt_list"}
+	}
+	for _, name := range steps {
+		q := query(name)
+		if name == "delivered_bits" || name == "attempt_list" {
+			// bitstring_agg and range need their bounds as constants, not parameters.
+			q = strings.ReplaceAll(q, "MAX_IDX", strconv.FormatInt(maxIdx.Int64, 10))
 		}
+		start := time.Now()
+		if _, err := a.db.ExecContext(a.ctx, q); err != nil {
+			return fmt.Errorf("analyze %s: %w", name, err)
+		}
+		a.logQuery(name, start)
 	}
-	for _, name := range []string{"number_attempts", "request_facts", "request_ties", "mark_delivered"} {
-		if err := a.exec(name); err != nil {
-			return err
+	if !unnumbered {
+		if _, err := a.db.ExecContext(a.ctx, "SET VARIABLE attempts = NULL::INTEGER[]"); err != nil {
+			return fmt.Errorf("analyze attempts: %w", err)
 		}
 	}
 	return nil

@@ -1,48 +1,68 @@
 package analyze
 
 import (
+	"database/sql"
 	"io"
 	"log/slog"
 	"testing"
 )
 
-// TestCompleteSpansRestoresInputOrder: requests.parquet is written from the spans
-// table without an ORDER BY, so spans that span_src gave out of order (the
-// gateway-engine join) must be stored sorted by idx, with their attempt numbers
-// and delivered flags.
-func TestCompleteSpansRestoresInputOrder(t *testing.T) {
+// TestRequestsOutFindsSpansByIdx: requests.parquet is written from span_src in
+// its order, with the attempt numbers analyze filled in and the delivered flags
+// looked up by idx (attempt_list, delivered_bits), whatever the order of the
+// spans table and with gaps in idx, as the gateway-engine join leaves them.
+func TestRequestsOutFindsSpansByIdx(t *testing.T) {
 	db, err := openDB(t.Context(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	a := &analysis{ctx: t.Context(), db: db, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	// Three spans of request x stored in the order idx 2, 0, 1; the source
-	// numbered none of them; 0 and 2 succeeded, 2 released first.
-	if _, err := db.ExecContext(t.Context(), `CREATE TEMP TABLE spans AS
-		SELECT * FROM (VALUES
-			(2::BIGINT, 'c', 'x', NULL::INTEGER, 'ok', true, 30::BIGINT, 40::BIGINT, false),
-			(0, 'a', 'x', NULL, 'ok', true, 10, 50, false),
-			(1, 'b', 'x', NULL, 'error', false, 20, 45, false))
-		AS t(idx, span_id, request_id, attempt, status, ok, q, r, delivered)`); err != nil {
+	if err := a.exec("span_metrics"); err != nil {
+		t.Fatal(err)
+	}
+	// Request x: three spans the source did not number, at idx 0, 2 and 5;
+	// a and c succeeded, c released first, so c is delivered and the attempts
+	// follow queued_at. Request y: one span numbered 3 by the source, delivered.
+	if _, err := db.ExecContext(t.Context(), `CREATE TEMP VIEW span_src AS
+		SELECT 'run' AS run_id, 'test' AS source, span_id, request_id, attempt::INTEGER AS attempt,
+			NULL AS retry_cause, NULL AS model, NULL AS replica, status, NULL AS error, NULL::INTEGER AS http_status,
+			make_timestamp(q) AS queued_at, make_timestamp(q) AS admitted_at, make_timestamp(r - 1) AS first_token_at,
+			make_timestamp(r - 1) AS last_token_at, make_timestamp(r) AS released_at,
+			1 AS input_tokens, 1 AS output_tokens, NULL::BIGINT AS cached_tokens,
+			NULL::BIGINT AS time_resolution_us, NULL AS time_origin, idx::BIGINT AS idx, NULL::BIGINT AS gw
+		FROM (VALUES
+			(0, 'a', 'x', NULL, 'ok', 10, 50),
+			(2, 'b', 'x', NULL, 'error', 20, 45),
+			(5, 'c', 'x', NULL, 'ok', 30, 40),
+			(6, 'd', 'y', 3, 'ok', 5, 60))
+		AS t(idx, span_id, request_id, attempt, status, q, r)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.exec("load_spans"); err != nil {
+		t.Fatal(err)
+	}
+	// Store the spans table out of input order: nothing may rely on its order.
+	if _, err := db.ExecContext(t.Context(), "CREATE OR REPLACE TEMP TABLE spans AS SELECT * FROM spans ORDER BY idx DESC"); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.completeSpans(); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := db.QueryContext(t.Context(), "SELECT idx, attempt, delivered FROM spans")
+	rows, err := db.QueryContext(t.Context(), "SELECT span_id, attempt, delivered FROM ("+query("requests_out")+")")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
 	type row struct {
-		idx, attempt int64
-		delivered    bool
+		span      string
+		attempt   sql.NullInt64
+		delivered bool
 	}
 	var got []row
 	for rows.Next() {
 		var r row
-		if err := rows.Scan(&r.idx, &r.attempt, &r.delivered); err != nil {
+		if err := rows.Scan(&r.span, &r.attempt, &r.delivered); err != nil {
 			t.Fatal(err)
 		}
 		got = append(got, r)
@@ -50,7 +70,8 @@ func TestCompleteSpansRestoresInputOrder(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	want := []row{{0, 0, false}, {1, 1, false}, {2, 2, true}}
+	n := func(v int64) sql.NullInt64 { return sql.NullInt64{Int64: v, Valid: true} }
+	want := []row{{"a", n(0), false}, {"b", n(1), false}, {"c", n(2), true}, {"d", n(3), true}}
 	if len(got) != len(want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}

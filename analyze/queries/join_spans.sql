@@ -1,5 +1,6 @@
 -- join_spans: the spans of a joined run (docs/metrics.md "Gateway and engine"),
--- in the columns of spans.parquet plus idx and gw, from raw_spans and join_pairs.
+-- in the columns of spans.parquet plus idx and gw, from raw_spans and join_pairs,
+-- stored in input order (idx) as requests_out writes them.
 --
 -- A joined span is the gateway's attempt (span_id, request_id, attempt, status)
 -- with the engine's replica, model, admission, token times, release and token
@@ -40,4 +41,5 @@ WHERE s.is_gw AND s.idx NOT IN (SELECT gi FROM join_pairs)
 UNION ALL
 SELECT * EXCLUDE (idx, is_gw, is_en), idx, NULL::BIGINT AS gw
 FROM raw_spans
-WHERE NOT is_gw AND idx NOT IN (SELECT ei FROM join_pairs);
+WHERE NOT is_gw AND idx NOT IN (SELECT ei FROM join_pairs)
+ORDER BY idx;

@@ -1,8 +1,9 @@
 -- quantities: every quantity prorated over an interval [a, b] (docs/metrics.md
--- "Prorated quantities"): output tokens of every span, input tokens of successful spans.
+-- "Prorated quantities"): output tokens of every span, input tokens of successful spans,
+-- with the delivered flag of delivered_bits.
 CREATE OR REPLACE TEMP TABLE quantities AS
-SELECT 'out' AS kind, ok, delivered, tout AS qty, coalesce(f, l, r) AS a, coalesce(l, r) AS b
+SELECT 'out' AS kind, ok, delivered(idx) AS delivered, tout AS qty, coalesce(f, l, r) AS a, coalesce(l, r) AS b
 FROM spans WHERE tout IS NOT NULL AND coalesce(l, r) IS NOT NULL
 UNION ALL
-SELECT 'in' AS kind, ok, delivered, tin AS qty, coalesce(a, f, l, r) AS a, coalesce(f, l, r) AS b
+SELECT 'in' AS kind, ok, delivered(idx) AS delivered, tin AS qty, coalesce(a, f, l, r) AS a, coalesce(f, l, r) AS b
 FROM spans WHERE tin IS NOT NULL AND ok AND coalesce(f, l, r) IS NOT NULL;

@@ -1,0 +1,9 @@
+-- delivered_bits: the delivered spans (request_facts) as the variable
+-- delivered, a bitstring whose bit idx is 1 for a delivered span: requests_out
+-- and quantities look a span up by its idx without a join, which would cost a
+-- hash table of every span and, in requests_out, the input order. NULL without
+-- a delivered span. bitstring_agg takes its bounds as constants: queries.go
+-- puts the largest idx in place of MAX_IDX.
+SET VARIABLE delivered = (
+    SELECT bitstring_agg(delivered_idx, 0, MAX_IDX) FROM request_facts WHERE delivered_idx IS NOT NULL
+);
