@@ -226,7 +226,7 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 		return nil, err
 	}
 
-	for _, name := range []string{"quantities", "logical_requests", "replica_ids", "state_events", "pool_segments", "replica_events"} {
+	for _, name := range []string{"quantities", "logical_requests", "state_events", "pool_segments", "replica_events"} {
 		if err := a.exec(name); err != nil {
 			return nil, err
 		}

@@ -25,6 +25,10 @@ var settings = []string{
 	// 3.1–3.6 GB for 59 s, the only one under the 4 GB target in every run:
 	// bounded memory is the promise, so 2 GB.
 	"SET memory_limit = '2GB'",
+	// DuckDB's buffers come from a pool of this size that keeps what it frees
+	// instead of returning it to the system: on 10 M spans a third fewer page
+	// faults (3.3 M -> 2.1 M) and about 5 s less system time.
+	"SET block_allocator_memory = '2GB'",
 }
 
 // openDB opens an in-memory DuckDB database with the settings above. tempDir is

@@ -39,8 +39,12 @@ func mustLoadQueries() map[string]string {
 }
 
 // distMetric is a per-span metric with a percentile object (SPEC §4): its
-// name and its SQL expression over the narrowed spans' columns.
-type distMetric struct{ Name, Expr string }
+// name and its SQL expression over the spans table's columns. Micros: the
+// expression gives whole µs, and the object seconds.
+type distMetric struct {
+	Name, Expr string
+	Micros     bool
+}
 
 // distHalves split the percentile objects over two statements (see
 // queries/win_dists.sql); metrics.sql joins them.
@@ -49,12 +53,14 @@ var distHalves = []struct {
 	Metrics []distMetric
 }{
 	{"win_dists_a", []distMetric{
-		{"t_queue", "t_queue(q, a)"}, {"ttft", "ttft(q, f)"}, {"t_first_token", "t_first_token(a, f)"},
-		{"t_stream", "t_stream(f, l)"}, {"t_in_flight", "t_in_flight(a, r)"},
+		{"t_queue", "t_queue_us(q, a)", true}, {"ttft", "ttft_us(q, f)", true},
+		{"t_first_token", "t_first_token_us(a, f)", true}, {"t_stream", "t_stream_us(f, l)", true},
+		{"t_in_flight", "t_in_flight_us(a, r)", true},
 	}},
 	{"win_dists_b", []distMetric{
-		{"t_total", "t_total(q, r)"}, {"tpot", "tpot(f, l, tout)"}, {"stream_tps", "stream_tps(f, l, tout)"},
-		{"end_to_end_tps", "end_to_end_tps(a, r, tout)"}, {"gateway_overhead", "gateway_overhead(gw)"},
+		{"t_total", "t_total_us(q, r)", true}, {"tpot", "tpot(f, l, tout)", false},
+		{"stream_tps", "stream_tps(f, l, tout)", false}, {"end_to_end_tps", "end_to_end_tps(a, r, tout)", false},
+		{"gateway_overhead", "gateway_overhead_us(gw)", true},
 	}},
 }
 

@@ -39,8 +39,10 @@ func TestRequestsOutFindsSpansByIdx(t *testing.T) {
 		AS t(idx, span_id, request_id, attempt, status, q, r)`); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.exec("load_spans"); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"replica_ids", "load_spans"} {
+		if err := a.exec(name); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// Store the spans table out of input order: nothing may rely on its order.
 	if _, err := db.ExecContext(t.Context(), "CREATE OR REPLACE TEMP TABLE spans AS SELECT * FROM spans ORDER BY idx DESC"); err != nil {

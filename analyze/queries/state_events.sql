@@ -4,14 +4,12 @@
 -- at admitted_at share one row; an empty queue interval (queued_at = admitted_at)
 -- changes no state and is left out.
 CREATE OR REPLACE TEMP TABLE state_events AS
-WITH s AS (
-    SELECT rid, q, a, r FROM spans JOIN replica_ids ON replica_ids.rep = coalesce(spans.replica, '')
-), ev AS (
+WITH ev AS (
     SELECT rid, a AS t,
            (CASE WHEN a <= r THEN 1 ELSE 0 END)::TINYINT AS di,
            (CASE WHEN q < a THEN -1 ELSE 0 END)::TINYINT AS dq
-    FROM s WHERE a <= r OR q < a
-    UNION ALL SELECT rid, r, -1, 0 FROM s WHERE a <= r
-    UNION ALL SELECT rid, q, 0, 1 FROM s WHERE q < a
+    FROM spans WHERE a <= r OR q < a
+    UNION ALL SELECT rid, r, -1, 0 FROM spans WHERE a <= r
+    UNION ALL SELECT rid, q, 0, 1 FROM spans WHERE q < a
 )
 SELECT rid, t, di, dq FROM ev ORDER BY t;
