@@ -231,11 +231,15 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 			return nil, err
 		}
 	}
+	// The pool's steps are in its segments now, the replicas' in replica_events.
+	if err := a.drop("state_events"); err != nil {
+		return nil, err
+	}
 	if err := a.exec("replica_segments", t0.Int64, t1.Int64); err != nil {
 		return nil, err
 	}
 	// The steps are in the segments now; free their memory for what follows.
-	if err := a.drop("state_events", "replica_events"); err != nil {
+	if err := a.drop("replica_events"); err != nil {
 		return nil, err
 	}
 	caps, err := a.caps(opt.Cap, man)
@@ -414,8 +418,7 @@ func (a *analysis) caps(flag *int64, man schemas.Manifest) (resolvedCaps, error)
 // event counts and state measures are the sums of the windows' (run_events,
 // run_state), exact integers; tokens, samples and distributions are computed
 // again, since their sums or percentiles do not add up exactly. The windows
-// come first: they drop the inputs only they read (dropAfter), the run drops
-// the quantities.
+// come first: they drop the inputs only they read (dropAfter).
 func (a *analysis) metrics(t0, t1, width, poolCap int64) ([]schemas.Metrics, error) {
 	whole := width == runWidth
 	if err := a.exec("params", t0, t1, width, poolCap, whole); err != nil {
@@ -428,7 +431,7 @@ func (a *analysis) metrics(t0, t1, width, poolCap int64) ([]schemas.Metrics, err
 	dropAfter := map[string][]string{"win_events": {"request_facts"}, "win_state": {"seg"}}
 	if whole {
 		names = []string{"windows", "win_tokens", "run_events", "run_state", "win_sampled", "win_dists_a", "win_dists_b", "metrics"}
-		dropAfter = map[string][]string{"win_tokens": {"quantities"}}
+		dropAfter = nil
 	}
 	for _, name := range names {
 		if err := a.exec(name); err != nil {

@@ -9,7 +9,7 @@
 -- (delivered_bits). The per-span metrics are the macros of span_metrics.
 CREATE OR REPLACE TEMP TABLE spans AS
 SELECT
-    idx, span_id, request_id, attempt, rid, status = 'ok' AS ok,
+    idx, request_id, attempt, rid, status = 'ok' AS ok,
     epoch_us(queued_at) AS q, epoch_us(admitted_at) AS a, epoch_us(first_token_at) AS f,
     epoch_us(last_token_at) AS l, epoch_us(released_at) AS r,
     input_tokens AS tin, output_tokens AS tout, gw
