@@ -226,13 +226,31 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 		return nil, err
 	}
 
-	for _, name := range []string{"quantities", "logical_requests", "state_events", "pool_segments", "replica_events"} {
+	// The windows' events are the last reader of the request facts, a row per
+	// request: count them now, so that the facts are gone before the sweeps
+	// need the memory. metrics sets params again, with the cap.
+	if err := a.exec("params", t0.Int64, t1.Int64, width, 0, false); err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"logical_requests", "win_events"} {
 		if err := a.exec(name); err != nil {
 			return nil, err
 		}
 	}
-	// The pool's steps are in its segments now, the replicas' in replica_events.
+	if err := a.drop("request_facts"); err != nil {
+		return nil, err
+	}
+
+	for _, name := range []string{"quantities", "span_steps", "state_events", "pool_segments"} {
+		if err := a.exec(name); err != nil {
+			return nil, err
+		}
+	}
+	// The pool's steps are in its segments now: sort the replicas' only then.
 	if err := a.drop("state_events"); err != nil {
+		return nil, err
+	}
+	if err := a.exec("replica_events"); err != nil {
 		return nil, err
 	}
 	if err := a.exec("replica_segments", t0.Int64, t1.Int64); err != nil {
@@ -424,11 +442,12 @@ func (a *analysis) metrics(t0, t1, width, poolCap int64) ([]schemas.Metrics, err
 	if err := a.exec("params", t0, t1, width, poolCap, whole); err != nil {
 		return nil, err
 	}
-	names := []string{"windows", "win_tokens", "win_events", "win_state", "win_sampled", "win_dists_a", "win_dists_b", "metrics"}
+	// The windows' events (win_events) are counted before the sweeps (run).
+	names := []string{"windows", "win_tokens", "win_state", "win_sampled", "win_dists_a", "win_dists_b", "metrics"}
 	// Inputs are dropped after their last reader, before win_dists_* need the
-	// memory: the run's events and states are summed from the windows' rows,
-	// so the request facts and the pool's segments serve the windows only.
-	dropAfter := map[string][]string{"win_events": {"request_facts"}, "win_state": {"seg"}}
+	// memory: the run's states are summed from the windows' rows, so the
+	// pool's segments serve the windows only.
+	dropAfter := map[string][]string{"win_state": {"seg"}}
 	if whole {
 		names = []string{"windows", "win_tokens", "run_events", "run_state", "win_sampled", "win_dists_a", "win_dists_b", "metrics"}
 		dropAfter = nil

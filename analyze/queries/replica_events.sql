@@ -1,3 +1,3 @@
--- replica_events: state_events sorted by replica, then instant, for replica_segments.
+-- replica_events: span_steps sorted by replica, then instant, for replica_segments.
 CREATE OR REPLACE TEMP TABLE replica_events AS
-SELECT rid, t, di, dq FROM state_events ORDER BY rid, t;
+SELECT rid, t, di, dq FROM span_steps ORDER BY rid, t;
