@@ -344,8 +344,8 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 
 // completeSpans finishes the spans table that load_spans filled from span_src:
 // the attempt numbers the source left out, and each request's delivered span.
-// Both reach requests_out as variables looked up by idx (attempt_list,
-// delivered_bits), the delivered flags quantities too.
+// Both reach requests_out looked up by idx (attempt_list, delivered_bits), the
+// delivered flags quantities too.
 func (a *analysis) completeSpans() error {
 	var maxIdx sql.NullInt64
 	var unnumbered bool
@@ -355,7 +355,7 @@ func (a *analysis) completeSpans() error {
 		return fmt.Errorf("analyze spans: %w", err)
 	}
 	a.logQuery("span_facts", start)
-	steps := []string{"request_facts", "request_ties", "delivered_bits"}
+	steps := []string{"request_facts", "request_ties", "delivered_bits", "no_attempt_list"}
 	if unnumbered {
 		steps = []string{"number_attempts", "request_facts", "request_ties", "delivered_bits", "attempt_list"}
 	}
@@ -370,11 +370,6 @@ func (a *analysis) completeSpans() error {
 			return fmt.Errorf("analyze %s: %w", name, err)
 		}
 		a.logQuery(name, start)
-	}
-	if !unnumbered {
-		if _, err := a.db.ExecContext(a.ctx, "SET VARIABLE attempts = NULL::INTEGER[]"); err != nil {
-			return fmt.Errorf("analyze attempts: %w", err)
-		}
 	}
 	return nil
 }

@@ -2,9 +2,17 @@ package analyze
 
 import (
 	"database/sql"
+	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/tpsreport/tpsreport/schemas"
 )
 
 // TestRequestsOutFindsSpansByIdx: requests.parquet is written from span_src in
@@ -81,5 +89,83 @@ func TestRequestsOutFindsSpansByIdx(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("row %d: got %+v, want %+v", i, got[i], want[i])
 		}
+	}
+}
+
+// TestRequestsOutKeepsInputOrderAtScale: with spans.parquet in many row groups,
+// which DuckDB scans on both threads, requests.parquet still has the spans in
+// input order, with the attempts analyze numbered (attempt_list, through the
+// join with its one row) and the delivered flags (delivered_bits) of each span.
+func TestRequestsOutKeepsInputOrderAtScale(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	var spans []schemas.Span
+	wantAttempt := map[string]int64{}
+	wantDelivered := map[string]bool{}
+	for req := 0; len(spans) < 40000; req++ {
+		n := 1 + rng.IntN(3)
+		numbered := rng.IntN(3) > 0
+		rid := fmt.Sprintf("r%06d", req)
+		first := -1
+		var firstR int64
+		base := *at(float64(rng.IntN(3600)))
+		for i := range n {
+			id := fmt.Sprintf("%s-%d", rid, i)
+			q := base + int64(i)*1_000_000 + rng.Int64N(1000)
+			r := q + 1_000 + rng.Int64N(5_000_000)
+			status := "ok"
+			if rng.IntN(3) == 0 {
+				status = "error"
+			}
+			s := schemas.Span{RunID: "scale", Source: "test", SpanID: id, RequestID: rid, Status: status,
+				QueuedAt: i64(q), AdmittedAt: i64(q), FirstTokenAt: i64(q + 500), LastTokenAt: i64(r - 100),
+				ReleasedAt: i64(r), InputTokens: i64(10), OutputTokens: i64(5)}
+			if numbered {
+				s.Attempt = i32(int32(i))
+			}
+			// Queued in attempt order, so the numbering gives i too.
+			wantAttempt[id] = int64(i)
+			if status == "ok" && (first < 0 || r < firstR) {
+				first, firstR = i, r
+			}
+			spans = append(spans, s)
+		}
+		for i := range n {
+			wantDelivered[fmt.Sprintf("%s-%d", rid, i)] = i == first
+		}
+	}
+	// Shuffle the spans so that input order is neither time nor request order.
+	rng.Shuffle(len(spans), func(i, j int) { spans[i], spans[j] = spans[j], spans[i] })
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "spans.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewGenericWriter[schemas.Span](f, parquet.MaxRowsPerRowGroup(1000))
+	if _, err := w.Write(spans); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	analyzeDir(t, dir, Options{})
+	got := readRequestList(t, dir)
+	if len(got) != len(spans) {
+		t.Fatalf("requests.parquet has %d rows, want %d", len(got), len(spans))
+	}
+	bad := 0
+	for i, row := range got {
+		id := spans[i].SpanID
+		if row["span_id"] != id || row["attempt"] != float64(wantAttempt[id]) || row["delivered"] != wantDelivered[id] {
+			if bad++; bad <= 5 {
+				t.Errorf("row %d: got span %v attempt %v delivered %v, want %s attempt %d delivered %v",
+					i, row["span_id"], row["attempt"], row["delivered"], id, wantAttempt[id], wantDelivered[id])
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d rows wrong", bad, len(got))
 	}
 }

@@ -2,8 +2,9 @@
 -- delivered, a bitstring whose bit idx is 1 for a delivered span: requests_out
 -- and quantities look a span up by its idx without a join, which would cost a
 -- hash table of every span and, in requests_out, the input order. NULL without
--- a delivered span. bitstring_agg takes its bounds as constants: queries.go
--- puts the largest idx in place of MAX_IDX.
+-- a delivered span. A variable, unlike attempt_list: 10 M lookups in it take
+-- 0.3 s. bitstring_agg takes its bounds as constants: completeSpans puts the
+-- largest idx in place of MAX_IDX.
 SET VARIABLE delivered = (
     SELECT bitstring_agg(delivered_idx, 0, MAX_IDX) FROM request_facts WHERE delivered_idx IS NOT NULL
 );

@@ -1,9 +1,9 @@
 -- requests_out: the rows of requests.parquet: every span with its per-span metrics
 -- of SPEC §2 (seconds, tokens/s), in input order, and gateway_overhead (seconds)
 -- for spans joined from a gateway and an engine. They are read from span_src,
--- which gives them in input order (a plain scan keeps it), with the attempt
--- numbers the source left out (attempt_list) and the delivered flags
--- (delivered_bits) looked up by idx.
+-- which gives them in input order (a plain scan keeps it, and so does the join
+-- with the one row of attempt_list), with the attempt numbers the source left
+-- out (attempt_list) and the delivered flags (delivered_bits) looked up by idx.
 WITH s AS (
     SELECT * EXCLUDE (queued_at, admitted_at, first_token_at, last_token_at, released_at),
         epoch_us(queued_at) AS q, epoch_us(admitted_at) AS a, epoch_us(first_token_at) AS f,
@@ -12,7 +12,7 @@ WITH s AS (
 )
 SELECT
     run_id, source, span_id, request_id,
-    coalesce(attempt, getvariable('attempts')[idx + 1]) AS attempt,
+    coalesce(attempt, attempt_list.attempts[idx + 1]) AS attempt,
     retry_cause, model, replica, status, error, http_status,
     delivered(idx) AS delivered,
     make_timestamp(q) AS queued_at, make_timestamp(a) AS admitted_at,
@@ -23,4 +23,4 @@ SELECT
     t_stream(f, l) AS t_stream, t_in_flight(a, r) AS t_in_flight, t_total(q, r) AS t_total,
     stream_tps(f, l, tout) AS stream_tps, end_to_end_tps(a, r, tout) AS end_to_end_tps,
     tpot(f, l, tout) AS tpot, gateway_overhead(gw) AS gateway_overhead
-FROM s
+FROM s, attempt_list
