@@ -21,5 +21,6 @@ CREATE OR REPLACE TEMP MACRO gateway_overhead(gw) AS gateway_overhead_us(gw) / 1
 CREATE OR REPLACE TEMP MACRO stream_tps(f, l, tout) AS CASE WHEN l > f THEN tout / ((l - f) / 1e6) END;
 CREATE OR REPLACE TEMP MACRO end_to_end_tps(a, r, tout) AS CASE WHEN r > a THEN tout / ((r - a) / 1e6) END;
 CREATE OR REPLACE TEMP MACRO tpot(f, l, tout) AS CASE WHEN tout > 1 AND l >= f THEN ((l - f) / 1e6) / (tout - 1) END;
--- Whether span idx is its request's delivered span (delivered_bits).
+-- Whether span idx is its request's delivered span (delivered_bits). get_bit
+-- takes an INTEGER position: a run holds at most 2^31 spans.
 CREATE OR REPLACE TEMP MACRO delivered(idx) AS coalesce(get_bit(getvariable('delivered'), idx::INTEGER) = 1, false);
