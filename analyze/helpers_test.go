@@ -26,13 +26,14 @@ func writeDataset(t testing.TB, spans []schemas.Span, samples []schemas.Sample, 
 	return dir
 }
 
-func writeParquet[T any](t testing.TB, path string, rows []T) {
+// writeParquet writes rows to path with parquet-go's writer and options.
+func writeParquet[T any](t testing.TB, path string, rows []T, opts ...parquet.WriterOption) {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := parquet.NewGenericWriter[T](f)
+	w := parquet.NewGenericWriter[T](f, opts...)
 	if _, err := w.Write(rows); err != nil {
 		t.Fatal(err)
 	}

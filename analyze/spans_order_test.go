@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -136,20 +135,7 @@ func TestRequestsOutKeepsInputOrderAtScale(t *testing.T) {
 	// Shuffle the spans so that input order is neither time nor request order.
 	rng.Shuffle(len(spans), func(i, j int) { spans[i], spans[j] = spans[j], spans[i] })
 	dir := t.TempDir()
-	f, err := os.Create(filepath.Join(dir, "spans.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := parquet.NewGenericWriter[schemas.Span](f, parquet.MaxRowsPerRowGroup(1000))
-	if _, err := w.Write(spans); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeParquet(t, filepath.Join(dir, "spans.parquet"), spans, parquet.MaxRowsPerRowGroup(1000))
 	analyzeDir(t, dir, Options{})
 	got := readRequestList(t, dir)
 	if len(got) != len(spans) {
