@@ -1,9 +1,8 @@
 -- request_ties: the delivered span of each request with two or more successful
 -- spans (request_facts): the first by released_at (NULLs last), ties by
 -- span_id, then input order. Usually there is no such request and the UPDATE
--- reads no span; span_ids come from span_src (load_spans leaves them out). IS
--- NOT DISTINCT FROM keeps a NULL request_id one request, as
--- GROUP BY does.
+-- reads no span; span_ids come from span_src (load_spans leaves them out).
+-- IS NOT DISTINCT FROM keeps a NULL request_id one request, as GROUP BY does.
 UPDATE request_facts SET delivered_idx = t.delivered_idx
 FROM (
     SELECT s.request_id,
