@@ -64,18 +64,30 @@ var distHalves = []struct {
 	}},
 }
 
-// expandDists turns the win_dists template into the statements of distHalves.
+// expandDists turns the win_dists template into the statements of distHalves,
+// for the windows (win_dists_a, _b) and for the run (run_dists_a, _b).
 func expandDists(m map[string]string) error {
 	t, err := template.New("win_dists").Parse(m["win_dists"])
 	if err != nil {
 		return err
 	}
 	for _, h := range distHalves {
-		var b strings.Builder
-		if err := t.Execute(&b, h); err != nil {
-			return err
+		for _, run := range []bool{false, true} {
+			var b strings.Builder
+			data := struct {
+				Table   string
+				Metrics []distMetric
+				Run     bool
+			}{h.Table, h.Metrics, run}
+			if err := t.Execute(&b, data); err != nil {
+				return err
+			}
+			name := h.Table
+			if run {
+				name = "run" + strings.TrimPrefix(h.Table, "win")
+			}
+			m[name] = b.String()
 		}
-		m[h.Table] = b.String()
 	}
 	delete(m, "win_dists")
 	return nil

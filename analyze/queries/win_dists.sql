@@ -5,8 +5,13 @@
 -- taken in whole µs, converted to seconds after the aggregates: selecting and
 -- summing integers costs about half of doubles and DECIMALs.
 --
--- A template (text/template): queries.go expands it into two statements,
--- win_dists_a and win_dists_b, each with half of the metrics (distHalves).
+-- A template (text/template): queries.go expands it into four statements,
+-- win_dists_a and win_dists_b, each with half of the metrics (distHalves), and
+-- their run grain, run_dists_a and run_dists_b (Run). The windows' rows keep
+-- each metric's count, sum and maximum (_n, _sum, _max) beside its object; the
+-- run's are their totals, exactly (every successful span's release counts in
+-- one window, and the sums are integers or DECIMALs), so that the run's pass
+-- over the spans selects its quantiles only.
 -- quantile_cont keeps every value of its group in memory outside DuckDB's
 -- memory_limit (for the run window, every successful span's): half the
 -- metrics per statement halves that peak, for one more scan of the spans.
@@ -14,13 +19,12 @@ CREATE OR REPLACE TEMP TABLE {{.Table}} AS
 WITH agg AS (
     SELECT least(r // p.width, p.last) AS k
 {{- range .Metrics}},
+{{- if not $.Run}}
         count({{.Name}}) AS {{.Name}}_n,
-        {{if .Micros}}list_transform(quantile_cont({{.Name}}, [0.5, 0.9, 0.95, 0.99]), x -> x / 1e6){{else}}quantile_cont({{.Name}}, [0.5, 0.9, 0.95, 0.99]){{end}} AS {{.Name}}_q,
-{{- if .Micros}}
-        sum({{.Name}}) / nullif(count({{.Name}}), 0) / 1e6 AS {{.Name}}_mean, max({{.Name}}) / 1e6 AS {{.Name}}_max
-{{- else}}
-        (sum({{.Name}}::DECIMAL(38, 15)) / nullif(count({{.Name}}), 0))::DOUBLE AS {{.Name}}_mean, max({{.Name}}) AS {{.Name}}_max
+        sum({{.Name}}{{if not .Micros}}::DECIMAL(38, 15){{end}}) AS {{.Name}}_sum,
+        max({{.Name}}) AS {{.Name}}_max,
 {{- end}}
+        quantile_cont({{.Name}}, [0.5, 0.9, 0.95, 0.99]) AS {{.Name}}_q
 {{- end}}
     FROM (
         SELECT r
@@ -32,9 +36,27 @@ WITH agg AS (
     WHERE r BETWEEN p.t0 AND p.t1
     GROUP BY ALL
 )
+{{- if .Run}}, totals AS (
+    SELECT p.last AS k
+{{- range .Metrics}},
+        sum({{.Name}}_n)::BIGINT AS {{.Name}}_n, sum({{.Name}}_sum) AS {{.Name}}_sum, max({{.Name}}_max) AS {{.Name}}_max
+{{- end}}
+    FROM {{.Table}}, p
+    GROUP BY p.last
+), run AS (
+    SELECT * FROM totals JOIN agg USING (k)
+)
+{{- end}}
 SELECT k
 {{- range .Metrics}},
+{{- if .Micros}}
+    {'n': {{.Name}}_n, 'p50': {{.Name}}_q[1] / 1e6, 'p90': {{.Name}}_q[2] / 1e6, 'p95': {{.Name}}_q[3] / 1e6,
+      'p99': {{.Name}}_q[4] / 1e6, 'mean': {{.Name}}_sum / nullif({{.Name}}_n, 0) / 1e6,
+      'max': {{.Name}}_max / 1e6} AS {{.Name}},
+{{- else}}
     {'n': {{.Name}}_n, 'p50': {{.Name}}_q[1], 'p90': {{.Name}}_q[2], 'p95': {{.Name}}_q[3], 'p99': {{.Name}}_q[4],
-      'mean': {{.Name}}_mean, 'max': {{.Name}}_max} AS {{.Name}}
+      'mean': ({{.Name}}_sum / nullif({{.Name}}_n, 0))::DOUBLE, 'max': {{.Name}}_max} AS {{.Name}},
 {{- end}}
-FROM agg;
+    {{.Name}}_n, {{.Name}}_sum, {{.Name}}_max
+{{- end}}
+FROM {{if .Run}}run{{else}}agg{{end}};
