@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"testing"
@@ -24,6 +25,17 @@ func writeDataset(t testing.TB, spans []schemas.Span, samples []schemas.Sample, 
 		}
 	}
 	return dir
+}
+
+// testDB opens an analysis database for t, closed when t ends.
+func testDB(t testing.TB) *sql.DB {
+	t.Helper()
+	db, err := openDB(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 // writeParquet writes rows to path with parquet-go's writer and options.

@@ -46,8 +46,10 @@ func (a *analysis) loadSpans(path string) (*schemas.JoinCoverage, error) {
 	if _, err := a.db.ExecContext(a.ctx, "CREATE OR REPLACE TEMP VIEW span_src AS "+src); err != nil {
 		return nil, fmt.Errorf("analyze span_src: %w", err)
 	}
-	if err := a.exec("replica_ids"); err != nil {
-		return nil, err
+	for _, name := range []string{"span_times", "replica_ids"} {
+		if err := a.exec(name); err != nil {
+			return nil, err
+		}
 	}
 	return cov, a.exec("load_spans")
 }

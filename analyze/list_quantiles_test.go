@@ -9,11 +9,7 @@ import (
 // selections, gives exactly what DuckDB's own quantile_cont gives, on groups
 // of every small size, with ties and NULLs.
 func TestQuantilesContMatchesDuckDB(t *testing.T) {
-	db, err := openDB(t.Context(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := testDB(t)
 	if _, err := db.ExecContext(t.Context(), query("list_quantiles")); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"context"
 	"database/sql"
 	"encoding/json"
 	"path/filepath"
@@ -11,11 +10,7 @@ import (
 // readRequests reads requests.parquet of dir back with DuckDB, keyed by span_id.
 func readRequests(t testing.TB, dir string) map[string]map[string]any {
 	t.Helper()
-	db, err := openDB(context.Background(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := testDB(t)
 	rows, err := db.Query(`SELECT span_id, to_json(x)::VARCHAR FROM read_parquet(?) x`, filepath.Join(dir, RequestsFile))
 	if err != nil {
 		t.Fatal(err)
@@ -40,11 +35,7 @@ func readRequests(t testing.TB, dir string) map[string]map[string]any {
 // readRequestList reads requests.parquet of dir in row order.
 func readRequestList(t testing.TB, dir string) []map[string]any {
 	t.Helper()
-	db, err := openDB(context.Background(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := testDB(t)
 	rows, err := db.Query(`SELECT to_json(x)::VARCHAR FROM read_parquet(?) x`, filepath.Join(dir, RequestsFile))
 	if err != nil {
 		t.Fatal(err)

@@ -19,11 +19,7 @@ import (
 // looked up by idx (attempt_list, delivered_bits), whatever the order of the
 // spans table and with gaps in idx, as the gateway-engine join leaves them.
 func TestRequestsOutFindsSpansByIdx(t *testing.T) {
-	db, err := openDB(t.Context(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := testDB(t)
 	a := &analysis{ctx: t.Context(), db: db, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if err := a.exec("span_metrics"); err != nil {
 		t.Fatal(err)
@@ -46,7 +42,7 @@ func TestRequestsOutFindsSpansByIdx(t *testing.T) {
 		AS t(idx, span_id, request_id, attempt, status, q, r)`); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"replica_ids", "load_spans"} {
+	for _, name := range []string{"span_times", "replica_ids", "load_spans"} {
 		if err := a.exec(name); err != nil {
 			t.Fatal(err)
 		}

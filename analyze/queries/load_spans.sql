@@ -1,16 +1,14 @@
 -- load_spans: the columns of the spans that the metrics read, from the view
 -- span_src (join.go: spans.parquet with its row numbers idx, or the
--- gateway-engine join). Instants become int64 µs (q a f l r), replicas their
--- number rid (replica_ids). quality and requests_out read the other columns
--- from span_src again rather than from here: at 10 M spans a table of every
+-- gateway-engine join), through span_times (instants as int64 µs), replicas
+-- as their number rid (replica_ids). quality and requests_out read the other
+-- columns from span_src again rather than from here: at 10 M spans a table of every
 -- column spills to disk. Rows are found by idx, never by position, so the
 -- order of this table does not matter. number_attempts fills in the attempt
 -- numbers the source left out; the delivered spans are a bitstring over idx
 -- (delivered_bits). The per-span metrics are the macros of span_metrics.
 CREATE OR REPLACE TEMP TABLE spans AS
 SELECT
-    idx, request_id, attempt, rid, status = 'ok' AS ok,
-    epoch_us(queued_at) AS q, epoch_us(admitted_at) AS a, epoch_us(first_token_at) AS f,
-    epoch_us(last_token_at) AS l, epoch_us(released_at) AS r,
+    idx, request_id, attempt, rid, status = 'ok' AS ok, q, a, f, l, r,
     input_tokens AS tin, output_tokens AS tout, gw
-FROM span_src JOIN replica_ids ON replica_ids.rep = coalesce(span_src.replica, '');
+FROM span_times JOIN replica_ids ON replica_ids.rep = coalesce(span_times.replica, '');

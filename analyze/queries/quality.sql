@@ -1,6 +1,6 @@
 -- quality: the data-quality counts of SPEC §6 that the spans themselves show
 -- ($1 t0, $2 t1 in µs: an instant outside them makes a span clipped), read
--- from span_src: the spans table holds only the columns the metrics read.
+-- from span_times: the spans table holds only the columns the metrics read.
 --
 -- A span is out of order when two of its known instants, taken in the order
 -- q a f l r, decrease: a comparison with an unknown (NULL) instant is NULL, and
@@ -34,9 +34,4 @@ SELECT
     coalesce(list_sort(list(DISTINCT model) FILTER (WHERE model IS NOT NULL)), []) AS models,
     count(*) FILTER (WHERE time_resolution_us > 1) AS coarse_time,
     count(*) FILTER (WHERE time_origin IS NOT NULL) AS relative_time
-FROM (
-    SELECT span_id, model, time_resolution_us, time_origin,
-        epoch_us(queued_at) AS q, epoch_us(admitted_at) AS a, epoch_us(first_token_at) AS f,
-        epoch_us(last_token_at) AS l, epoch_us(released_at) AS r
-    FROM span_src
-);
+FROM span_times;

@@ -1,14 +1,14 @@
 -- requests_out: the rows of requests.parquet: every span with its per-span metrics
 -- of SPEC §2 (seconds, tokens/s), in input order, and gateway_overhead (seconds)
--- for spans joined from a gateway and an engine. They are read from span_src,
--- which gives them in input order (a plain scan keeps it, and so does the join
--- with the one row of attempt_list), with the attempt numbers the source left
--- out (attempt_list) and the delivered flags (delivered_bits) looked up by idx.
+-- for spans joined from a gateway and an engine. They are read from span_src
+-- (through span_times), which gives them in input order (a plain scan keeps it,
+-- and so does the join with the one row of attempt_list), with the attempt
+-- numbers the source left out (attempt_list) and the delivered flags
+-- (delivered_bits) looked up by idx.
 WITH s AS (
     SELECT * EXCLUDE (queued_at, admitted_at, first_token_at, last_token_at, released_at),
-        epoch_us(queued_at) AS q, epoch_us(admitted_at) AS a, epoch_us(first_token_at) AS f,
-        epoch_us(last_token_at) AS l, epoch_us(released_at) AS r, output_tokens AS tout
-    FROM span_src
+        output_tokens AS tout
+    FROM span_times
 )
 SELECT
     run_id, source, span_id, request_id,
