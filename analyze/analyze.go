@@ -250,14 +250,7 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 	if err := a.drop("state_events"); err != nil {
 		return nil, err
 	}
-	if err := a.exec("replica_events"); err != nil {
-		return nil, err
-	}
-	if err := a.exec("replica_segments", t0.Int64, t1.Int64); err != nil {
-		return nil, err
-	}
-	// The steps are in the segments now; free their memory for what follows.
-	if err := a.drop("replica_events"); err != nil {
+	if err := a.replicaSegments(t0.Int64, t1.Int64); err != nil {
 		return nil, err
 	}
 	caps, err := a.caps(opt.Cap, man)
@@ -372,6 +365,30 @@ func (a *analysis) completeSpans() error {
 		a.logQuery(name, start)
 	}
 	return nil
+}
+
+// replicaSegments sums each replica's segments into rseg (replica_segments).
+// With one replica they are the pool's: the replicas' sort and sweep
+// (replica_events, replica_sweep) run only when there are several.
+func (a *analysis) replicaSegments(t0, t1 int64) error {
+	var n int64
+	if err := a.db.QueryRowContext(a.ctx, "SELECT count(*) FROM replica_ids").Scan(&n); err != nil {
+		return fmt.Errorf("analyze replica_ids: %w", err)
+	}
+	sweep := []string{"replica_events", "replica_sweep"}
+	if n == 1 {
+		sweep = []string{"replica_sweep_pool"}
+	}
+	for _, name := range sweep {
+		if err := a.exec(name); err != nil {
+			return err
+		}
+	}
+	if err := a.exec("replica_segments", t0, t1); err != nil {
+		return err
+	}
+	// The steps are in the segments now; free their memory for what follows.
+	return a.drop("replica_events")
 }
 
 // drop drops the named temp tables of this package's queries.
