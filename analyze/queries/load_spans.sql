@@ -7,6 +7,8 @@
 -- order of this table does not matter. number_attempts fills in the attempt
 -- numbers the source left out; the delivered spans are a bitstring over idx
 -- (delivered_bits). The per-span metrics are the macros of span_metrics.
+-- request_id and attempt are dropped once the windows' events are counted
+-- (analyze.go): nothing later reads them.
 CREATE OR REPLACE TEMP TABLE spans AS
 SELECT
     idx, request_id, attempt, rid, status = 'ok' AS ok, q, a, f, l, r,
