@@ -152,9 +152,20 @@ func (a *analysis) exec(name string, args ...any) error {
 	return nil
 }
 
-// logQuery logs the time a statement took (tpsreport --debug).
+// logQuery logs the time a statement took (tpsreport --debug), and what
+// DuckDB holds afterwards: in memory, and spilled to its temp files.
 func (a *analysis) logQuery(name string, start time.Time) {
-	a.log.Debug("query", "name", name, "elapsed", time.Since(start))
+	if !a.log.Enabled(a.ctx, slog.LevelDebug) {
+		return
+	}
+	elapsed := time.Since(start)
+	var mem, spilled sql.NullInt64
+	err := a.db.QueryRowContext(a.ctx, "SELECT sum(memory_usage_bytes), sum(temporary_storage_bytes) FROM duckdb_memory()").Scan(&mem, &spilled)
+	if err != nil {
+		a.log.Debug("query", "name", name, "elapsed", elapsed, "memory_error", err)
+		return
+	}
+	a.log.Debug("query", "name", name, "elapsed", elapsed, "memory_mb", mem.Int64>>20, "spilled_mb", spilled.Int64>>20)
 }
 
 // copyTo writes the rows of the named query to path as Parquet. zstd at level 1
@@ -222,13 +233,11 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 	if err != nil {
 		return nil, err
 	}
-	if err := a.copyTo("requests_out", filepath.Join(tmpDir, RequestsFile)); err != nil {
-		return nil, err
-	}
 
 	// The windows' events are the last reader of the request facts, a row per
-	// request: count them now, so that the facts are gone before the sweeps
-	// need the memory. metrics sets params again, with the cap.
+	// request: count them now, so that the facts are gone before
+	// requests.parquet and the sweeps need the memory. metrics sets params
+	// again, with the cap.
 	if err := a.exec("params", t0.Int64, t1.Int64, width, 0, false); err != nil {
 		return nil, err
 	}
@@ -243,6 +252,9 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 	// Nothing after the windows' events groups spans by request: the spans
 	// table's largest column goes (at 10 M spans, less to spill in the sweeps).
 	if err := a.dropColumns("spans", "request_id", "attempt"); err != nil {
+		return nil, err
+	}
+	if err := a.copyTo("requests_out", filepath.Join(tmpDir, RequestsFile)); err != nil {
 		return nil, err
 	}
 
