@@ -182,7 +182,7 @@ func (a *analysis) copyTo(name, path string, args ...any) error {
 }
 
 func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.Manifest, tmpDir string) (*Result, error) {
-	for _, name := range []string{"span_metrics", "list_quantiles"} {
+	for _, name := range []string{"span_metrics", "sorted_quantiles"} {
 		if err := a.exec(name); err != nil {
 			return nil, err
 		}
@@ -287,7 +287,7 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 	if err := a.drop("rseg"); err != nil {
 		return nil, err
 	}
-	curves, err := a.curves(t0.Int64, t1.Int64)
+	curves, err := a.curves()
 	if err != nil {
 		return nil, err
 	}
@@ -597,10 +597,14 @@ func (a *analysis) quality(t0, t1 int64, clipped bool, man schemas.Manifest) (sc
 	return dq, nil
 }
 
-func (a *analysis) curves(t0, t1 int64) (Curves, error) {
+// curves computes curves.json over the run extent of the params table p.
+func (a *analysis) curves() (Curves, error) {
+	if err := a.exec("curve_values"); err != nil {
+		return Curves{}, err
+	}
 	defer a.logQuery("curves", time.Now())
 	var s string
-	if err := a.db.QueryRowContext(a.ctx, query("curves"), t0, t1).Scan(&s); err != nil {
+	if err := a.db.QueryRowContext(a.ctx, query("curves")).Scan(&s); err != nil {
 		return Curves{}, fmt.Errorf("analyze curves: %w", err)
 	}
 	var c Curves

@@ -29,6 +29,11 @@ var settings = []string{
 	// instead of returning it to the system: on 10 M spans a third fewer page
 	// faults (3.3 M -> 2.1 M) and about 5 s less system time.
 	"SET block_allocator_memory = '2GB'",
+	// An ASOF join whose left side DuckDB estimates at fewer rows than this
+	// runs as a nested loop over the right side. The estimate can be far off:
+	// curves' ~10 M stream midpoints against ~20 M segments, estimated
+	// small, ran for more than ten minutes instead of seconds.
+	"SET asof_loop_join_threshold = 0",
 }
 
 // openDB opens an in-memory DuckDB database with the settings above. tempDir is
