@@ -17,6 +17,9 @@ var settings = []string{
 	"SET allow_community_extensions = false",
 	"SET enable_progress_bar = false",
 	"SET preserve_insertion_order = true",
+	// Times are UTC instants: formatting one (load_windows) must not depend
+	// on the machine's time zone.
+	"SET TimeZone = 'UTC'",
 	// Bounded memory whatever the input size: beyond this DuckDB spills to the
 	// temp directory (inside the dataset, removed afterwards). Peak RSS runs
 	// 1–2 GB above it (allocator slack, and the quantile and list aggregates'
