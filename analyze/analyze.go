@@ -182,7 +182,7 @@ func (a *analysis) copyTo(name, path string, args ...any) error {
 }
 
 func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.Manifest, tmpDir string) (*Result, error) {
-	for _, name := range []string{"span_metrics", "sorted_quantiles"} {
+	for _, name := range []string{"span_metrics", "sorted_quantiles", "sweep"} {
 		if err := a.exec(name); err != nil {
 			return nil, err
 		}

@@ -2,17 +2,10 @@
 -- (inf) and queue_depth (qd), as pool_segments makes the pool's, for
 -- replica_segments to sum. A view: its one reader runs it once.
 --
--- The running sums are taken over replica_events in (rid, t) order without
--- partitioning: the steps of every replica add up to 0 (each span's +1 has its
--- −1 in the same replica), so a replica's running sum starts at 0 where the
--- previous one ends: the segment that would bridge two replicas has in_flight
--- and queue_depth 0, and is dropped with every other such segment.
+-- The sweep runs over replica_events in (rid, t) order without partitioning:
+-- the steps of every replica add up to 0 (each span's +1 has its −1 in the
+-- same replica), so a replica's running sum starts at 0 where the previous one
+-- ends: the segment that would bridge two replicas has in_flight and
+-- queue_depth 0, and is dropped with every other such segment.
 CREATE OR REPLACE TEMP VIEW replica_sweep AS
-WITH run AS (
-    SELECT rid, lag(t) OVER () AS lo, t AS hi,
-           sum(di) OVER (ROWS UNBOUNDED PRECEDING) - di AS inf,
-           sum(dq) OVER (ROWS UNBOUNDED PRECEDING) - dq AS qd
-    FROM replica_events
-)
-SELECT rid, lo, hi, inf::BIGINT AS inf, qd::BIGINT AS qd FROM run
-WHERE hi > lo AND (inf <> 0 OR qd <> 0);
+SELECT rid, lo, hi, inf, qd FROM sweep('replica_events');
