@@ -107,7 +107,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	defer db.Close()
 
-	a := &analysis{ctx: ctx, db: db, log: log}
+	a := &analysis{ctx: ctx, db: db, log: log, cpu: cpuTime()}
 	res, err := a.run(opt, width.Microseconds(), spansPath, man, tmpDir)
 	if err != nil {
 		return nil, err
@@ -141,6 +141,7 @@ type analysis struct {
 	ctx context.Context
 	db  *sql.DB
 	log *slog.Logger
+	cpu time.Duration // the process's CPU time at the last logQuery (--debug)
 }
 
 func (a *analysis) exec(name string, args ...any) error {
@@ -152,20 +153,26 @@ func (a *analysis) exec(name string, args ...any) error {
 	return nil
 }
 
-// logQuery logs the time a statement took (tpsreport --debug), and what
-// DuckDB holds afterwards: in memory, and spilled to its temp files.
+// logQuery logs the time a statement took (tpsreport --debug), the CPU time
+// the process used since the last statement logged (about twice the elapsed
+// time when the statement kept both cores busy, about the same when it ran on
+// one), and what DuckDB holds afterwards: in memory, and spilled to its temp
+// files.
 func (a *analysis) logQuery(name string, start time.Time) {
 	if !a.log.Enabled(a.ctx, slog.LevelDebug) {
 		return
 	}
 	elapsed := time.Since(start)
+	cpu := cpuTime()
+	cpuUsed := cpu - a.cpu
+	a.cpu = cpu
 	var mem, spilled sql.NullInt64
 	err := a.db.QueryRowContext(a.ctx, "SELECT sum(memory_usage_bytes), sum(temporary_storage_bytes) FROM duckdb_memory()").Scan(&mem, &spilled)
 	if err != nil {
-		a.log.Debug("query", "name", name, "elapsed", elapsed, "memory_error", err)
+		a.log.Debug("query", "name", name, "elapsed", elapsed, "cpu", cpuUsed, "memory_error", err)
 		return
 	}
-	a.log.Debug("query", "name", name, "elapsed", elapsed, "memory_mb", mem.Int64>>20, "spilled_mb", spilled.Int64>>20)
+	a.log.Debug("query", "name", name, "elapsed", elapsed, "cpu", cpuUsed, "memory_mb", mem.Int64>>20, "spilled_mb", spilled.Int64>>20)
 }
 
 // copyTo writes the rows of the named query to path as Parquet. zstd at level 1

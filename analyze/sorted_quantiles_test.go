@@ -5,9 +5,10 @@ import (
 )
 
 // TestSortedQuantilesMatchesDuckDB: the sorted_quantiles macro (queries/
-// sorted_quantiles.sql), which the curves use for one sort instead of 101
-// selections, gives exactly what DuckDB's own quantile_cont gives, on groups
-// of every small size, with ties and NULLs; a group of NULLs only has no row.
+// sorted_quantiles.sql), which the curves use for 101 quantiles from the
+// sorted distinct values instead of 101 selections, gives exactly what
+// DuckDB's own quantile_cont gives, on groups of every small size, with ties
+// and NULLs; a group of NULLs only has no row.
 func TestSortedQuantilesMatchesDuckDB(t *testing.T) {
 	db := testDB(t)
 	if _, err := db.ExecContext(t.Context(), query("sorted_quantiles")); err != nil {

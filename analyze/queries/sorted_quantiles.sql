@@ -3,30 +3,33 @@
 -- quantiles qs of its values, exactly as quantile_cont computes them: RN =
 -- (n − 1)·q, the value at rank RN when it is whole, else lo·(1 − d) + hi·d with
 -- d = RN − floor(RN), between the values at its floor and ceiling. A group
--- without values has no row. For many quantiles of a column: one sort, a
--- window's, which runs on every core, and a join that picks the values at the
--- ranks the quantiles need, instead of one selection per quantile
--- (quantile_cont with a list) or a list_sort on one thread.
+-- without values has no row.
+--
+-- For many quantiles of a column, from its sorted distinct values rather than
+-- one selection per quantile (quantile_cont with a list): the values are
+-- counted (a parallel hash aggregate), each distinct value gets the rank of its
+-- first copy (first; a window over the distinct values only), and the value
+-- at rank k is the one with the largest first ≤ k (an ASOF join). Durations
+-- in whole µs repeat a lot: at 10 M spans, ttft and t_queue have 1.4 M
+-- distinct values between them, and this takes 0.75 s where sorting every
+-- value took 2.1 s.
 CREATE OR REPLACE TEMP MACRO sorted_quantiles(tbl, qs) AS TABLE
-WITH vals AS (
-    SELECT m, v::DOUBLE AS v FROM query_table(tbl) WHERE v IS NOT NULL
-), n AS (
-    SELECT m, count(*) AS n FROM vals GROUP BY m
+WITH counts AS (
+    SELECT m, v::DOUBLE AS v, count(*) AS c FROM query_table(tbl) WHERE v IS NOT NULL GROUP BY ALL
+), ranked AS (
+    SELECT m, v, sum(c) OVER (PARTITION BY m ORDER BY v) - c AS first FROM counts
 ), want AS (
-    SELECT m, i, (n - 1) * qs[i]::DOUBLE AS rn FROM n, range(1, len(qs) + 1) t(i)
-), ranks AS (
-    SELECT m, floor(rn)::BIGINT AS k FROM want
-    UNION SELECT m, ceil(rn)::BIGINT FROM want
+    SELECT m, i, (n - 1) * qs[i]::DOUBLE AS rn
+    FROM (SELECT m, sum(c) AS n FROM counts GROUP BY m), range(1, len(qs) + 1) t(i)
 ), picked AS (
-    SELECT m, k, v FROM (
-        SELECT m, v, row_number() OVER (PARTITION BY m ORDER BY v) - 1 AS k FROM vals
-    ) SEMI JOIN ranks USING (m, k)
+    SELECT want.m, want.i, want.rn, lo.v AS lo, hi.v AS hi
+    FROM want
+    ASOF JOIN ranked lo ON want.m = lo.m AND floor(want.rn)::BIGINT >= lo.first
+    ASOF JOIN ranked hi ON want.m = hi.m AND ceil(want.rn)::BIGINT >= hi.first
 )
-SELECT want.m,
-    list(CASE WHEN floor(rn) = ceil(rn) THEN lo.v
-              ELSE lo.v * (1.0::DOUBLE - (rn - floor(rn))) + hi.v * (rn - floor(rn)) END
-         ORDER BY want.i) AS qs
-FROM want
-JOIN picked lo ON lo.m = want.m AND lo.k = floor(rn)::BIGINT
-JOIN picked hi ON hi.m = want.m AND hi.k = ceil(rn)::BIGINT
-GROUP BY want.m;
+SELECT m,
+    list(CASE WHEN floor(rn) = ceil(rn) THEN lo
+              ELSE lo * (1.0::DOUBLE - (rn - floor(rn))) + hi * (rn - floor(rn)) END
+         ORDER BY i) AS qs
+FROM picked
+GROUP BY m;
