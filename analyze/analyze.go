@@ -479,11 +479,12 @@ func (a *analysis) caps(flag *int64, man schemas.Manifest) (resolvedCaps, error)
 
 // metrics computes the metrics table for windows of width µs over [t0, t1] and
 // returns its rows. The whole run (width runWidth) comes after the windows: its
-// event counts, state measures and the counts, means and maxima of its
-// distributions come from the windows' rows (run_events, run_state,
-// run_dists_*), exactly; tokens, samples and quantiles are computed again,
-// since their sums or percentiles do not add up exactly. The windows
-// come first: they drop the inputs only they read (dropAfter).
+// event counts, state measures, tokens and the counts, means and maxima of
+// its distributions come from the windows' rows (run_events, run_state,
+// run_tokens, run_dists_*), exactly (tokens to 1e-9, see run_tokens.sql);
+// samples and quantiles are computed again, since their percentiles do not
+// add up. The windows come first: they drop the inputs only they read
+// (dropAfter).
 func (a *analysis) metrics(t0, t1, width, poolCap int64) ([]schemas.Metrics, error) {
 	whole := width == runWidth
 	if err := a.exec("params", t0, t1, width, poolCap, whole); err != nil {
@@ -496,7 +497,7 @@ func (a *analysis) metrics(t0, t1, width, poolCap int64) ([]schemas.Metrics, err
 	// pool's segments serve the windows only.
 	dropAfter := map[string][]string{"win_state": {"seg"}}
 	if whole {
-		names = []string{"windows", "win_tokens", "run_events", "run_state", "win_sampled", "run_dists_a", "run_dists_b", "metrics"}
+		names = []string{"windows", "run_tokens", "run_events", "run_state", "win_sampled", "run_dists_a", "run_dists_b", "metrics"}
 		dropAfter = nil
 	}
 	for _, name := range names {

@@ -3,10 +3,10 @@
 CREATE OR REPLACE TEMP TABLE metrics AS
 WITH j AS (
     SELECT win.k, win.w_lo, win.w_hi, win.us / 1e6 AS secs,
-        coalesce(t.generated_tokens, 0) AS generated_tokens,
-        coalesce(t.output_tokens, 0) AS output_tokens,
-        coalesce(t.delivered_tokens, 0) AS delivered_tokens,
-        coalesce(t.input_tokens, 0) AS input_tokens,
+        coalesce(t.generated_tokens, 0)::DOUBLE AS generated_tokens,
+        coalesce(t.output_tokens, 0)::DOUBLE AS output_tokens,
+        coalesce(t.delivered_tokens, 0)::DOUBLE AS delivered_tokens,
+        coalesce(t.input_tokens, 0)::DOUBLE AS input_tokens,
         coalesce(e.attempts, 0) AS attempts,
         coalesce(e.successful_attempts, 0) AS successful_attempts,
         coalesce(e.retry_attempts, 0) AS retry_attempts,

@@ -1,7 +1,8 @@
 -- win_tokens: the one mechanism that prorates quantities into windows. An interval
 -- [a, b] with b > a gives each window qty · overlap / (b − a) of its part inside the
 -- run extent; a zero-length or inverted one is a point at a, counted like an event.
--- Shares are summed as DECIMAL so the sums do not depend on thread scheduling.
+-- Shares are summed as DECIMAL so the sums do not depend on thread scheduling,
+-- and kept as DECIMAL: run_tokens adds the windows' up for the whole run.
 --
 -- Most shares are whole: a point's, and that of an interval inside one window
 -- and the extent, qty · (b − a) / (b − a) = qty exactly. They are summed as
@@ -37,8 +38,8 @@ WITH whole AS (
     SELECT k, kind, ok, delivered, sum(share::DECIMAL(38, 18)) FROM parts GROUP BY ALL
 )
 SELECT k,
-    coalesce(sum(share) FILTER (WHERE kind = 'out'), 0)::DOUBLE AS generated_tokens,
-    coalesce(sum(share) FILTER (WHERE kind = 'out' AND ok), 0)::DOUBLE AS output_tokens,
-    coalesce(sum(share) FILTER (WHERE kind = 'out' AND delivered), 0)::DOUBLE AS delivered_tokens,
-    coalesce(sum(share) FILTER (WHERE kind = 'in' AND ok), 0)::DOUBLE AS input_tokens
+    coalesce(sum(share) FILTER (WHERE kind = 'out'), 0) AS generated_tokens,
+    coalesce(sum(share) FILTER (WHERE kind = 'out' AND ok), 0) AS output_tokens,
+    coalesce(sum(share) FILTER (WHERE kind = 'out' AND delivered), 0) AS delivered_tokens,
+    coalesce(sum(share) FILTER (WHERE kind = 'in' AND ok), 0) AS input_tokens
 FROM sums GROUP BY k;
