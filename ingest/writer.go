@@ -12,8 +12,11 @@ import (
 
 // rowGroupRows caps the rows of a Parquet row group. The writer holds one
 // row group in memory (about 30 MB of spans at this size) and flushes it
-// when full, which bounds memory whatever the input size.
-const rowGroupRows = 128 << 10
+// when full, which bounds memory whatever the input size. It is DuckDB's
+// own row group size (60 vectors of 2,048 rows): analyze's DuckDB writes
+// requests.parquet's added columns in row groups of that size, and can then
+// splice in spans.parquet's other columns row group by row group.
+const rowGroupRows = 122880
 
 // parquetOptions are the writer options of every Parquet output: zstd (the
 // struct tags say so per column too) and bounded row groups.
