@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -261,7 +262,7 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 	if err := a.dropColumns("spans", "request_id", "attempt"); err != nil {
 		return nil, err
 	}
-	if err := a.copyTo("requests_out", filepath.Join(tmpDir, RequestsFile)); err != nil {
+	if err := a.writeRequests(tmpDir, spansPath, join != nil); err != nil {
 		return nil, err
 	}
 
@@ -357,6 +358,100 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 		return nil, err
 	}
 	return res, nil
+}
+
+// writeRequests writes requests.parquet into tmpDir. In a run without a
+// gateway-engine join its rows are spans.parquet's, in the same order, so
+// DuckDB writes only the columns requests.parquet adds (requests_added) and
+// the others are spliced in from spans.parquet's column chunks, byte for
+// byte (splice.go). When the two files' row groups do not line up
+// (spans.parquet from an ingest with other row groups than DuckDB's) or a
+// column is missing, and in a run with a join, DuckDB writes every column
+// (requests_out). Either way the file holds the same values.
+func (a *analysis) writeRequests(tmpDir, spansPath string, joined bool) error {
+	if err := a.exec("request_values"); err != nil {
+		return err
+	}
+	out := filepath.Join(tmpDir, RequestsFile)
+	if !joined {
+		err := a.spliceRequests(out, spansPath, filepath.Join(tmpDir, "requests_added.parquet"))
+		if err == nil {
+			a.log.Debug("requests.parquet spliced from spans.parquet")
+			return nil
+		}
+		if !errors.Is(err, errNotAligned) && !errors.Is(err, errNoColumn) {
+			return err
+		}
+		a.log.Debug("requests.parquet written whole", "reason", err)
+	}
+	return a.copyTo("requests_out", out)
+}
+
+// spliceRequests writes requests.parquet to out: requests_added (through
+// added, removed afterwards) spliced with the other columns of spans.parquet.
+func (a *analysis) spliceRequests(out, spansPath, added string) error {
+	defer os.Remove(added)
+	if err := a.copyTo("requests_added", added); err != nil {
+		return err
+	}
+	start := time.Now()
+	names, err := a.columns("requests_out")
+	if err != nil {
+		return err
+	}
+	own, err := a.columns("requests_added")
+	if err != nil {
+		return err
+	}
+	cols := make([]spliceColumn, len(names))
+	for i, n := range names {
+		cols[i] = spliceColumn{Name: n}
+		if slices.Contains(own, n) {
+			cols[i].Src = 1
+		}
+	}
+	var srcs []*os.File
+	for _, p := range []string{spansPath, added} {
+		f, err := os.Open(p)
+		if err != nil {
+			return fmt.Errorf("splice requests.parquet: %w", err)
+		}
+		defer f.Close()
+		srcs = append(srcs, f)
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", RequestsFile, err)
+	}
+	err = splice(f, srcs, cols)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(out)
+		return err
+	}
+	a.logQuery("requests_splice", start)
+	return nil
+}
+
+// columns lists the column names of the named query's rows, without running
+// it (DESCRIBE).
+func (a *analysis) columns(name string) ([]string, error) {
+	rows, err := a.db.QueryContext(a.ctx, "SELECT column_name FROM (DESCRIBE "+query(name)+")")
+	if err != nil {
+		return nil, fmt.Errorf("analyze %s: %w", name, err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("analyze %s: %w", name, err)
+		}
+		names = append(names, n)
+	}
+	return names, rows.Err()
 }
 
 // completeSpans finishes the spans table that load_spans filled from span_src:

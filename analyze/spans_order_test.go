@@ -54,6 +54,9 @@ func TestRequestsOutFindsSpansByIdx(t *testing.T) {
 	if err := a.completeSpans(); err != nil {
 		t.Fatal(err)
 	}
+	if err := a.exec("request_values"); err != nil {
+		t.Fatal(err)
+	}
 	rows, err := db.QueryContext(t.Context(), "SELECT span_id, attempt, delivered FROM ("+query("requests_out")+")")
 	if err != nil {
 		t.Fatal(err)

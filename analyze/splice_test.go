@@ -1,0 +1,160 @@
+package analyze
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/tpsreport/tpsreport/analyze/oracle"
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// TestRequestsSplicedMatchWritten: requests.parquet spliced from spans.parquet's
+// column chunks (row groups of DuckDB's 122,880 rows, as ingest writes them)
+// holds exactly what DuckDB writes whole when the row groups do not line up
+// (100,000 rows): the same columns with the same types, the same values row
+// by row, in the same order. parquet-go reads every row of the spliced file
+// back, and each path is the one taken (the debug log says which).
+func TestRequestsSplicedMatchWritten(t *testing.T) {
+	if testing.Short() {
+		t.Skip("analyzes 250,000 spans twice")
+	}
+	r := rand.New(rand.NewPCG(11, 5))
+	var spans []schemas.Span
+	for len(spans) < 250_000 {
+		s, _ := oracle.RandomSpans(r, 2000, oracle.DefaultGenOptions())
+		spans = append(spans, s...)
+	}
+	dirs := map[int64]string{}
+	for _, rows := range []int64{122880, 100_000} {
+		dir := t.TempDir()
+		writeParquet(t, filepath.Join(dir, "spans.parquet"), spans, parquet.MaxRowsPerRowGroup(rows))
+		var log bytes.Buffer
+		opt := Options{Dir: dir, Log: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+		if _, err := Run(t.Context(), opt); err != nil {
+			t.Fatal(err)
+		}
+		spliced := strings.Contains(log.String(), "requests.parquet spliced from spans.parquet")
+		if spliced != (rows == 122880) {
+			t.Errorf("row groups of %d rows: spliced %v", rows, spliced)
+		}
+		dirs[rows] = filepath.Join(dir, RequestsFile)
+	}
+	got, want := dirs[122880], dirs[100_000]
+
+	db := testDB(t)
+	var schemaDiff, rowDiff, n int64
+	err := db.QueryRowContext(t.Context(), `
+WITH g AS (SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet($1))),
+     w AS (SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet($2)))
+SELECT (SELECT count(*) FROM (SELECT * FROM g EXCEPT SELECT * FROM w)) + (SELECT count(*) FROM (SELECT * FROM w EXCEPT SELECT * FROM g))`,
+		got, want).Scan(&schemaDiff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.QueryRowContext(t.Context(), `
+WITH g AS (SELECT *, row_number() OVER () AS i FROM read_parquet($1)),
+     w AS (SELECT *, row_number() OVER () AS i FROM read_parquet($2))
+SELECT (SELECT count(*) FROM (SELECT * FROM g EXCEPT ALL SELECT * FROM w)) + (SELECT count(*) FROM (SELECT * FROM w EXCEPT ALL SELECT * FROM g)),
+       (SELECT count(*) FROM g)`,
+		got, want).Scan(&rowDiff, &n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if schemaDiff != 0 || rowDiff != 0 || n != int64(len(spans)) {
+		t.Errorf("spliced against written: %d column differences, %d row differences, %d rows of %d", schemaDiff, rowDiff, n, len(spans))
+	}
+	var groups int64
+	if err := db.QueryRowContext(t.Context(), "SELECT count(DISTINCT row_group_id) FROM parquet_metadata(?)", got).Scan(&groups); err != nil {
+		t.Fatal(err)
+	}
+	if groups < 2 {
+		t.Errorf("the spliced file has %d row groups: the test does not cover several", groups)
+	}
+
+	// Another reader: parquet-go decodes every page of every column.
+	f, err := os.Open(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read int64
+	buf := make([]parquet.Row, 1024)
+	for _, rg := range pf.RowGroups() {
+		rows := rg.Rows()
+		for {
+			k, err := rows.ReadRows(buf)
+			read += int64(k)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		rows.Close()
+	}
+	if read != int64(len(spans)) {
+		t.Errorf("parquet-go read %d rows of %d", read, len(spans))
+	}
+}
+
+// TestSpliceChecksItsSources: a splice refuses sources whose row groups differ
+// (errNotAligned) or that lack a column (errNoColumn), and writes nothing.
+func TestSpliceChecksItsSources(t *testing.T) {
+	dir := t.TempDir()
+	type a struct {
+		X int64 `parquet:"x"`
+	}
+	type b struct {
+		Y int64 `parquet:"y"`
+	}
+	writeParquet(t, filepath.Join(dir, "a.parquet"), []a{{1}, {2}, {3}}, parquet.MaxRowsPerRowGroup(2))
+	writeParquet(t, filepath.Join(dir, "b.parquet"), []b{{1}, {2}, {3}}, parquet.MaxRowsPerRowGroup(3))
+	writeParquet(t, filepath.Join(dir, "c.parquet"), []b{{4}, {5}, {6}}, parquet.MaxRowsPerRowGroup(2))
+	open := func(name string) *os.File {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	var out bytes.Buffer
+	err := splice(&out, []*os.File{open("a.parquet"), open("b.parquet")}, []spliceColumn{{"x", 0}, {"y", 1}})
+	if !errors.Is(err, errNotAligned) || out.Len() != 0 {
+		t.Errorf("row groups of 2 and 3 rows: err %v, %d bytes written", err, out.Len())
+	}
+	err = splice(&out, []*os.File{open("a.parquet"), open("c.parquet")}, []spliceColumn{{"x", 0}, {"z", 1}})
+	if !errors.Is(err, errNoColumn) || out.Len() != 0 {
+		t.Errorf("no column z: err %v, %d bytes written", err, out.Len())
+	}
+	// Aligned: y then x, read back by DuckDB in that order.
+	if err := splice(&out, []*os.File{open("a.parquet"), open("c.parquet")}, []spliceColumn{{"y", 1}, {"x", 0}}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "out.parquet")
+	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if err := testDB(t).QueryRowContext(t.Context(), "SELECT string_agg(y || ':' || x, ' ') FROM read_parquet(?)", path).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got != "4:1 5:2 6:3" {
+		t.Errorf("spliced rows %q, want 4:1 5:2 6:3", got)
+	}
+}
