@@ -379,7 +379,7 @@ func (a *analysis) writeRequests(tmpDir, spansPath string, joined bool) error {
 			a.log.Debug("requests.parquet spliced from spans.parquet")
 			return nil
 		}
-		if !errors.Is(err, errNotAligned) && !errors.Is(err, errNoColumn) {
+		if !errors.Is(err, errCannotSplice) {
 			return err
 		}
 		a.log.Debug("requests.parquet written whole", "reason", err)

@@ -32,22 +32,20 @@ type spliceColumn struct {
 	Src  int
 }
 
-// errNotAligned reports sources whose row groups differ in number or size: a
-// splice needs every row group of the output to be one row group of each
-// source. The caller writes the file another way.
-var errNotAligned = errors.New("splice: the sources' row groups do not line up")
-
-// errNoColumn reports a column that its source does not have.
-var errNoColumn = errors.New("no such column")
+// errCannotSplice reports sources that a splice cannot combine, before it
+// writes anything: their row groups differ in number or size (every row
+// group of the output must be one row group of each source), a column is
+// missing, or a schema is not flat. The caller writes the file another way.
+var errCannotSplice = errors.New("cannot splice")
 
 // parquetMagic opens and closes every Parquet file.
 const parquetMagic = "PAR1"
 
 // splice writes to out the columns cols, in that order, from the Parquet files
-// srcs. It returns errNotAligned, having written nothing, when the sources'
-// row groups do not line up, and an error when a source is not a flat Parquet
-// file or lacks a column. When out is a file, the chunks are copied by the
-// kernel (copy_file_range), without passing through this process.
+// srcs. It returns an errCannotSplice error, having written nothing, when the
+// sources' row groups do not line up, a column is missing or a schema is not
+// flat. When out is a file, the chunks are copied by the kernel
+// (copy_file_range), without passing through this process.
 func splice(out io.Writer, srcs []*os.File, cols []spliceColumn) error {
 	mds := make([]*format.FileMetaData, len(srcs))
 	for i, f := range srcs {
@@ -59,16 +57,19 @@ func splice(out io.Writer, srcs []*os.File, cols []spliceColumn) error {
 	}
 	for _, md := range mds[1:] {
 		if len(md.RowGroups) != len(mds[0].RowGroups) {
-			return errNotAligned
+			return fmt.Errorf("%w: %d row groups against %d", errCannotSplice, len(md.RowGroups), len(mds[0].RowGroups))
 		}
 		for g := range md.RowGroups {
 			if md.RowGroups[g].NumRows != mds[0].RowGroups[g].NumRows {
-				return errNotAligned
+				return fmt.Errorf("%w: row group %d has %d rows against %d", errCannotSplice, g, md.RowGroups[g].NumRows, mds[0].RowGroups[g].NumRows)
 			}
 		}
 	}
-	// Each output column's schema element and leaf index in its source.
+	// Each output column's schema element, sort order (that of its
+	// statistics; a file with statistics must name it) and leaf index in its
+	// source.
 	schema := []format.SchemaElement{{Name: "schema", NumChildren: thrift.New(int32(len(cols)))}}
+	orders := make([]format.ColumnOrder, len(cols))
 	leaf := make([]int, len(cols))
 	for c, col := range cols {
 		if col.Src < 0 || col.Src >= len(srcs) {
@@ -76,10 +77,14 @@ func splice(out io.Writer, srcs []*os.File, cols []spliceColumn) error {
 		}
 		el, i, err := flatLeaf(mds[col.Src], col.Name)
 		if err != nil {
-			return fmt.Errorf("splice %s: %w", srcs[col.Src].Name(), err)
+			return fmt.Errorf("%w: %s: %w", errCannotSplice, srcs[col.Src].Name(), err)
 		}
 		schema = append(schema, el)
 		leaf[c] = i
+		orders[c] = format.ColumnOrder{Value: &format.TypeDefinedOrder{}}
+		if co := mds[col.Src].ColumnOrders; i < len(co) {
+			orders[c] = co[i]
+		}
 	}
 
 	w := &countingWriter{w: out}
@@ -87,10 +92,11 @@ func splice(out io.Writer, srcs []*os.File, cols []spliceColumn) error {
 		return err
 	}
 	out0 := format.FileMetaData{
-		Version:   1,
-		Schema:    schema,
-		NumRows:   mds[0].NumRows,
-		CreatedBy: "tpsreport (column chunks spliced from " + createdBy(mds) + ")",
+		Version:      1,
+		Schema:       schema,
+		NumRows:      mds[0].NumRows,
+		ColumnOrders: orders,
+		CreatedBy:    "tpsreport (column chunks spliced from " + createdBy(mds) + ")",
 	}
 	for g := range mds[0].RowGroups {
 		rg := format.RowGroup{NumRows: mds[0].RowGroups[g].NumRows, FileOffset: w.n, Ordinal: int16(g)}
@@ -185,7 +191,7 @@ func flatLeaf(md *format.FileMetaData, name string) (format.SchemaElement, int, 
 			return el, i, nil
 		}
 	}
-	return format.SchemaElement{}, 0, fmt.Errorf("%w: %s", errNoColumn, name)
+	return format.SchemaElement{}, 0, fmt.Errorf("no column %s", name)
 }
 
 // createdBy lists the writers of the sources.
