@@ -388,13 +388,24 @@ func (a *analysis) writeRequests(tmpDir, spansPath string, joined bool) error {
 }
 
 // spliceRequests writes requests.parquet to out: requests_added (through
-// added, removed afterwards) spliced with the other columns of spans.parquet.
+// added, removed afterwards) spliced with the other columns of spans.parquet,
+// once the added rows are checked to be spans.parquet's, in its order.
 func (a *analysis) spliceRequests(out, spansPath, added string) error {
 	defer os.Remove(added)
 	if err := a.copyTo("requests_added", added); err != nil {
 		return err
 	}
 	start := time.Now()
+	// The splice pairs row i of each file: the added columns must be in
+	// spans.parquet's order, as DuckDB keeps it (preserve_insertion_order).
+	var inOrder sql.NullBool
+	err := a.db.QueryRowContext(a.ctx, "SELECT bool_and(idx = file_row_number) FROM read_parquet(?, file_row_number = true)", added).Scan(&inOrder)
+	if err != nil {
+		return fmt.Errorf("analyze requests_added: %w", err)
+	}
+	if inOrder.Valid && !inOrder.Bool {
+		return fmt.Errorf("%w: DuckDB wrote the added columns out of spans.parquet's order", errCannotSplice)
+	}
 	names, err := a.columns("requests_out")
 	if err != nil {
 		return err
