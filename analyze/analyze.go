@@ -467,7 +467,7 @@ func (a *analysis) columns(name string) ([]string, error) {
 
 // completeSpans finishes the spans table that load_spans filled from span_src:
 // the attempt numbers the source left out, and each request's delivered span.
-// Both reach requests_out looked up by idx (attempt_list, delivered_bits), the
+// Both reach request_values looked up by idx (attempt_list, delivered_bits), the
 // delivered flags quantities too.
 func (a *analysis) completeSpans() error {
 	var maxIdx sql.NullInt64

@@ -1,13 +1,14 @@
 package analyze
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
+	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 )
@@ -143,36 +144,19 @@ func splice(out io.Writer, srcs []*os.File, cols []spliceColumn) error {
 	return err
 }
 
-// readFooter reads the file metadata of the Parquet file f.
+// readFooter reads the file metadata of the Parquet file f, with parquet-go's
+// reader (its page indexes and bloom filters are not read: a splice leaves
+// them out).
 func readFooter(f *os.File) (*format.FileMetaData, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	size := st.Size()
-	var tail [8]byte
-	if size < int64(len(parquetMagic)+len(tail)) {
-		return nil, errors.New("not a Parquet file: too short")
-	}
-	if _, err := f.ReadAt(tail[:], size-8); err != nil {
+	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
 		return nil, err
 	}
-	if string(tail[4:]) != parquetMagic {
-		return nil, errors.New("not a Parquet file: no PAR1 at the end (or an encrypted footer)")
-	}
-	n := int64(binary.LittleEndian.Uint32(tail[:4]))
-	if n > size-8-int64(len(parquetMagic)) {
-		return nil, fmt.Errorf("footer of %d bytes in a file of %d", n, size)
-	}
-	b := make([]byte, n)
-	if _, err := f.ReadAt(b, size-8-n); err != nil {
-		return nil, err
-	}
-	md := new(format.FileMetaData)
-	if err := thrift.Unmarshal(new(thrift.CompactProtocol), b, md); err != nil {
-		return nil, fmt.Errorf("footer: %w", err)
-	}
-	return md, nil
+	return pf.Metadata(), nil
 }
 
 // flatLeaf finds the top-level leaf column name in md's schema: its schema
@@ -196,14 +180,11 @@ func flatLeaf(md *format.FileMetaData, name string) (format.SchemaElement, int, 
 
 // createdBy lists the writers of the sources.
 func createdBy(mds []*format.FileMetaData) string {
-	var b bytes.Buffer
-	for i, md := range mds {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(md.CreatedBy)
+	var names []string
+	for _, md := range mds {
+		names = append(names, md.CreatedBy)
 	}
-	return b.String()
+	return strings.Join(names, ", ")
 }
 
 // countingWriter counts the bytes written through it: the offset of the next

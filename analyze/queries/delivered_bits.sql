@@ -1,7 +1,7 @@
 -- delivered_bits: the delivered spans (request_facts) as the variable
--- delivered, a bitstring whose bit idx is 1 for a delivered span: requests_out
+-- delivered, a bitstring whose bit idx is 1 for a delivered span: request_values
 -- and quantities look a span up by its idx without a join, which would cost a
--- hash table of every span and, in requests_out, the input order. NULL without
+-- hash table of every span and, in request_values, the input order. NULL without
 -- a delivered span. A variable, unlike attempt_list: 10 M lookups in it take
 -- 0.3 s. bitstring_agg takes its bounds as constants: completeSpans puts the
 -- largest idx in place of MAX_IDX.

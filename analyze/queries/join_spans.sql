@@ -1,6 +1,6 @@
 -- join_spans: the spans of a joined run (docs/metrics.md "Gateway and engine"),
 -- in the columns of spans.parquet plus idx and gw, from raw_spans and join_pairs,
--- stored in input order (idx) as requests_out writes them.
+-- stored in input order (idx) as requests.parquet holds them.
 --
 -- A joined span is the gateway's attempt (span_id, request_id, attempt, status)
 -- with the engine's replica, model, admission, token times, release and token

@@ -1,7 +1,7 @@
 -- load_spans: the columns of the spans that the metrics read, from the view
 -- span_src (join.go: spans.parquet with its row numbers idx, or the
 -- gateway-engine join), through span_times (instants as int64 µs), replicas
--- as their number rid (replica_ids). quality and requests_out read the other
+-- as their number rid (replica_ids). quality and request_values read the other
 -- columns from span_src again rather than from here: at 10 M spans a table of every
 -- column spills to disk. Rows are found by idx, never by position, so the
 -- order of this table does not matter. number_attempts fills in the attempt

@@ -1,6 +1,6 @@
 -- span_times: span_src with its five instants as int64 µs since the epoch
 -- (q a f l r), the one place they are converted; load_spans, quality and
--- requests_out read the spans through it.
+-- request_values read the spans through it.
 CREATE OR REPLACE TEMP VIEW span_times AS
 SELECT *,
     epoch_us(queued_at) AS q, epoch_us(admitted_at) AS a, epoch_us(first_token_at) AS f,
