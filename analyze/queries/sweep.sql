@@ -10,8 +10,9 @@
 --
 -- Every step is −1, 0 or +1 (span_steps), so a running sum is the running
 -- count of +1s less that of −1s: DuckDB's streaming window counts rows
--- matching a filter about ten times as fast as it sums a column (at 21 M
--- steps, 0.3 s against 2.2 s for the two sums).
+-- matching a filter about ten times as fast as it sums a column (21 M steps:
+-- three running counts 0.27 s, two running sums 2.2 s; the pool's whole
+-- sweep 1.75 s against 4.0 s).
 CREATE OR REPLACE TEMP MACRO sweep(tbl) AS TABLE
 WITH run AS (
     SELECT * EXCLUDE (t, di, dq), lag(t) OVER () AS lo, t AS hi,
