@@ -61,8 +61,8 @@ SELECT (SELECT count(*) FROM (SELECT * FROM g EXCEPT SELECT * FROM w)) + (SELECT
 		t.Fatal(err)
 	}
 	err = db.QueryRowContext(t.Context(), `
-WITH g AS (SELECT *, row_number() OVER () AS i FROM read_parquet($1)),
-     w AS (SELECT *, row_number() OVER () AS i FROM read_parquet($2))
+WITH g AS (SELECT * EXCLUDE (file_row_number), file_row_number AS i FROM read_parquet($1, file_row_number = true)),
+     w AS (SELECT * EXCLUDE (file_row_number), file_row_number AS i FROM read_parquet($2, file_row_number = true))
 SELECT (SELECT count(*) FROM (SELECT * FROM g EXCEPT ALL SELECT * FROM w)) + (SELECT count(*) FROM (SELECT * FROM w EXCEPT ALL SELECT * FROM g)),
        (SELECT count(*) FROM g)`,
 		got, want).Scan(&rowDiff, &n)
@@ -152,7 +152,7 @@ func TestSpliceChecksItsSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got string
-	if err := testDB(t).QueryRowContext(t.Context(), "SELECT string_agg(y || ':' || x, ' ') FROM read_parquet(?)", path).Scan(&got); err != nil {
+	if err := testDB(t).QueryRowContext(t.Context(), "SELECT string_agg(y || ':' || x, ' ' ORDER BY file_row_number) FROM read_parquet(?, file_row_number = true)", path).Scan(&got); err != nil {
 		t.Fatal(err)
 	}
 	if got != "4:1 5:2 6:3" {
