@@ -102,13 +102,18 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	defer os.RemoveAll(tmpDir)
 
-	db, err := openDB(ctx, tmpDir)
+	db, conns, err := openDB(ctx, tmpDir, 2)
 	if err != nil {
 		return nil, err
 	}
-	defer db.Close()
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+		db.Close()
+	}()
 
-	a := &analysis{ctx: ctx, db: db, log: log, cpu: cpuTime()}
+	a := &analysis{ctx: ctx, db: conns[0], side: conns[1], log: log, cpu: cpuTime()}
 	res, err := a.run(opt, width.Microseconds(), spansPath, man, tmpDir)
 	if err != nil {
 		return nil, err
@@ -137,12 +142,60 @@ func readManifest(dir string) (schemas.Manifest, error) {
 	return m, nil
 }
 
-// analysis runs the named statements of queries/ in order on one connection.
+// analysis runs the named statements of queries/ in order on one connection,
+// db. side, when set, is a second connection to the same database, for work
+// that runs beside db's (onSide).
 type analysis struct {
-	ctx context.Context
-	db  *sql.DB
-	log *slog.Logger
-	cpu time.Duration // the process's CPU time at the last logQuery (--debug)
+	ctx  context.Context
+	db   *sql.Conn
+	side *sql.Conn
+	name string // the connection's name in the debug log: "" (db) or "side"
+	log  *slog.Logger
+	cpu  time.Duration // the process's CPU time at the last logQuery (--debug)
+}
+
+// sideTask is work running on the side connection (onSide).
+type sideTask struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error
+}
+
+// onSide runs f on the side connection while the caller goes on with db's
+// statements, and returns the task to wait for: DuckDB runs the two
+// connections' statements side by side on its threads, so a statement that
+// keeps one core busy (the sweeps, the run's quantiles) leaves the other to
+// the side's. Without a side connection f runs here, before onSide returns.
+// f must not read what the caller changes meanwhile, nor change what it reads.
+func (a *analysis) onSide(f func(*analysis) error) *sideTask {
+	ctx, cancel := context.WithCancel(a.ctx)
+	t := &sideTask{cancel: cancel, done: make(chan struct{})}
+	if a.side == nil {
+		t.err = f(a)
+		close(t.done)
+		return t
+	}
+	b := &analysis{ctx: ctx, db: a.side, name: "side", log: a.log, cpu: cpuTime()}
+	go func() {
+		defer close(t.done)
+		t.err = f(b)
+	}()
+	return t
+}
+
+// wait waits for the task to end and returns its error.
+func (t *sideTask) wait() error {
+	<-t.done
+	t.cancel()
+	return t.err
+}
+
+// stop interrupts the task, if it still runs, and waits for it to end: for
+// the caller's error paths, which must not leave it running on a connection
+// about to be closed.
+func (t *sideTask) stop() {
+	t.cancel()
+	<-t.done
 }
 
 func (a *analysis) exec(name string, args ...any) error {
@@ -170,10 +223,10 @@ func (a *analysis) logQuery(name string, start time.Time) {
 	var mem, spilled sql.NullInt64
 	err := a.db.QueryRowContext(a.ctx, "SELECT sum(memory_usage_bytes), sum(temporary_storage_bytes) FROM duckdb_memory()").Scan(&mem, &spilled)
 	if err != nil {
-		a.log.Debug("query", "name", name, "elapsed", elapsed, "cpu", cpuUsed, "memory_error", err)
+		a.log.Debug("query", "name", name, "conn", a.name, "elapsed", elapsed, "cpu", cpuUsed, "memory_error", err)
 		return
 	}
-	a.log.Debug("query", "name", name, "elapsed", elapsed, "cpu", cpuUsed, "memory_mb", mem.Int64>>20, "spilled_mb", spilled.Int64>>20)
+	a.log.Debug("query", "name", name, "conn", a.name, "elapsed", elapsed, "cpu", cpuUsed, "memory_mb", mem.Int64>>20, "spilled_mb", spilled.Int64>>20)
 }
 
 // copyTo writes the rows of the named query to path as Parquet. zstd at level 1
@@ -262,9 +315,11 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 	if err := a.dropColumns("spans", "request_id", "attempt"); err != nil {
 		return nil, err
 	}
-	if err := a.writeRequests(tmpDir, spansPath, join != nil); err != nil {
-		return nil, err
-	}
+	// requests.parquet reads span_src and the attempts and delivered flags,
+	// which stay as they are: it is written on the side connection, beside
+	// the sweeps, which run on one thread.
+	requests := a.onSide(func(b *analysis) error { return b.writeRequests(tmpDir, spansPath, join != nil) })
+	defer requests.stop()
 
 	for _, name := range []string{"quantities", "span_steps", "state_events", "pool_segments"} {
 		if err := a.exec(name); err != nil {
@@ -316,6 +371,10 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 		sum.Warnings = append(sum.Warnings, "no span has a timestamp: no extent to measure")
 	}
 	sum.RunStart, sum.RunEnd = schemas.Time(t0.Int64), schemas.Time(t1.Int64)
+
+	if err := requests.wait(); err != nil {
+		return nil, err
+	}
 
 	// Per window, then the run as one window.
 	if res.Windows, err = a.metrics(t0.Int64, t1.Int64, width, caps.Pool); err != nil {
@@ -493,11 +552,18 @@ func (a *analysis) completeSpans() error {
 			return fmt.Errorf("analyze %s: %w", name, err)
 		}
 		a.logQuery(name, start)
+		// The delivered flags are a variable, which each connection holds
+		// on its own: the side connection writes requests.parquet.
+		if name == "delivered_bits" && a.side != nil {
+			if _, err := a.side.ExecContext(a.ctx, q); err != nil {
+				return fmt.Errorf("analyze %s: %w", name, err)
+			}
+		}
 	}
 	return nil
 }
 
-// dropColumns drops columns of a temp table that no later statement reads.
+// dropColumns drops columns of a table that no later statement reads.
 func (a *analysis) dropColumns(table string, cols ...string) error {
 	for _, c := range cols {
 		if _, err := a.db.ExecContext(a.ctx, "ALTER TABLE "+table+" DROP COLUMN "+c); err != nil {
@@ -531,7 +597,7 @@ func (a *analysis) replicaSegments(t0, t1 int64) error {
 	return a.drop("replica_events")
 }
 
-// drop drops the named temp tables of this package's queries.
+// drop drops the named tables of this package's queries.
 func (a *analysis) drop(tables ...string) error {
 	for _, t := range tables {
 		if _, err := a.db.ExecContext(a.ctx, "DROP TABLE IF EXISTS "+t); err != nil {

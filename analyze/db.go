@@ -39,30 +39,49 @@ var settings = []string{
 	"SET asof_loop_join_threshold = 0",
 }
 
-// openDB opens an in-memory DuckDB database with the settings above. tempDir is
-// where DuckDB may spill when memory is short.
-func openDB(ctx context.Context, tempDir string) (*sql.DB, error) {
+// openDB opens an in-memory DuckDB database with the settings above and n
+// connections to it (tempDir: where DuckDB may spill when memory is short).
+// The connections share the database's catalog: this package's tables, views
+// and macros are created in it, not as TEMP objects (which each connection
+// would keep to itself), so that a statement may run on any of them. Variables
+// (SET VARIABLE) are a connection's own. The caller closes the connections,
+// then the database.
+func openDB(ctx context.Context, tempDir string, n int) (*sql.DB, []*sql.Conn, error) {
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
-		return nil, fmt.Errorf("open duckdb: %w", err)
+		return nil, nil, fmt.Errorf("open duckdb: %w", err)
 	}
-	// One connection: temp tables live per connection.
-	db.SetMaxOpenConns(1)
-	for _, s := range settings {
-		if _, err := db.ExecContext(ctx, s); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("duckdb %q: %w", s, err)
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(n)
+	fail := func(conns []*sql.Conn, err error) (*sql.DB, []*sql.Conn, error) {
+		for _, c := range conns {
+			c.Close()
+		}
+		db.Close()
+		return nil, nil, err
+	}
+	var conns []*sql.Conn
+	for range n {
+		c, err := db.Conn(ctx)
+		if err != nil {
+			return fail(conns, fmt.Errorf("open duckdb: %w", err))
+		}
+		conns = append(conns, c)
+		// Some settings (TimeZone, enable_progress_bar) are a connection's
+		// own: every connection gets them all.
+		for _, s := range settings {
+			if _, err := c.ExecContext(ctx, s); err != nil {
+				return fail(conns, fmt.Errorf("duckdb %q: %w", s, err))
+			}
 		}
 	}
 	if tempDir != "" {
-		if _, err := db.ExecContext(ctx, "SET temp_directory = "+sqlString(tempDir)); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("duckdb temp_directory: %w", err)
+		if _, err := conns[0].ExecContext(ctx, "SET temp_directory = "+sqlString(tempDir)); err != nil {
+			return fail(conns, fmt.Errorf("duckdb temp_directory: %w", err))
 		}
 	}
-	if _, err := db.ExecContext(ctx, "SET lock_configuration = true"); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("duckdb lock_configuration: %w", err)
+	if _, err := conns[0].ExecContext(ctx, "SET lock_configuration = true"); err != nil {
+		return fail(conns, fmt.Errorf("duckdb lock_configuration: %w", err))
 	}
-	return db, nil
+	return db, conns, nil
 }

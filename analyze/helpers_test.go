@@ -27,15 +27,19 @@ func writeDataset(t testing.TB, spans []schemas.Span, samples []schemas.Sample, 
 	return dir
 }
 
-// testDB opens an analysis database for t, closed when t ends.
-func testDB(t testing.TB) *sql.DB {
+// testDB opens an analysis database for t with one connection, closed when t
+// ends.
+func testDB(t testing.TB) *sql.Conn {
 	t.Helper()
-	db, err := openDB(context.Background(), t.TempDir())
+	db, conns, err := openDB(context.Background(), t.TempDir(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	t.Cleanup(func() {
+		conns[0].Close()
+		db.Close()
+	})
+	return conns[0]
 }
 
 // writeParquet writes rows to path with parquet-go's writer and options.

@@ -43,7 +43,7 @@ func (a *analysis) loadSpans(path string) (*schemas.JoinCoverage, error) {
 		}
 		src = "SELECT * FROM joined_spans"
 	}
-	if _, err := a.db.ExecContext(a.ctx, "CREATE OR REPLACE TEMP VIEW span_src AS "+src); err != nil {
+	if _, err := a.db.ExecContext(a.ctx, "CREATE OR REPLACE VIEW span_src AS "+src); err != nil {
 		return nil, fmt.Errorf("analyze span_src: %w", err)
 	}
 	for _, name := range []string{"span_times", "replica_ids"} {
@@ -62,7 +62,7 @@ func (a *analysis) join(path string, gw, en int64) (*schemas.JoinCoverage, error
 	if err := a.exec("join_cand", joinToleranceUS); err != nil {
 		return nil, err
 	}
-	if _, err := a.db.ExecContext(a.ctx, "CREATE OR REPLACE TEMP TABLE join_pairs (gi BIGINT, ei BIGINT)"); err != nil {
+	if _, err := a.db.ExecContext(a.ctx, "CREATE OR REPLACE TABLE join_pairs (gi BIGINT, ei BIGINT)"); err != nil {
 		return nil, fmt.Errorf("analyze join: %w", err)
 	}
 	for round := 1; ; round++ {

@@ -34,10 +34,12 @@ func Load(ctx context.Context, dir string) (*Result, error) {
 	if res.Manifest, err = readManifest(dir); err != nil {
 		return nil, err
 	}
-	db, err := openDB(ctx, "")
+	sqldb, conns, err := openDB(ctx, "", 1)
 	if err != nil {
 		return nil, err
 	}
+	defer sqldb.Close()
+	db := conns[0]
 	defer db.Close()
 	rows, err := db.QueryContext(ctx, query("load_windows"), filepath.Join(dir, WindowsFile))
 	if err != nil {

@@ -16,7 +16,7 @@ func TestSortedQuantilesMatchesDuckDB(t *testing.T) {
 	}
 	// Groups m of 0 to 40 values: random doubles, some repeated, some NULL.
 	const setup = `
-CREATE TEMP TABLE vals AS
+CREATE TABLE vals AS
 SELECT g AS m, CASE WHEN hash(g, i) % 7 = 0 THEN NULL
                     WHEN hash(g, i) % 5 = 0 THEN 1.5
                     ELSE (hash(i, g) % 100000)::DOUBLE / 7.0 - 5000 END AS v

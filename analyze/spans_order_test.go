@@ -27,7 +27,7 @@ func TestRequestsOutFindsSpansByIdx(t *testing.T) {
 	// Request x: three spans the source did not number, at idx 0, 2 and 5;
 	// a and c succeeded, c released first, so c is delivered and the attempts
 	// follow queued_at. Request y: one span numbered 3 by the source, delivered.
-	if _, err := db.ExecContext(t.Context(), `CREATE TEMP VIEW span_src AS
+	if _, err := db.ExecContext(t.Context(), `CREATE VIEW span_src AS
 		SELECT 'run' AS run_id, 'test' AS source, span_id, request_id, attempt::INTEGER AS attempt,
 			NULL AS retry_cause, NULL AS model, NULL AS replica, status, NULL AS error, NULL::INTEGER AS http_status,
 			make_timestamp(q) AS queued_at, make_timestamp(q) AS admitted_at, make_timestamp(r - 1) AS first_token_at,
@@ -48,7 +48,7 @@ func TestRequestsOutFindsSpansByIdx(t *testing.T) {
 		}
 	}
 	// Store the spans table out of input order: nothing may rely on its order.
-	if _, err := db.ExecContext(t.Context(), "CREATE OR REPLACE TEMP TABLE spans AS SELECT * FROM spans ORDER BY idx DESC"); err != nil {
+	if _, err := db.ExecContext(t.Context(), "CREATE OR REPLACE TABLE spans AS SELECT * FROM spans ORDER BY idx DESC"); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.completeSpans(); err != nil {

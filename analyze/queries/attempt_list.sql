@@ -6,6 +6,6 @@
 -- list is copied into every vector that reads it (2 M spans took 15 s), a
 -- column of a one-row table joined to every row is not. MAX_IDX as in
 -- delivered_bits.
-CREATE OR REPLACE TEMP TABLE attempt_list AS
+CREATE OR REPLACE TABLE attempt_list AS
 SELECT list(s.attempt ORDER BY i.i) AS attempts
 FROM range(0, MAX_IDX + 1) AS i(i) LEFT JOIN spans s ON s.idx = i.i;

@@ -18,7 +18,7 @@
 --            attempt it raced, ending together, pair in order even though the
 --            gateway's queueing makes their arrival distances equal);
 --   d_start  distance between the two arrivals; then row number.
-CREATE OR REPLACE TEMP TABLE join_cand AS
+CREATE OR REPLACE TABLE join_cand AS
 WITH gw AS (
     SELECT idx, span_id, request_id, epoch_us(first_token_at) AS f,
         epoch_us(coalesce(queued_at, released_at)) AS lo,

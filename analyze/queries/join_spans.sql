@@ -8,7 +8,7 @@
 -- the engine's (µs). Unjoined spans stay as they are, except that a gateway
 -- span's replica is renamed to the engine replica its joined spans went to
 -- (NULL when none did: a gateway's name for a server adds no slots).
-CREATE OR REPLACE TEMP TABLE joined_spans AS
+CREATE OR REPLACE TABLE joined_spans AS
 WITH pairs AS (
     SELECT g.idx AS gi, e.idx AS ei, g.replica AS g_rep, e.replica AS e_rep
     FROM join_pairs p JOIN raw_spans g ON g.idx = p.gi JOIN raw_spans e ON e.idx = p.ei

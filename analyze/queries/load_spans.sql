@@ -9,7 +9,7 @@
 -- (delivered_bits). The per-span metrics are the macros of span_metrics.
 -- request_id and attempt are dropped once the windows' events are counted
 -- (analyze.go): nothing later reads them.
-CREATE OR REPLACE TEMP TABLE spans AS
+CREATE OR REPLACE TABLE spans AS
 SELECT
     idx, request_id, attempt, rid, status = 'ok' AS ok, q, a, f, l, r,
     input_tokens AS tin, output_tokens AS tout, gw

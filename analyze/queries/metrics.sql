@@ -1,6 +1,6 @@
 -- metrics: every window metric of SPEC §4 under its summary.json name, one row per
 -- window (docs/metrics.md). Every ratio is NULL where its denominator is 0.
-CREATE OR REPLACE TEMP TABLE metrics AS
+CREATE OR REPLACE TABLE metrics AS
 WITH j AS (
     SELECT win.k, win.w_lo, win.w_hi, win.us / 1e6 AS secs,
         coalesce(t.generated_tokens, 0)::DOUBLE AS generated_tokens,

@@ -5,7 +5,7 @@
 -- which the spans table leaves out (load_spans) and span_src has. The spans
 -- table is written anew rather than UPDATEd: an UPDATE of rows scattered over
 -- the table took 5.6 s for 1 M spans, the copy a fraction of that.
-CREATE OR REPLACE TEMP TABLE spans AS
+CREATE OR REPLACE TABLE spans AS
 SELECT spans.* REPLACE (coalesce(spans.attempt, u.n) AS attempt)
 FROM spans LEFT JOIN (
     SELECT s.idx,

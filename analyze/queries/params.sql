@@ -1,7 +1,7 @@
 -- params: the one-row parameter table every per-window query joins ($1 t0, $2 t1,
 -- $3 width, all µs; $4 the pool cap; $5 true when the one window is the whole run,
 -- whose bounds are then the extent's). Windows are k = first … last.
-CREATE OR REPLACE TEMP TABLE p AS
+CREATE OR REPLACE TABLE p AS
 SELECT
     $1::BIGINT AS t0,
     $2::BIGINT AS t1,

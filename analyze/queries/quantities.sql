@@ -2,7 +2,7 @@
 -- "Prorated quantities"): output tokens of every span, input tokens of successful spans,
 -- with the delivered flag of delivered_bits. A view: its 20 M rows at 10 M
 -- spans would hold 1.4 GB, and win_tokens reads it only twice.
-CREATE OR REPLACE TEMP VIEW quantities AS
+CREATE OR REPLACE VIEW quantities AS
 SELECT 'out' AS kind, ok, delivered(idx) AS delivered, tout AS qty, coalesce(f, l, r) AS a, coalesce(l, r) AS b
 FROM spans WHERE tout IS NOT NULL AND coalesce(l, r) IS NOT NULL
 UNION ALL

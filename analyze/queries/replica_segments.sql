@@ -6,7 +6,7 @@
 -- extent summed (len) and weighted by qd (len_qd); a group outside the extent
 -- has NULL sums. Every measure of replica_state is a sum of these, exactly
 -- (integers): Σ len·inf over a group is inf · len.
-CREATE OR REPLACE TEMP TABLE rseg AS
+CREATE OR REPLACE TABLE rseg AS
 WITH clipped AS (
     SELECT rid, inf, qd,
            CASE WHEN hi > $1::BIGINT AND lo < $2::BIGINT

@@ -7,5 +7,5 @@
 -- same replica), so a replica's running sum starts at 0 where the previous one
 -- ends: the segment that would bridge two replicas has in_flight and
 -- queue_depth 0, and is dropped with every other such segment.
-CREATE OR REPLACE TEMP VIEW replica_sweep AS
+CREATE OR REPLACE VIEW replica_sweep AS
 SELECT rid, lo, hi, inf, qd FROM sweep('replica_events');

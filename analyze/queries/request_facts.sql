@@ -11,7 +11,7 @@
 -- span, and only a request with two or more successful spans (n_ok > 1) has a
 -- choice to make: the one successful span of any other is its delivered span.
 -- request_ties ranks the spans of the requests with a choice.
-CREATE OR REPLACE TEMP TABLE request_facts AS
+CREATE OR REPLACE TABLE request_facts AS
 SELECT request_id,
        max(r) AS rc,
        bool_or(ok) AS any_ok,

@@ -9,7 +9,7 @@
 -- the file stores them as UTC instants (isAdjustedToUTC), as spans.parquet
 -- does. requests_out selects the columns of requests.parquet, requests_added
 -- those it adds to spans.parquet's (writeRequests).
-CREATE OR REPLACE TEMP VIEW request_values AS
+CREATE OR REPLACE VIEW request_values AS
 SELECT
     span_times.* REPLACE (coalesce(attempt, attempt_list.attempts[idx + 1]) AS attempt),
     delivered(idx) AS delivered,

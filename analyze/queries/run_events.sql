@@ -1,7 +1,7 @@
 -- run_events: win_events of the whole run (params with whole = true) from the rows
 -- win_events holds for the windows: every event counts in exactly one window,
 -- so the run's counts and its request_total_us are the windows' sums, exactly.
-CREATE OR REPLACE TEMP TABLE win_events AS
+CREATE OR REPLACE TABLE win_events AS
 SELECT p.last AS k,
     coalesce(sum(attempts), 0)::BIGINT AS attempts,
     coalesce(sum(successful_attempts), 0)::BIGINT AS successful_attempts,

@@ -1,7 +1,7 @@
 -- run_state: win_state of the whole run (params with whole = true) from the rows
 -- win_state holds for the windows: the windows split each segment at their
 -- bounds, so the run's measures (integers, µs) are the windows' sums, exactly.
-CREATE OR REPLACE TEMP TABLE win_state AS
+CREATE OR REPLACE TABLE win_state AS
 SELECT p.last AS k,
     sum(backlog_us)::BIGINT AS backlog_us,
     sum(gap_us)::BIGINT AS gap_us,

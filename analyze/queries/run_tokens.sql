@@ -6,7 +6,7 @@
 -- about 1e-16 relative. Rounding the run's sums to 1e-9 token gives the whole
 -- quantities back, as the run's own pass would count them, and is far below
 -- any share that counts.
-CREATE OR REPLACE TEMP TABLE win_tokens AS
+CREATE OR REPLACE TABLE win_tokens AS
 SELECT p.last AS k,
     round(sum(generated_tokens), 9) AS generated_tokens,
     round(sum(output_tokens), 9) AS output_tokens,

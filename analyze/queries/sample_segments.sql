@@ -2,7 +2,7 @@
 -- sample holds on [ts, min(next ts, ts + 2m)), the last one of a replica on
 -- [ts, ts + m), m the replica's median sampling interval (whole µs, rounded down);
 -- the pool sums the replicas whose state is known, `known` counts them.
-CREATE OR REPLACE TEMP TABLE sseg AS
+CREATE OR REPLACE TABLE sseg AS
 WITH o AS (
     SELECT rep, ts, in_flight AS inf, queue_depth AS qd, cap,
            lead(ts) OVER (PARTITION BY rep ORDER BY ts) AS nts

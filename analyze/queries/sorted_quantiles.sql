@@ -13,7 +13,7 @@
 -- in whole µs repeat a lot: at 10 M spans, ttft and t_queue have 1.4 M
 -- distinct values between them, and this takes 0.75 s where sorting every
 -- value took 2.1 s.
-CREATE OR REPLACE TEMP MACRO sorted_quantiles(tbl, qs) AS TABLE
+CREATE OR REPLACE MACRO sorted_quantiles(tbl, qs) AS TABLE
 WITH counts AS (
     SELECT m, v::DOUBLE AS v, count(*) AS c FROM query_table(tbl) WHERE v IS NOT NULL GROUP BY ALL
 ), ranked AS (

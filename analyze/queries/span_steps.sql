@@ -5,7 +5,7 @@
 -- and is left out. A view: state_events and replica_events sort it each their
 -- own way, one after the other, so that two sorted copies are never held at
 -- once.
-CREATE OR REPLACE TEMP VIEW span_steps AS
+CREATE OR REPLACE VIEW span_steps AS
 SELECT rid, a AS t,
        (CASE WHEN a <= r THEN 1 ELSE 0 END)::TINYINT AS di,
        (CASE WHEN q < a THEN -1 ELSE 0 END)::TINYINT AS dq

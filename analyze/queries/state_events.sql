@@ -1,3 +1,3 @@
 -- state_events: span_steps sorted by instant, for the pool sweep (pool_segments).
-CREATE OR REPLACE TEMP TABLE state_events AS
+CREATE OR REPLACE TABLE state_events AS
 SELECT t, di, dq FROM span_steps ORDER BY t;

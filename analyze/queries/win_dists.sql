@@ -15,7 +15,7 @@
 -- quantile_cont keeps every value of its group in memory outside DuckDB's
 -- memory_limit (for the run window, every successful span's): half the
 -- metrics per statement halves that peak, for one more scan of the spans.
-CREATE OR REPLACE TEMP TABLE {{.Table}} AS
+CREATE OR REPLACE TABLE {{.Table}} AS
 WITH agg AS (
     SELECT least(r // p.width, p.last) AS k
 {{- range .Metrics}},

@@ -1,7 +1,7 @@
 -- win_events: events counted in the window that holds their instant (the last
 -- window also holds the instant t1): attempts at released_at, arrivals (attempt 0)
 -- at queued_at, logical requests at the release of their last span.
-CREATE OR REPLACE TEMP TABLE win_events AS
+CREATE OR REPLACE TABLE win_events AS
 WITH att AS (
     SELECT least(r // p.width, p.last) AS k,
            count(*) AS attempts,

@@ -1,5 +1,5 @@
 -- win_sampled: the same measures from the samples' held state, over known time only.
-CREATE OR REPLACE TEMP TABLE win_sampled AS
+CREATE OR REPLACE TABLE win_sampled AS
 WITH s AS (
     SELECT greatest(lo, p.t0) AS lo, least(hi, p.t1) AS hi, inf, qd, sseg.cap
     FROM sseg, p WHERE sseg.hi > p.t0 AND sseg.lo < p.t1

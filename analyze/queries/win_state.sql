@@ -1,6 +1,6 @@
 -- win_state: exact measures of the pool's state per window, from its segments
 -- clipped to the run extent (µs; integrals in request·µs).
-CREATE OR REPLACE TEMP TABLE win_state AS
+CREATE OR REPLACE TABLE win_state AS
 WITH s AS (
     SELECT greatest(lo, p.t0) AS lo, least(hi, p.t1) AS hi, inf, qd
     FROM seg, p WHERE hi > p.t0 AND lo < p.t1

@@ -9,7 +9,7 @@
 -- integers (whole), which costs a fraction of converting each to DECIMAL; only
 -- the intervals cut by a window bound or the extent (parts) have fractional
 -- shares. The sums are the same: DECIMAL addition is exact.
-CREATE OR REPLACE TEMP TABLE win_tokens AS
+CREATE OR REPLACE TABLE win_tokens AS
 WITH whole AS (
     SELECT least(a // p.width, p.last) AS k, kind, ok, delivered, qty
     FROM quantities, p

@@ -1,6 +1,6 @@
 -- windows: the tumbling windows k = first … last, their nominal bounds (the extent's
 -- for the whole run) and their overlap with the run extent in µs.
-CREATE OR REPLACE TEMP TABLE win AS
+CREATE OR REPLACE TABLE win AS
 SELECT k,
        CASE WHEN p.whole THEN p.t0 ELSE k * p.width END AS w_lo,
        CASE WHEN p.whole THEN p.t1 ELSE (k + 1) * p.width END AS w_hi,
