@@ -318,7 +318,12 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 	// requests.parquet reads span_src and the attempts and delivered flags,
 	// which stay as they are: it is written on the side connection, beside
 	// the sweeps, which run on one thread.
-	requests := a.onSide(func(b *analysis) error { return b.writeRequests(tmpDir, spansPath, join != nil) })
+	requests := a.onSide(func(b *analysis) error {
+		if err := b.sourceQuality(&dq); err != nil {
+			return err
+		}
+		return b.writeRequests(tmpDir, spansPath, join != nil)
+	})
 	defer requests.stop()
 
 	for _, name := range []string{"quantities", "span_steps", "state_events", "pool_segments"} {
@@ -739,6 +744,8 @@ func (a *analysis) replicaStates(t0, t1 int64) ([]schemas.ReplicaState, error) {
 	return out, nil
 }
 
+// quality counts the data-quality measures of SPEC §6 that the spans table
+// and the request facts show (quality_spans); sourceQuality adds the others.
 func (a *analysis) quality(t0, t1 int64, clipped bool, man schemas.Manifest) (schemas.DataQuality, error) {
 	dq := schemas.DataQuality{
 		RecordsRead:     man.Counts.Read,
@@ -746,18 +753,17 @@ func (a *analysis) quality(t0, t1 int64, clipped bool, man schemas.Manifest) (sc
 		RecordsRejected: man.Counts.Rejected,
 		RecordsSkipped:  man.Counts.Skipped,
 		RejectedBy:      man.RejectedBy,
+		Models:          []string{},
 	}
 	if dq.RejectedBy == nil {
 		dq.RejectedBy = map[string]int64{}
 	}
-	defer a.logQuery("quality", time.Now())
+	defer a.logQuery("quality_spans", time.Now())
 	var mq, ma, mf, ml, mr, spansClipped int64
-	var models []any
-	err := a.db.QueryRowContext(a.ctx, query("quality"), t0, t1).Scan(
-		&mq, &ma, &mf, &ml, &mr, &dq.OutOfOrder, &dq.DuplicateSpanIDs, &dq.UnlinkedRetries,
-		&dq.SpansOutOfState, &spansClipped, &models, &dq.CoarseTimeSpans, &dq.RelativeSpans)
+	err := a.db.QueryRowContext(a.ctx, query("quality_spans"), t0, t1).Scan(
+		&mq, &ma, &mf, &ml, &mr, &dq.OutOfOrder, &dq.UnlinkedRetries, &dq.SpansOutOfState, &spansClipped)
 	if err != nil {
-		return dq, fmt.Errorf("analyze quality: %w", err)
+		return dq, fmt.Errorf("analyze quality_spans: %w", err)
 	}
 	dq.MissingTimestamp = map[string]int64{
 		"queued_at": mq, "admitted_at": ma, "first_token_at": mf, "last_token_at": ml, "released_at": mr,
@@ -765,16 +771,28 @@ func (a *analysis) quality(t0, t1 int64, clipped bool, man schemas.Manifest) (sc
 	if clipped {
 		dq.SpansClipped = spansClipped
 	}
-	dq.Models = []string{}
+	if err := a.db.QueryRowContext(a.ctx, query("sampling_holes")).Scan(&dq.SamplingHoles); err != nil {
+		return dq, fmt.Errorf("analyze sampling_holes: %w", err)
+	}
+	return dq, nil
+}
+
+// sourceQuality counts into dq the data-quality measures of SPEC §6 read
+// from span_src's columns that the spans table leaves out (quality_source).
+func (a *analysis) sourceQuality(dq *schemas.DataQuality) error {
+	defer a.logQuery("quality_source", time.Now())
+	var models []any
+	err := a.db.QueryRowContext(a.ctx, query("quality_source")).Scan(
+		&dq.DuplicateSpanIDs, &models, &dq.CoarseTimeSpans, &dq.RelativeSpans)
+	if err != nil {
+		return fmt.Errorf("analyze quality_source: %w", err)
+	}
 	for _, m := range models {
 		if s, ok := m.(string); ok {
 			dq.Models = append(dq.Models, s)
 		}
 	}
-	if err := a.db.QueryRowContext(a.ctx, query("sampling_holes")).Scan(&dq.SamplingHoles); err != nil {
-		return dq, fmt.Errorf("analyze sampling_holes: %w", err)
-	}
-	return dq, nil
+	return nil
 }
 
 // curves computes curves.json over the run extent of the params table p.

@@ -1,6 +1,8 @@
--- quality: the data-quality counts of SPEC §6 that the spans themselves show
--- ($1 t0, $2 t1 in µs: an instant outside them makes a span clipped), read
--- from span_times: the spans table holds only the columns the metrics read.
+-- quality_spans: the data-quality counts of SPEC §6 that the spans' instants
+-- and request facts show ($1 t0, $2 t1 in µs: an instant outside them makes a
+-- span clipped), from the spans table, which holds every span's instants:
+-- reading them from spans.parquet again would decode them again.
+-- quality_source counts the rest from the columns only it reads.
 --
 -- A span is out of order when two of its known instants, taken in the order
 -- q a f l r, decrease: a comparison with an unknown (NULL) instant is NULL, and
@@ -21,7 +23,6 @@ SELECT
     count(*) FILTER (WHERE r IS NULL) AS missing_released_at,
     count(*) FILTER (WHERE (q > a OR q > f OR q > l OR q > r OR a > f OR a > l OR a > r
         OR f > l OR f > r OR l > r) IS TRUE) AS out_of_order,
-    count(*) - count(DISTINCT span_id) AS duplicate_span_ids,
     (SELECT CASE
         WHEN NOT coalesce(bool_or(has_first), false) THEN coalesce(sum(retries), 0)
         WHEN bool_or(has_first AND request_id IS NULL) THEN 0
@@ -30,8 +31,5 @@ SELECT
     count(*) FILTER (WHERE NOT (a <= r) OR a IS NULL OR r IS NULL
         OR NOT (q <= a) OR q IS NULL) AS spans_outside_state,
     count(*) FILTER (WHERE least(q, a, f, l, r) < $1::BIGINT
-        OR greatest(q, a, f, l, r) > $2::BIGINT) AS spans_clipped,
-    coalesce(list_sort(list(DISTINCT model) FILTER (WHERE model IS NOT NULL)), []) AS models,
-    count(*) FILTER (WHERE time_resolution_us > 1) AS coarse_time,
-    count(*) FILTER (WHERE time_origin IS NOT NULL) AS relative_time
-FROM span_times;
+        OR greatest(q, a, f, l, r) > $2::BIGINT) AS spans_clipped
+FROM spans;

@@ -1,0 +1,10 @@
+-- quality_source: the data-quality counts of SPEC §6 from the columns of
+-- span_src that the spans table leaves out: duplicate span_ids, the models
+-- seen, spans with coarse timestamps (time_resolution_us) and spans timed
+-- from a benchmark's start (time_origin). quality_spans counts the rest.
+SELECT
+    count(*) - count(DISTINCT span_id) AS duplicate_span_ids,
+    coalesce(list_sort(list(DISTINCT model) FILTER (WHERE model IS NOT NULL)), []) AS models,
+    count(*) FILTER (WHERE time_resolution_us > 1) AS coarse_time,
+    count(*) FILTER (WHERE time_origin IS NOT NULL) AS relative_time
+FROM span_src;
