@@ -308,12 +308,17 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 			return nil, err
 		}
 	}
-	if err := a.drop("request_facts"); err != nil {
+	for _, v := range []string{"logical_requests", "request_facts"} {
+		if _, err := a.db.ExecContext(a.ctx, "DROP VIEW "+v); err != nil {
+			return nil, fmt.Errorf("analyze drop %s: %w", v, err)
+		}
+	}
+	if err := a.drop("multi_facts", "multi_requests"); err != nil {
 		return nil, err
 	}
 	// Nothing after the windows' events groups spans by request: the spans
 	// table's largest column goes (at 10 M spans, less to spill in the sweeps).
-	if err := a.dropColumns("spans", "request_id", "attempt"); err != nil {
+	if err := a.dropColumns("spans", "request_id", "attempt", "solo"); err != nil {
 		return nil, err
 	}
 	// requests.parquet reads span_src and the attempts and delivered flags,

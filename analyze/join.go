@@ -46,7 +46,7 @@ func (a *analysis) loadSpans(path string) (*schemas.JoinCoverage, error) {
 	if _, err := a.db.ExecContext(a.ctx, "CREATE OR REPLACE VIEW span_src AS "+src); err != nil {
 		return nil, fmt.Errorf("analyze span_src: %w", err)
 	}
-	for _, name := range []string{"span_times", "replica_ids"} {
+	for _, name := range []string{"span_times", "replica_ids", "multi_requests"} {
 		if err := a.exec(name); err != nil {
 			return nil, err
 		}

@@ -42,7 +42,7 @@ func TestRequestsOutFindsSpansByIdx(t *testing.T) {
 		AS t(idx, span_id, request_id, attempt, status, q, r)`); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"span_times", "replica_ids", "load_spans"} {
+	for _, name := range []string{"span_times", "replica_ids", "multi_requests", "load_spans"} {
 		if err := a.exec(name); err != nil {
 			t.Fatal(err)
 		}

@@ -7,10 +7,13 @@
 -- order of this table does not matter. number_attempts fills in the attempt
 -- numbers the source left out; the delivered spans are a bitstring over idx
 -- (delivered_bits). The per-span metrics are the macros of span_metrics.
--- request_id and attempt are dropped once the windows' events are counted
--- (analyze.go): nothing later reads them.
+-- solo: the span is its request's only span (not in multi_requests; IS NOT
+-- DISTINCT FROM: a NULL request_id is one request). request_id, attempt and
+-- solo are dropped once the windows' events are counted (analyze.go): nothing
+-- later reads them.
 CREATE OR REPLACE TABLE spans AS
 SELECT
-    idx, request_id, attempt, rid, status = 'ok' AS ok, q, a, f, l, r,
-    input_tokens AS tin, output_tokens AS tout, gw
-FROM span_times JOIN replica_ids ON replica_ids.rep = coalesce(span_times.replica, '');
+    idx, span_times.request_id, attempt, rid, status = 'ok' AS ok, q, a, f, l, r,
+    input_tokens AS tin, output_tokens AS tout, gw, m.multi IS NULL AS solo
+FROM span_times JOIN replica_ids ON replica_ids.rep = coalesce(span_times.replica, '')
+LEFT JOIN multi_requests m ON m.request_id IS NOT DISTINCT FROM span_times.request_id;

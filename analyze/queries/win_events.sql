@@ -1,6 +1,11 @@
 -- win_events: events counted in the window that holds their instant (the last
 -- window also holds the instant t1): attempts at released_at, arrivals (attempt 0)
 -- at queued_at, logical requests at the release of their last span.
+--
+-- An arrival completes with its request (logical_requests, joined by a
+-- request_id that is not NULL). A solo span (load_spans) is its request, so
+-- only the first attempts of requests of several spans are joined to their
+-- facts (multi_facts): at 10 M spans about 0.6 M rows instead of 10 M.
 CREATE OR REPLACE TABLE win_events AS
 WITH att AS (
     SELECT least(r // p.width, p.last) AS k,
@@ -11,10 +16,17 @@ WITH att AS (
 ), arr AS (
     SELECT least(s.q // p.width, p.last) AS k,
            count(*) AS arrivals,
-           count(lr.rc) AS completed_arrivals,
-           sum(lr.rc - s.q) AS request_total_us
-    FROM spans s LEFT JOIN logical_requests lr USING (request_id), p
-    WHERE s.attempt = 0 AND s.q BETWEEN p.t0 AND p.t1 GROUP BY ALL
+           count(s.rc) AS completed_arrivals,
+           sum(s.rc - s.q) AS request_total_us
+    FROM (
+        SELECT q, CASE WHEN request_id IS NOT NULL THEN r END AS rc
+        FROM spans WHERE solo AND attempt = 0
+        UNION ALL
+        SELECT s.q, lr.rc
+        FROM spans s LEFT JOIN multi_facts lr USING (request_id)
+        WHERE NOT s.solo AND s.attempt = 0
+    ) s, p
+    WHERE s.q BETWEEN p.t0 AND p.t1 GROUP BY ALL
 ), req AS (
     SELECT least(rc // p.width, p.last) AS k,
            count(*) AS requests,
