@@ -208,10 +208,11 @@ func (a *analysis) exec(name string, args ...any) error {
 }
 
 // logQuery logs the time a statement took (tpsreport --debug), the CPU time
-// the process used since the last statement logged (about twice the elapsed
-// time when the statement kept both cores busy, about the same when it ran on
-// one), and what DuckDB holds afterwards: in memory, and spilled to its temp
-// files.
+// the process used since the connection's last statement logged (about twice
+// the elapsed time when the statement kept both cores busy, about the same
+// when it ran on one; while the side connection works, both connections'
+// statements count in it), and what DuckDB holds afterwards: in memory, and
+// spilled to its temp files.
 func (a *analysis) logQuery(name string, start time.Time) {
 	if !a.log.Enabled(a.ctx, slog.LevelDebug) {
 		return
@@ -284,7 +285,8 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 	}
 
 	// What needs the columns the spans table leaves out reads them from
-	// span_src: the data quality counts and requests.parquet.
+	// span_src: the run_id here, and beside the sweeps the data-quality
+	// counts of quality_source and requests.parquet.
 	runID := man.RunID
 	if runID == "" {
 		if err := a.db.QueryRowContext(a.ctx, "SELECT coalesce(min(run_id), '') FROM span_src").Scan(&runID); err != nil {
@@ -321,9 +323,12 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 	if err := a.dropColumns("spans", "request_id", "attempt", "solo"); err != nil {
 		return nil, err
 	}
-	// requests.parquet reads span_src and the attempts and delivered flags,
-	// which stay as they are: it is written on the side connection, beside
-	// the sweeps, which run on one thread.
+	// The pool's and the replicas' sweeps run on one thread: beside them, on
+	// the side connection, go quality_source and requests.parquet, which read
+	// span_src, the attempts and the delivered flags, none of which this
+	// connection changes meanwhile. They start once the request facts are
+	// dropped and the spans table narrowed, when their memory adds to the
+	// least.
 	requests := a.onSide(func(b *analysis) error {
 		if err := b.sourceQuality(&dq); err != nil {
 			return err

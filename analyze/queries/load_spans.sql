@@ -1,9 +1,9 @@
 -- load_spans: the columns of the spans that the metrics read, from the view
 -- span_src (join.go: spans.parquet with its row numbers idx, or the
 -- gateway-engine join), through span_times (instants as int64 µs), replicas
--- as their number rid (replica_ids). quality and request_values read the other
--- columns from span_src again rather than from here: at 10 M spans a table of every
--- column spills to disk. Rows are found by idx, never by position, so the
+-- as their number rid (replica_ids). quality_source and request_values read the
+-- other columns from span_src again rather than from here: at 10 M spans a table
+-- of every column spills to disk. Rows are found by idx, never by position, so the
 -- order of this table does not matter. number_attempts fills in the attempt
 -- numbers the source left out; the delivered spans are a bitstring over idx
 -- (delivered_bits). The per-span metrics are the macros of span_metrics.
