@@ -164,8 +164,7 @@ type sideTask struct {
 // onSide runs f on the side connection while the caller goes on with db's
 // statements, and returns the task to wait for: DuckDB runs the two
 // connections' statements side by side on its threads, so a statement that
-// keeps one core busy (the sweeps, the run's quantiles) leaves the other to
-// the side's. Without a side connection f runs here, before onSide returns.
+// keeps one core busy (the sweeps) leaves the other to the side's. Without a side connection f runs here, before onSide returns.
 // f must not read what the caller changes meanwhile, nor change what it reads.
 func (a *analysis) onSide(f func(*analysis) error) *sideTask {
 	ctx, cancel := context.WithCancel(a.ctx)

@@ -68,8 +68,8 @@ func openDB(ctx context.Context, tempDir string, n int) (*sql.DB, []*sql.Conn, e
 			return fail(conns, fmt.Errorf("open duckdb: %w", err))
 		}
 		conns = append(conns, c)
-		// Some settings (TimeZone, enable_progress_bar) are a connection's
-		// own: every connection gets them all.
+		// enable_progress_bar is a connection's own setting (the others are
+		// the database's): every connection gets them all.
 		for _, s := range settings {
 			if _, err := c.ExecContext(ctx, s); err != nil {
 				return fail(conns, fmt.Errorf("duckdb %q: %w", s, err))
