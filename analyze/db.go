@@ -24,9 +24,10 @@ var settings = []string{
 	// temp directory (inside the dataset, removed afterwards). Peak RSS runs
 	// 1–1.5 GB above it (the block pool below, and the quantile aggregates'
 	// states, which DuckDB does not count), at the end, in the distributions.
-	// On 10 M spans, alternated: 2.5 GB ran 29.5 s (28.9–30.3) at 3.3–3.5 GB
-	// peak RSS, 2 GB 30.7 s (30.4–31.7) at 3.0–3.2 GB, 3 GB 30.5–31.3 s at
-	// 3.4–3.6 GB; a run that never spills (10 GB) took 29.2 s at 4.6 GB.
+	// On 10 M spans, alternated (medians of 5): 2.5 GB ran 29.6 s (28.9–30.3)
+	// at 3.3–3.5 GB peak RSS, 2 GB 30.8 s (30.4–31.7) at 3.0–3.2 GB; 3 GB
+	// 30.5–31.3 s at 3.4–3.6 GB; a run that never spills (10 GB) 29.2 s at
+	// 4.6 GB.
 	// Bounded memory under the 4 GB target is the promise, so 2.5 GB.
 	"SET memory_limit = '2500MB'",
 	// DuckDB's buffers come from a pool of this size that keeps what it frees
