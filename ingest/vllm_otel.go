@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 
@@ -17,7 +18,14 @@ import (
 // object per line; a single (pretty-printed) document is read too. Each span
 // named llm_request is one record and becomes one span; every other span is
 // a skipped record, and so is a span whose (traceId, spanId) was already
-// read. A document that is not valid JSON is one rejected record.
+// read. A document that is not valid JSON, or whose OTLP structure has a
+// value of the wrong type, is one rejected record.
+//
+// Keys are OTLP/JSON's (camelCase, as the collector writes them) or
+// protobuf's field names (snake_case, MessageToJson with
+// preserving_proto_field_name), matched exactly; when a key repeats in one
+// object, the last value wins. Unknown keys are checked as JSON and skipped,
+// so prompt text in an event is never read.
 //
 // Clock domains (schemas/formats/vllm.md). The span starts at the request's
 // arrival on the frontend's wall clock; gen_ai.latency.time_to_first_token
@@ -38,6 +46,12 @@ import (
 // and between the last token and the release. admitted_at is clamped into
 // [queued_at, first_token_at] and last_token_at into [first_token_at,
 // released_at]: the clocks differ by at most scheduling noise.
+//
+// The decoder reads a document in one pass with jsonScanner, without
+// reflection and without building the document: a span's fields are kept as
+// the byte ranges of their values and read once the span's object ends (its
+// keys may come in any order), and a resource's replica is given to its
+// spans once the resource's object ends.
 
 // vllmOTelMaxDoc bounds a pretty-printed single document held in memory.
 const vllmOTelMaxDoc = 1 << 30
@@ -47,7 +61,9 @@ type vllmOTelReader struct {
 	lines   *lineSplitter
 	rec     Record
 	queue   []Record
-	seen    map[string]bool
+	qi      int
+	seen    map[otlpKey]struct{} // (traceId, spanId) of every span read
+	dec     otlpDecoder
 	decided bool
 	done    bool
 	err     error
@@ -56,7 +72,7 @@ type vllmOTelReader struct {
 var _ Reader = (*vllmOTelReader)(nil)
 
 func newVLLMOTelReader(in Input) Reader {
-	return &vllmOTelReader{name: in.Name, lines: newLineSplitter(in.R, in.MaxLineBytes), seen: map[string]bool{}}
+	return &vllmOTelReader{name: in.Name, lines: newLineSplitter(in.R, in.MaxLineBytes), seen: map[otlpKey]struct{}{}}
 }
 
 // Record implements Reader.
@@ -72,10 +88,13 @@ func (r *vllmOTelReader) Err() error {
 
 // Next implements Reader.
 func (r *vllmOTelReader) Next() bool {
-	if len(r.queue) > 0 {
-		r.rec, r.queue = r.queue[0], r.queue[1:]
+	if r.qi < len(r.queue) {
+		r.rec = r.queue[r.qi]
+		r.queue[r.qi] = Record{}
+		r.qi++
 		return true
 	}
+	r.queue, r.qi = r.queue[:0], 0
 	if r.done || !r.lines.Next() {
 		return false
 	}
@@ -118,291 +137,887 @@ func (r *vllmOTelReader) Next() bool {
 		r.rec = Record{Kind: KindSkip, Line: n}
 		return true
 	}
-	r.rec, r.queue = r.queue[0], r.queue[1:]
+	r.rec, r.queue[0] = r.queue[0], Record{}
+	r.qi = 1
 	return true
 }
 
-// OTLP/JSON, as the collector writes it (camelCase) or as protobuf's
-// MessageToJson(preserving_proto_field_name=True) does (snake_case).
-type otlpDoc struct {
-	ResourceSpans  []otlpResourceSpans `json:"resourceSpans"`
-	ResourceSpans2 []otlpResourceSpans `json:"resource_spans"`
-}
-
-type otlpResourceSpans struct {
-	Resource struct {
-		Attributes []otlpKV `json:"attributes"`
-	} `json:"resource"`
-	ScopeSpans  []otlpScopeSpans `json:"scopeSpans"`
-	ScopeSpans2 []otlpScopeSpans `json:"scope_spans"`
-	LibSpans    []otlpScopeSpans `json:"instrumentationLibrarySpans"` // OTLP < 0.15
-}
-
-type otlpScopeSpans struct {
-	Spans []otlpSpan `json:"spans"`
-}
-
-type otlpSpan struct {
-	TraceID    string          `json:"traceId"`
-	TraceID2   string          `json:"trace_id"`
-	SpanID     string          `json:"spanId"`
-	SpanID2    string          `json:"span_id"`
-	Name       string          `json:"name"`
-	Start      json.RawMessage `json:"startTimeUnixNano"`
-	Start2     json.RawMessage `json:"start_time_unix_nano"`
-	End        json.RawMessage `json:"endTimeUnixNano"`
-	End2       json.RawMessage `json:"end_time_unix_nano"`
-	Attributes []otlpKV        `json:"attributes"`
-	Status     struct {
-		Code json.RawMessage `json:"code"`
-	} `json:"status"`
-}
-
-type otlpKV struct {
-	Key   string       `json:"key"`
-	Value otlpAnyValue `json:"value"`
-}
-
-type otlpAnyValue struct {
-	String  *string         `json:"stringValue"`
-	String2 *string         `json:"string_value"`
-	Int     json.RawMessage `json:"intValue"`
-	Int2    json.RawMessage `json:"int_value"`
-	Double  json.RawMessage `json:"doubleValue"`
-	Double2 json.RawMessage `json:"double_value"`
-	Array   *struct {
-		Values []otlpAnyValue `json:"values"`
-	} `json:"arrayValue"`
-	Array2 *struct {
-		Values []otlpAnyValue `json:"values"`
-	} `json:"array_value"`
-}
-
-func (v *otlpAnyValue) str() (string, bool) {
-	switch {
-	case v.String != nil:
-		return *v.String, true
-	case v.String2 != nil:
-		return *v.String2, true
+// decodeDoc turns one OTLP document into records appended to out: a span,
+// skip or reject for each span of the document, in document order, or one
+// reject for a document that does not decode.
+func (r *vllmOTelReader) decodeDoc(doc []byte, line int64, out []Record) []Record {
+	raw := doc[:min(len(doc), tooLongKeep)]
+	d := &r.dec
+	if err := d.decode(doc); err != nil {
+		return append(out, Record{Kind: KindReject, Line: line, Raw: raw, Err: parseErrorAt(r.name, line, err)})
 	}
-	return "", false
+	for i := range d.spans {
+		ds := &d.spans[i]
+		if ds.drop {
+			continue
+		}
+		rec := Record{Kind: ds.kind, Line: line}
+		if ds.keyed {
+			// A span exported twice is read once: the later copies are
+			// skipped, whatever else is wrong with them.
+			if _, dup := r.seen[ds.key]; dup {
+				out = append(out, Record{Kind: KindSkip, Line: line})
+				continue
+			}
+			if ds.kind == KindSpan {
+				r.seen[ds.key] = struct{}{}
+			}
+		}
+		switch ds.kind {
+		case KindSpan:
+			rec.Span = ds.span
+		case KindReject:
+			rec.Raw = raw
+			rec.Err = parseErrorAt(r.name, line, ds.err)
+		}
+		out = append(out, rec)
+	}
+	return out
 }
 
-// number returns an int or double value as float64.
-func (v *otlpAnyValue) number() (float64, bool, error) {
-	for _, raw := range []json.RawMessage{v.Double, v.Double2, v.Int, v.Int2} {
+// otlpKey is a span's identity: its trace id (16 bytes) and span id (8).
+type otlpKey [24]byte
+
+// otlpDecoder decodes OTLP/JSON documents. It reuses its buffers from one
+// document to the next and hands out the spans' optional values from arena
+// chunks. Not safe for concurrent use.
+type otlpDecoder struct {
+	sc     jsonScanner
+	vs     jsonScanner // reads a value again from its byte range
+	arena  arena
+	intern interner
+	models recentStrings
+	reps   recentStrings
+
+	spans   []otlpSpanOut  // the spans of the document, in order
+	typeErr *RecordError   // the first value of the wrong type in the document
+	sv      otlpSpanValues // the span being read
+	res     []otlpAttr     // the replica attributes of the resource being read
+	reasons []string       // the span's finish reasons
+	hexBuf  [16]byte
+}
+
+// otlpSpanOut is what became of one span of a document: a span, a skip or a
+// reject, and, when its ids are valid, its key (the reader skips a key it
+// has read before).
+type otlpSpanOut struct {
+	kind  Kind
+	span  schemas.Span
+	err   error
+	key   otlpKey
+	keyed bool
+	drop  bool // in an array a later value of the same key replaced
+}
+
+// rng is the byte range [lo, hi) of a value in the document; hi == 0 when
+// the key is absent.
+type rng struct{ lo, hi int }
+
+func (v rng) present() bool { return v.hi > 0 }
+
+// otlpSpanValues are the fields of a span object, as the byte ranges of
+// their values, and its attributes that the span reads, in order.
+type otlpSpanValues struct {
+	trace, trace2, id, id2, name rng // strings or null
+	start, start2, end, end2     rng // any value, read as OTLP fixed64
+	code                         rng // status.code, any value
+	attrs                        []otlpAttr
+}
+
+// otlpAttr is a key-value of an attributes array whose key matters: which
+// one, the range of the key's string (for reasons) and that of its value
+// (an AnyValue object, or null).
+type otlpAttr struct {
+	key       otlpAttrKey
+	name, val rng
+}
+
+type otlpAttrKey uint8
+
+const (
+	attrOther otlpAttrKey = iota
+	attrRequestID
+	attrResponseModel
+	attrRequestModel
+	attrFinishReasons
+	attrPromptTokens
+	attrCompletionTokens
+	attrTimeInQueue
+	attrTTFT
+	attrE2E
+	attrPrefill
+	attrDecode
+	// The resource's, in the order a replica is looked for.
+	attrInstanceID
+	attrHostName
+	attrPodName
+)
+
+// spanAttrKey classifies the key of a span attribute.
+func spanAttrKey(key []byte) otlpAttrKey {
+	switch string(key) {
+	case "gen_ai.request.id":
+		return attrRequestID
+	case "gen_ai.response.model":
+		return attrResponseModel
+	case "gen_ai.request.model":
+		return attrRequestModel
+	case "gen_ai.response.finish_reasons", "gen_ai.response.finish_reason":
+		return attrFinishReasons
+	case "gen_ai.usage.prompt_tokens", "gen_ai.usage.input_tokens":
+		return attrPromptTokens
+	case "gen_ai.usage.completion_tokens", "gen_ai.usage.output_tokens":
+		return attrCompletionTokens
+	case "gen_ai.latency.time_in_queue":
+		return attrTimeInQueue
+	case "gen_ai.latency.time_to_first_token":
+		return attrTTFT
+	case "gen_ai.latency.e2e":
+		return attrE2E
+	case "gen_ai.latency.time_in_model_prefill":
+		return attrPrefill
+	case "gen_ai.latency.time_in_model_decode":
+		return attrDecode
+	}
+	return attrOther
+}
+
+// resourceAttrKey classifies the key of a resource attribute.
+func resourceAttrKey(key []byte) otlpAttrKey {
+	switch string(key) {
+	case "service.instance.id":
+		return attrInstanceID
+	case "host.name":
+		return attrHostName
+	case "k8s.pod.name":
+		return attrPodName
+	}
+	return attrOther
+}
+
+// decode reads one document into d.spans. It returns an error, a
+// *RecordError, when the document is not valid JSON or a value of its OTLP
+// structure has the wrong type; then no span of it counts. A syntax error
+// anywhere wins over a wrong type, as in encoding/json.
+func (d *otlpDecoder) decode(data []byte) error {
+	d.spans = d.spans[:0]
+	d.typeErr = nil
+	s := &d.sc
+	s.reset(data)
+	switch c := s.class(); c {
+	case jsonObject:
+	case jsonNull: // an empty document
+		if err := s.readLiteral("null"); err != nil {
+			return err
+		}
+		return s.end()
+	case jsonEnd:
+		return s.syntaxError("looking for beginning of value")
+	default:
+		pos := s.pos
+		if err := s.skipValue(); err != nil {
+			return err
+		}
+		if err := s.end(); err != nil {
+			return err
+		}
+		return recordErrorf(ErrBadType, pos, "OTLP: want a JSON object, found %s", jsonTypeName(c))
+	}
+	var last [2]rng // the spans of resourceSpans and of resource_spans
+	err := d.object("", "", func(key []byte) error {
+		switch string(key) {
+		case "resourceSpans":
+			return d.replaced(&last[0], func() error { return d.array("", "resourceSpans", d.resourceSpans) })
+		case "resource_spans":
+			return d.replaced(&last[1], func() error { return d.array("", "resource_spans", d.resourceSpans) })
+		}
+		return s.skipValue()
+	})
+	if err == nil {
+		err = s.end()
+	}
+	if err != nil {
+		return err
+	}
+	if d.typeErr != nil {
+		return d.typeErr
+	}
+	return nil
+}
+
+// replaced runs read, which appends spans, for a key of an object; when the
+// key came before in the object, the spans its earlier value gave are
+// dropped: the last value wins. last holds them.
+func (d *otlpDecoder) replaced(last *rng, read func() error) error {
+	for i := last.lo; i < last.hi; i++ {
+		d.spans[i].drop = true
+	}
+	lo := len(d.spans)
+	err := read()
+	*last = rng{lo, len(d.spans)}
+	return err
+}
+
+// wrongType notes a value of class c at the scanner where want belongs, and
+// skips it. The value is at key of the object at path parent (joined only
+// here: the happy path builds no string).
+func (d *otlpDecoder) wrongType(parent, key, want string, c byte) error {
+	s := &d.sc
+	if d.typeErr == nil {
+		path := key
+		if parent != "" {
+			path = parent + "." + key
+		}
+		d.typeErr = recordErrorf(ErrBadType, s.pos, "OTLP: %s: want %s, found %s", path, want, jsonTypeName(c))
+	}
+	return s.skipValue()
+}
+
+// object reads the object or null at key of the object at path parent,
+// calling field for each of its keys with the scanner at the key's value;
+// field must consume the value. The key is valid until the next string is
+// read.
+func (d *otlpDecoder) object(parent, key string, field func(key []byte) error) error {
+	s := &d.sc
+	switch c := s.class(); c {
+	case jsonNull:
+		return s.readLiteral("null")
+	case jsonObject:
+	default:
+		return d.wrongType(parent, key, "an object", c)
+	}
+	if err := s.beginObject(); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		key, ok, err := s.nextKey(first)
+		if err != nil || !ok {
+			return err
+		}
+		if err := field(key); err != nil {
+			return err
+		}
+	}
+}
+
+// array reads the array or null at key of the object at path parent,
+// calling elem for each element with the scanner at it; elem must consume
+// it.
+func (d *otlpDecoder) array(parent, key string, elem func() error) error {
+	s := &d.sc
+	switch c := s.class(); c {
+	case jsonNull:
+		return s.readLiteral("null")
+	case jsonArray:
+	default:
+		return d.wrongType(parent, key, "an array", c)
+	}
+	s.pos++
+	s.depth++
+	if s.depth > maxJSONDepth {
+		return recordErrorf(ErrBadJSON, s.pos-1, "invalid JSON: exceeded max depth")
+	}
+	s.ws()
+	if s.pos < len(s.data) && s.data[s.pos] == ']' {
+		s.pos++
+		s.depth--
+		return nil
+	}
+	for {
+		if err := elem(); err != nil {
+			return err
+		}
+		s.ws()
+		if s.pos < len(s.data) && s.data[s.pos] == ']' {
+			s.pos++
+			s.depth--
+			return nil
+		}
+		if s.pos >= len(s.data) || s.data[s.pos] != ',' {
+			return s.syntaxError("after array element")
+		}
+		s.pos++
+	}
+}
+
+// str reads the string or null at key of the object at path parent and
+// returns its range (null included).
+func (d *otlpDecoder) str(parent, key string) (rng, error) {
+	s := &d.sc
+	switch c := s.class(); c {
+	case jsonString:
+		lo := s.pos
+		_, err := s.readString()
+		return rng{lo, s.pos}, err
+	case jsonNull:
+		lo := s.pos
+		err := s.readLiteral("null")
+		return rng{lo, s.pos}, err
+	default:
+		return rng{}, d.wrongType(parent, key, "a string", c)
+	}
+}
+
+// raw reads any value and returns its range.
+func (d *otlpDecoder) raw() (rng, error) {
+	s := &d.sc
+	s.ws()
+	lo := s.pos
+	err := s.skipValue()
+	return rng{lo, s.pos}, err
+}
+
+// Paths of the OTLP structure, for wrong-type reasons.
+const (
+	pathResource      = "resourceSpans.resource"
+	pathResourceAttrs = "resourceSpans.resource.attributes"
+	pathScopeSpans    = "resourceSpans.scopeSpans"
+	pathSpans         = "resourceSpans.scopeSpans.spans"
+	pathSpanAttrs     = "resourceSpans.scopeSpans.spans.attributes"
+)
+
+// resourceSpans reads one element of resourceSpans: its spans, then the
+// replica its resource names, given to each of them.
+func (d *otlpDecoder) resourceSpans() error {
+	first := len(d.spans)
+	d.res = d.res[:0]
+	var last [3]rng // scopeSpans, scope_spans, instrumentationLibrarySpans
+	s := &d.sc
+	err := d.object("", "resourceSpans", func(key []byte) error {
+		switch string(key) {
+		case "resource":
+			d.res = d.res[:0]
+			return d.object("resourceSpans", "resource", func(key []byte) error {
+				if string(key) != "attributes" {
+					return s.skipValue()
+				}
+				d.res = d.res[:0]
+				return d.attributes(pathResource, resourceAttrKey, &d.res)
+			})
+		case "scopeSpans":
+			return d.replaced(&last[0], func() error { return d.array("resourceSpans", "scopeSpans", d.scopeSpans) })
+		case "scope_spans":
+			return d.replaced(&last[1], func() error { return d.array("resourceSpans", "scope_spans", d.scopeSpans) })
+		case "instrumentationLibrarySpans": // OTLP < 0.15
+			return d.replaced(&last[2], func() error {
+				return d.array("resourceSpans", "instrumentationLibrarySpans", d.scopeSpans)
+			})
+		}
+		return s.skipValue()
+	})
+	if err != nil || len(d.spans) == first {
+		return err
+	}
+	if replica := d.replica(); replica != nil {
+		for i := first; i < len(d.spans); i++ {
+			if d.spans[i].kind == KindSpan {
+				d.spans[i].span.Replica = replica
+			}
+		}
+	}
+	return nil
+}
+
+// replica is the resource's instance: the first service.instance.id that is
+// a non-empty string, else host.name, else k8s.pod.name; nil for none.
+func (d *otlpDecoder) replica() *string {
+	for k := attrInstanceID; k <= attrPodName; k++ {
+		for _, a := range d.res {
+			if a.key != k {
+				continue
+			}
+			if v, ok := d.anyStr(a.val); ok {
+				if b := d.strAt(v); len(b) > 0 {
+					return d.arena.string(d.reps.get(b, &d.intern))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// scopeSpans reads one element of scopeSpans: its spans.
+func (d *otlpDecoder) scopeSpans() error {
+	var last rng
+	return d.object("resourceSpans", "scopeSpans", func(key []byte) error {
+		if string(key) != "spans" {
+			return d.sc.skipValue()
+		}
+		return d.replaced(&last, func() error { return d.array(pathScopeSpans, "spans", d.span) })
+	})
+}
+
+// attributes reads the attributes array of the object at path parent,
+// appending to out the key-values whose key classify knows (attrOther is
+// left out). Every value is checked against AnyValue's structure.
+func (d *otlpDecoder) attributes(parent string, classify func([]byte) otlpAttrKey, out *[]otlpAttr) error {
+	s := &d.sc
+	path := pathResourceAttrs
+	if parent == pathSpans {
+		path = pathSpanAttrs
+	}
+	return d.array(parent, "attributes", func() error {
+		var a otlpAttr
+		err := d.object(parent, "attributes", func(key []byte) error {
+			switch string(key) {
+			case "key":
+				var err error
+				if a.name, err = d.str(path, "key"); err == nil {
+					a.key = classify(d.strAt(a.name))
+				}
+				return err
+			case "value":
+				var err error
+				a.val, err = d.anyValue(path, "value")
+				return err
+			}
+			return s.skipValue()
+		})
+		if err == nil && a.key != attrOther {
+			*out = append(*out, a)
+		}
+		return err
+	})
+}
+
+// anyValue checks the AnyValue object (or null) at key of the object at
+// path parent and returns its range: stringValue is a string, arrayValue an
+// object whose values are AnyValues; every other member may be any value.
+func (d *otlpDecoder) anyValue(parent, key string) (rng, error) {
+	s := &d.sc
+	s.ws()
+	lo := s.pos
+	err := d.object(parent, key, func(k []byte) error {
+		switch string(k) {
+		case "stringValue":
+			_, err := d.str(parent, "value.stringValue")
+			return err
+		case "string_value":
+			_, err := d.str(parent, "value.string_value")
+			return err
+		case "arrayValue", "array_value":
+			return d.object(parent, "value.arrayValue", func(k []byte) error {
+				if string(k) != "values" {
+					return s.skipValue()
+				}
+				return d.array(parent, "value.arrayValue.values", func() error {
+					_, err := d.anyValue(parent, "value.arrayValue.values")
+					return err
+				})
+			})
+		}
+		return s.skipValue()
+	})
+	return rng{lo, s.pos}, err
+}
+
+// span reads one span object into d.sv and appends what it becomes.
+func (d *otlpDecoder) span() error {
+	sv := &d.sv
+	attrs := sv.attrs[:0]
+	*sv = otlpSpanValues{}
+	s := &d.sc
+	err := d.object(pathScopeSpans, "spans", func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "traceId":
+			sv.trace, err = d.str(pathSpans, "traceId")
+		case "trace_id":
+			sv.trace2, err = d.str(pathSpans, "trace_id")
+		case "spanId":
+			sv.id, err = d.str(pathSpans, "spanId")
+		case "span_id":
+			sv.id2, err = d.str(pathSpans, "span_id")
+		case "name":
+			sv.name, err = d.str(pathSpans, "name")
+		case "startTimeUnixNano":
+			sv.start, err = d.raw()
+		case "start_time_unix_nano":
+			sv.start2, err = d.raw()
+		case "endTimeUnixNano":
+			sv.end, err = d.raw()
+		case "end_time_unix_nano":
+			sv.end2, err = d.raw()
+		case "attributes":
+			attrs = attrs[:0]
+			err = d.attributes(pathSpans, spanAttrKey, &attrs)
+		case "status":
+			sv.code = rng{}
+			err = d.object(pathSpans, "status", func(key []byte) error {
+				if string(key) != "code" {
+					return s.skipValue()
+				}
+				var err error
+				sv.code, err = d.raw()
+				return err
+			})
+		default:
+			err = s.skipValue()
+		}
+		return err
+	})
+	sv.attrs = attrs
+	if err != nil {
+		return err
+	}
+	d.spans = append(d.spans, otlpSpanOut{})
+	out := &d.spans[len(d.spans)-1]
+	if err := d.finishSpan(out); err != nil {
+		out.kind, out.err = KindReject, err
+	}
+	return nil
+}
+
+// strAt returns the string whose range (quotes included) is v, unescaped;
+// nil for null or absent. An escaped string is valid until the next one is
+// read again; a plain one (the common case) is bytes of the document.
+func (d *otlpDecoder) strAt(v rng) []byte {
+	if !v.present() {
+		return nil
+	}
+	data := d.sc.data
+	if data[v.lo] != '"' {
+		return nil
+	}
+	if b := data[v.lo+1 : v.hi-1]; bytes.IndexByte(b, '\\') < 0 {
+		return b
+	}
+	d.vs.reset(data[v.lo:v.hi])
+	b, _ := d.vs.readString()
+	return b
+}
+
+// rawAt returns the raw JSON text of v, nil when absent.
+func (d *otlpDecoder) rawAt(v rng) []byte {
+	if !v.present() {
+		return nil
+	}
+	return d.sc.data[v.lo:v.hi]
+}
+
+// anyFields are the members of an AnyValue that the span reads, as ranges.
+type anyFields struct {
+	str, str2 rng    // stringValue, string_value; absent when null
+	num       [4]rng // doubleValue, double_value, intValue, int_value
+	arr, arr2 rng    // arrayValue, array_value; absent when null
+}
+
+// anyAt reads the AnyValue object at v (checked by anyValue) into its
+// members; the last of a repeated key wins.
+func (d *otlpDecoder) anyAt(v rng) anyFields {
+	var f anyFields
+	if !v.present() {
+		return f
+	}
+	vs := &d.vs
+	vs.reset(d.sc.data[:v.hi])
+	vs.pos = v.lo
+	if vs.class() != jsonObject || vs.beginObject() != nil {
+		return f // null
+	}
+	for first := true; ; first = false {
+		key, ok, err := vs.nextKey(first)
+		if err != nil || !ok {
+			return f
+		}
+		var dst *rng
+		isNum := false
+		switch string(key) {
+		case "stringValue":
+			dst = &f.str
+		case "string_value":
+			dst = &f.str2
+		case "doubleValue":
+			dst, isNum = &f.num[0], true
+		case "double_value":
+			dst, isNum = &f.num[1], true
+		case "intValue":
+			dst, isNum = &f.num[2], true
+		case "int_value":
+			dst, isNum = &f.num[3], true
+		case "arrayValue":
+			dst = &f.arr
+		case "array_value":
+			dst = &f.arr2
+		}
+		lo := vs.pos
+		null := vs.class() == jsonNull
+		if vs.skipValue() != nil {
+			return f
+		}
+		if dst != nil {
+			*dst = rng{lo, vs.pos}
+			if null && !isNum {
+				*dst = rng{} // a null pointer: absent
+			}
+		}
+	}
+}
+
+// anyStr is the range of an AnyValue's string: stringValue, else
+// string_value; ok is false when it has neither.
+func (d *otlpDecoder) anyStr(v rng) (rng, bool) {
+	f := d.anyAt(v)
+	switch {
+	case f.str.present():
+		return f.str, true
+	case f.str2.present():
+		return f.str2, true
+	}
+	return rng{}, false
+}
+
+// anyNumber is an AnyValue's number: the first of doubleValue,
+// double_value, intValue and int_value that is present and not null, as a
+// JSON number or the text of one. NaN and ±Infinity are unknown (ok false).
+func (d *otlpDecoder) anyNumber(v rng) (float64, bool, error) {
+	f := d.anyAt(v)
+	for _, n := range f.num {
+		raw := d.rawAt(n)
 		if len(raw) == 0 || string(raw) == "null" {
 			continue
 		}
-		s := string(raw)
-		if s[0] == '"' {
-			if err := json.Unmarshal(raw, &s); err != nil {
-				return 0, false, err
-			}
+		if raw[0] == '"' {
+			raw = d.strAt(n)
 		}
-		switch s {
+		switch string(raw) {
 		case "NaN", "Infinity", "-Infinity":
 			return 0, false, nil // unknown
 		}
-		f, err := strconv.ParseFloat(s, 64)
+		x, err := strconv.ParseFloat(string(raw), 64)
 		if err != nil {
 			return 0, false, err
 		}
-		return f, true, nil
+		return x, true, nil
 	}
 	return 0, false, nil
 }
 
-func (v *otlpAnyValue) strings() []string {
-	if s, ok := v.str(); ok {
-		return []string{s}
+// anyStrings appends to out an AnyValue's strings: its string, or the
+// strings of its array's values. Each is interned: finish reasons are few.
+func (d *otlpDecoder) anyStrings(v rng, out []string) []string {
+	if sr, ok := d.anyStr(v); ok {
+		return append(out, d.intern.get(d.strAt(sr)))
 	}
-	arr := v.Array
-	if arr == nil {
-		arr = v.Array2
+	f := d.anyAt(v)
+	arr := f.arr
+	if !arr.present() {
+		arr = f.arr2
 	}
-	if arr == nil {
-		return nil
+	if !arr.present() {
+		return out
 	}
-	var out []string
-	for i := range arr.Values {
-		if s, ok := arr.Values[i].str(); ok {
-			out = append(out, s)
+	// The array's values: the last "values" key of the arrayValue object.
+	var vals rng
+	vs := &d.vs
+	vs.reset(d.sc.data[:arr.hi])
+	vs.pos = arr.lo
+	if vs.beginObject() != nil {
+		return out
+	}
+	for first := true; ; first = false {
+		key, ok, err := vs.nextKey(first)
+		if err != nil || !ok {
+			break
+		}
+		lo := vs.pos
+		if vs.skipValue() != nil {
+			return out
+		}
+		if string(key) == "values" {
+			vals = rng{lo, vs.pos}
 		}
 	}
-	return out
+	if !vals.present() || d.sc.data[vals.lo] != '[' {
+		return out // null
+	}
+	// Each element in turn: anyStr reads with the same scanner, so the
+	// position of the next element is kept here.
+	for pos := vals.lo + 1; ; {
+		vs.reset(d.sc.data[:vals.hi])
+		vs.pos = pos
+		vs.ws()
+		if vs.pos >= vals.hi || vs.data[vs.pos] == ']' {
+			return out
+		}
+		lo := vs.pos
+		if vs.skipValue() != nil {
+			return out
+		}
+		vs.ws()
+		pos = vs.pos
+		if pos < vals.hi && vs.data[pos] == ',' {
+			pos++
+		}
+		if sr, ok := d.anyStr(rng{lo, vs.pos}); ok {
+			out = append(out, d.intern.get(d.strAt(sr)))
+		}
+	}
 }
 
-// decodeDoc turns one OTLP document into records appended to out.
-func (r *vllmOTelReader) decodeDoc(doc []byte, line int64, out []Record) []Record {
-	reject := func(err error) []Record {
-		raw := doc[:min(len(doc), tooLongKeep)]
-		return append(out, Record{Kind: KindReject, Line: line, Raw: raw, Err: parseErrorAt(r.name, line, err)})
-	}
-	var d otlpDoc
-	if err := json.Unmarshal(doc, &d); err != nil {
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			return reject(recordErrorf(ErrBadJSON, int(se.Offset)-1, "invalid JSON: %v", err))
-		case errors.As(err, &te):
-			return reject(recordErrorf(ErrBadType, int(te.Offset)-1, "OTLP: %s: %v", te.Field, err))
-		}
-		return reject(recordErrorf(ErrBadJSON, -1, "invalid JSON: %v", err))
-	}
-	for _, rs := range append(d.ResourceSpans, d.ResourceSpans2...) {
-		replica := ""
-		for _, key := range []string{"service.instance.id", "host.name", "k8s.pod.name"} {
-			for _, kv := range rs.Resource.Attributes {
-				if kv.Key == key && replica == "" {
-					replica, _ = kv.Value.str()
-				}
-			}
-		}
-		for _, ss := range append(append(rs.ScopeSpans, rs.ScopeSpans2...), rs.LibSpans...) {
-			for i := range ss.Spans {
-				rec := Record{Line: line}
-				if err := r.span(&ss.Spans[i], replica, &rec); err != nil {
-					out = reject(err)
-					continue
-				}
-				out = append(out, rec)
-			}
-		}
-	}
-	return out
-}
-
-// otlpID normalizes a trace or span id of n bytes, written in hex (OTLP/JSON)
-// or base64 (protobuf's JSON mapping), to lower-case hex.
-func otlpID(s string, n int) (string, bool) {
+// otlpIDBytes decodes a trace or span id of len(dst) bytes, written in hex
+// (OTLP/JSON) or base64 (protobuf's JSON mapping), into dst.
+func otlpIDBytes(s []byte, dst []byte) bool {
+	n := len(dst)
 	if len(s) == 2*n {
-		if _, err := hex.DecodeString(s); err == nil {
-			return strings.ToLower(s), true
+		if _, err := hex.Decode(dst, s); err == nil {
+			return true
 		}
 	}
-	if b, err := base64.StdEncoding.DecodeString(s); err == nil && len(b) == n {
-		return hex.EncodeToString(b), true
+	var buf [64]byte
+	if base64.StdEncoding.DecodedLen(len(s)) <= len(buf) {
+		if k, err := base64.StdEncoding.Decode(buf[:], s); err == nil && k == n {
+			copy(dst, buf[:k])
+			return true
+		}
+		return false
 	}
-	return "", false
+	b, err := base64.StdEncoding.DecodeString(string(s)) // long, with line breaks
+	if err != nil || len(b) != n {
+		return false
+	}
+	copy(dst, b)
+	return true
 }
 
-// otlpNanos reads a fixed64 nanosecond time, a JSON string or number.
-func otlpNanos(raw json.RawMessage) (int64, bool) {
-	s := string(raw)
-	if len(s) >= 2 && s[0] == '"' {
-		s = s[1 : len(s)-1]
+// otlpNanos reads a fixed64 nanosecond time, a JSON string or number; ok is
+// false unless it is a whole number above 0.
+func otlpNanos(raw []byte) (int64, bool) {
+	if len(raw) >= 2 && raw[0] == '"' {
+		raw = raw[1 : len(raw)-1]
 	}
-	v, err := strconv.ParseInt(s, 10, 64)
+	if n := len(raw); n > 0 && n <= 19 {
+		// The common shape: up to 19 digits, which fit a uint64.
+		var v uint64
+		digits := true
+		for _, c := range raw {
+			if c < '0' || c > '9' {
+				digits = false
+				break
+			}
+			v = v*10 + uint64(c-'0')
+		}
+		if digits {
+			if v == 0 || v > math.MaxInt64 {
+				return 0, false
+			}
+			return int64(v), true
+		}
+	}
+	v, err := strconv.ParseInt(string(raw), 10, 64)
 	if err != nil || v <= 0 {
 		return 0, false
 	}
 	return v, true
 }
 
-func (r *vllmOTelReader) span(s *otlpSpan, replica string, rec *Record) error {
-	if s.Name != "llm_request" {
-		rec.Kind = KindSkip
+// finishSpan turns the span read into d.sv into out: a skip for a span that
+// is not vLLM's llm_request, a span, or the error that rejects it.
+func (d *otlpDecoder) finishSpan(out *otlpSpanOut) error {
+	sv := &d.sv
+	out.kind = KindSkip
+	if name := d.rawAt(sv.name); string(name) != `"llm_request"` && string(d.strAt(sv.name)) != "llm_request" {
 		return nil
 	}
-	traceID, ok1 := otlpID(s.TraceID+s.TraceID2, 16)
-	spanID, ok2 := otlpID(s.SpanID+s.SpanID2, 8)
-	if !ok1 || !ok2 {
-		return recordErrorf(ErrBadValue, -1, "llm_request span: invalid traceId %q or spanId %q (want hex or base64)", s.TraceID+s.TraceID2, s.SpanID+s.SpanID2)
+	ok := otlpIDBytes(d.idText(sv.trace, sv.trace2), out.key[:16])
+	if !otlpIDBytes(d.idText(sv.id, sv.id2), out.key[16:]) || !ok {
+		trace, span := string(d.idText(sv.trace, sv.trace2)), string(d.idText(sv.id, sv.id2))
+		return recordErrorf(ErrBadValue, -1, "llm_request span: invalid traceId %q or spanId %q (want hex or base64)", trace, span)
 	}
-	key := traceID + spanID
-	if r.seen[key] {
-		rec.Kind = KindSkip // the same span exported twice
-		return nil
+	out.keyed = true
+	hex.Encode(d.hexBuf[:], out.key[16:])
+	spanID := d.arena.text(d.hexBuf[:])
+	startRaw := sv.start
+	if !startRaw.present() {
+		startRaw = sv.start2
 	}
-	startRaw := s.Start
-	if len(startRaw) == 0 {
-		startRaw = s.Start2
-	}
-	start, ok := otlpNanos(startRaw)
+	start, ok := otlpNanos(d.rawAt(startRaw))
 	if !ok {
-		return recordErrorf(ErrMissingField, -1, "llm_request span %s: missing or invalid startTimeUnixNano %q", spanID, string(startRaw))
+		return recordErrorf(ErrMissingField, -1, "llm_request span %s: missing or invalid startTimeUnixNano %q", spanID, d.rawAt(startRaw))
 	}
-	endRaw := s.End
-	if len(endRaw) == 0 {
-		endRaw = s.End2
+	endRaw := sv.end
+	if !endRaw.present() {
+		endRaw = sv.end2
 	}
-	sp := schemas.Span{Source: SourceVLLMOTel, SpanID: spanID, Status: schemas.StatusOK}
-	durs := map[string]int64{}
-	var reqID, model string
-	var reasons []string
-	for i := range s.Attributes {
-		kv := &s.Attributes[i]
-		switch kv.Key {
-		case "gen_ai.request.id":
-			reqID, _ = kv.Value.str()
-		case "gen_ai.response.model":
-			model, _ = kv.Value.str()
-		case "gen_ai.request.model":
-			if model == "" {
-				model, _ = kv.Value.str()
+	sp := &out.span
+	*sp = schemas.Span{Source: SourceVLLMOTel, SpanID: spanID, Status: schemas.StatusOK}
+	var durs [attrDecode + 1]int64
+	var has [attrDecode + 1]bool
+	var reqID, model rng // strings' ranges, read once the attributes are
+	d.reasons = d.reasons[:0]
+	for _, a := range sv.attrs {
+		switch a.key {
+		case attrRequestID:
+			reqID, _ = d.anyStr(a.val)
+		case attrResponseModel:
+			model, _ = d.anyStr(a.val)
+		case attrRequestModel:
+			if len(d.strAt(model)) == 0 {
+				model, _ = d.anyStr(a.val)
 			}
-		case "gen_ai.response.finish_reasons", "gen_ai.response.finish_reason":
-			reasons = kv.Value.strings()
-		case "gen_ai.usage.prompt_tokens", "gen_ai.usage.input_tokens",
-			"gen_ai.usage.completion_tokens", "gen_ai.usage.output_tokens":
-			f, ok, err := kv.Value.number()
+		case attrFinishReasons:
+			d.reasons = d.anyStrings(a.val, d.reasons[:0])
+		case attrPromptTokens, attrCompletionTokens:
+			f, ok, err := d.anyNumber(a.val)
 			if err != nil || ok && (f < 0 || f != float64(int64(f))) {
-				return recordErrorf(ErrBadValue, -1, "llm_request span %s: %s: not a token count", spanID, kv.Key)
+				return recordErrorf(ErrBadValue, -1, "llm_request span %s: %s: not a token count", spanID, d.strAt(a.name))
 			}
 			if !ok {
 				continue
 			}
-			v := int64(f)
-			if strings.HasSuffix(kv.Key, "prompt_tokens") || strings.HasSuffix(kv.Key, "input_tokens") {
-				sp.InputTokens = &v
+			v := d.arena.int64(int64(f))
+			if a.key == attrPromptTokens {
+				sp.InputTokens = v
 			} else {
-				sp.OutputTokens = &v
+				sp.OutputTokens = v
 			}
-		case "gen_ai.latency.time_in_queue", "gen_ai.latency.time_to_first_token", "gen_ai.latency.e2e",
-			"gen_ai.latency.time_in_model_prefill", "gen_ai.latency.time_in_model_decode":
-			f, ok, err := kv.Value.number()
+		case attrTimeInQueue, attrTTFT, attrE2E, attrPrefill, attrDecode:
+			f, ok, err := d.anyNumber(a.val)
 			if err != nil {
-				return recordErrorf(ErrBadType, -1, "llm_request span %s: %s: want a number", spanID, kv.Key)
+				return recordErrorf(ErrBadType, -1, "llm_request span %s: %s: want a number", spanID, d.strAt(a.name))
 			}
 			if !ok {
 				continue
 			}
 			ns, ok := vllmSecondsToNanos(f)
 			if !ok || ns < 0 {
-				return recordErrorf(ErrBadValue, -1, "llm_request span %s: %s: %v is not a duration", spanID, kv.Key, f)
+				return recordErrorf(ErrBadValue, -1, "llm_request span %s: %s: %v is not a duration", spanID, d.strAt(a.name), f)
 			}
-			durs[strings.TrimPrefix(kv.Key, "gen_ai.latency.")] = ns
+			durs[a.key], has[a.key] = ns, true
 		}
 	}
-	at := func(ns int64) *int64 { v := vllmNsToMicros(ns); return &v }
+	at := func(ns int64) *int64 { return d.arena.int64(vllmNsToMicros(ns)) }
 	sp.QueuedAt = at(start)
 	var first, released int64
 	hasFirst, hasReleased := false, false
-	if d, ok := durs["time_to_first_token"]; ok {
-		first, hasFirst = start+d, true
+	if has[attrTTFT] {
+		first, hasFirst = start+durs[attrTTFT], true
 		sp.FirstTokenAt = at(first)
 	}
-	if d, ok := durs["e2e"]; ok {
-		released, hasReleased = start+d, true
-	} else if end, ok := otlpNanos(endRaw); ok && end >= start {
+	if has[attrE2E] {
+		released, hasReleased = start+durs[attrE2E], true
+	} else if end, ok := otlpNanos(d.rawAt(endRaw)); ok && end >= start {
 		released, hasReleased = end, true
 	}
 	if hasReleased {
 		sp.ReleasedAt = at(released)
 	}
-	if d, ok := durs["time_in_model_prefill"]; ok && hasFirst {
-		sp.AdmittedAt = at(min(max(first-d, start), first))
-	} else if d, ok := durs["time_in_queue"]; ok {
-		adm := start + d
+	if has[attrPrefill] && hasFirst {
+		sp.AdmittedAt = at(min(max(first-durs[attrPrefill], start), first))
+	} else if has[attrTimeInQueue] {
+		adm := start + durs[attrTimeInQueue]
 		if hasFirst {
 			adm = min(adm, first)
 		}
 		sp.AdmittedAt = at(adm)
 	}
-	if d, ok := durs["time_in_model_decode"]; ok && hasFirst {
-		last := first + d
+	if has[attrDecode] && hasFirst {
+		last := first + durs[attrDecode]
 		if hasReleased {
 			last = min(last, max(released, first))
 		}
@@ -410,17 +1025,15 @@ func (r *vllmOTelReader) span(s *otlpSpan, replica string, rec *Record) error {
 	} else if hasFirst && hasReleased && released >= first {
 		sp.LastTokenAt = at(released) // V0: the last token is the finishing step
 	}
-	if reqID == "" {
-		reqID = spanID
+	if b := d.strAt(reqID); len(b) > 0 {
+		sp.RequestID = d.arena.text(b)
+	} else {
+		sp.RequestID = spanID
 	}
-	sp.RequestID = reqID
-	if model != "" {
-		sp.Model = &model
+	if b := d.strAt(model); len(b) > 0 {
+		sp.Model = d.arena.string(d.models.get(b, &d.intern))
 	}
-	if replica != "" {
-		sp.Replica = &replica
-	}
-	for _, reason := range reasons {
+	for _, reason := range d.reasons {
 		switch strings.ToLower(reason) {
 		case "abort":
 			sp.Status = schemas.StatusAborted
@@ -428,17 +1041,26 @@ func (r *vllmOTelReader) span(s *otlpSpan, replica string, rec *Record) error {
 			sp.Status = schemas.StatusError
 		}
 	}
-	if code := strings.Trim(string(s.Status.Code), `"`); code == "2" || code == "STATUS_CODE_ERROR" {
+	if code := bytes.Trim(d.rawAt(sv.code), `"`); string(code) == "2" || string(code) == "STATUS_CODE_ERROR" {
 		sp.Status = schemas.StatusError
 	}
-	if sp.Status != schemas.StatusOK && len(reasons) > 0 {
-		e := "finish_reason " + strings.Join(reasons, ",")
+	if sp.Status != schemas.StatusOK && len(d.reasons) > 0 {
+		e := "finish_reason " + strings.Join(d.reasons, ",")
 		sp.Error = &e
 	}
-	r.seen[key] = true
-	rec.Kind = KindSpan
-	rec.Span = sp
+	out.kind = KindSpan
 	return nil
+}
+
+// idText is an id's text: the camelCase key's string followed by the
+// snake_case one's (one of them is normally absent).
+func (d *otlpDecoder) idText(camel, snake rng) []byte {
+	a := d.strAt(camel)
+	if !snake.present() {
+		return a
+	}
+	a = bytes.Clone(a)
+	return append(a, d.strAt(snake)...)
 }
 
 // sniffVLLMOTel scores OTLP/JSON traces: 98 when they hold vLLM's
