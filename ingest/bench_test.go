@@ -16,6 +16,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/tpsreport/tpsreport/schemas"
+	"github.com/tpsreport/tpsreport/sim"
 )
 
 func BenchmarkParseTimestamp(b *testing.B) {
@@ -248,4 +249,54 @@ func BenchmarkSpanWriter(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*batches*len(spans))/b.Elapsed().Seconds(), "rows/s")
+}
+
+// simFormatInput is the simulator's multi-replica run (about 2,000 spans)
+// as the lines of a gateway's or an engine's log: vllm-otel or litellm.
+func simFormatInput(b *testing.B, format string) []byte {
+	sc, err := sim.Named("multi-replica")
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc.MaxArrivals = 2000
+	var buf bytes.Buffer
+	var w sim.Writer
+	switch format {
+	case SourceVLLMOTel:
+		w = sim.NewVLLMOTel(&buf, sc, 1)
+	case SourceLiteLLM:
+		w = sim.NewLiteLLM(&buf, sc, 1)
+	}
+	if _, err := sim.Generate(sc, 1, w); err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// BenchmarkFormatDecode reads the simulator's logs with the vllm-otel and
+// litellm readers (decoding only: no Parquet, no hash).
+func BenchmarkFormatDecode(b *testing.B) {
+	for _, format := range []string{SourceVLLMOTel, SourceLiteLLM} {
+		in := simFormatInput(b, format)
+		b.Run(format, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(in)))
+			spans := 0
+			for b.Loop() {
+				r := formats[format].New(Input{Name: "bench", R: bytes.NewReader(in), MaxLineBytes: DefaultMaxLineBytes})
+				for r.Next() {
+					switch r.Record().Kind {
+					case KindSpan:
+						spans++
+					case KindReject:
+						b.Fatal(r.Record().Err)
+					}
+				}
+			}
+			b.ReportMetric(float64(spans)/b.Elapsed().Seconds(), "spans/s")
+		})
+	}
 }

@@ -47,6 +47,10 @@ type docReader struct {
 	name   string
 	br     *bufio.Reader
 	decode func(v any, raw []byte, out []Record) []Record
+	// decodeLine, when set, decodes an NDJSON line without parsing it
+	// first: it appends the line's records, or reports false, having
+	// appended nothing, to leave the line to parseJSONValue and decode.
+	decodeLine func(line []byte, out []Record) ([]Record, bool)
 
 	mode    int // 0 undecided, 1 lines, 2 array, 3 documents, 4 done
 	lines   *lineSplitter
@@ -178,12 +182,19 @@ func (r *docReader) fillLine() bool {
 	case isBlank(line):
 		r.queue = append(r.queue, Record{Kind: KindSkip, Line: n})
 	default:
+		start := len(r.queue)
+		if r.decodeLine != nil {
+			if q, ok := r.decodeLine(line, r.queue); ok {
+				r.queue = q
+				r.place(start, n, 0, line)
+				break
+			}
+		}
 		v, err := parseJSONValue(line, r.keys, r.only)
 		if err != nil {
 			r.queue = append(r.queue, rejectRecord(r.name, n, 0, err, line))
 			break
 		}
-		start := len(r.queue)
 		r.queue = r.decode(v, line, r.queue)
 		r.place(start, n, 0, line)
 	}

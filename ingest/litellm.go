@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -37,15 +39,24 @@ const SourceLiteLLM = "litellm"
 
 type liteLLMReader struct {
 	*docReader
-	zone *time.Location
+	zone  *time.Location
+	arena arena
+	sc    jsonScanner
+	f     liteLLMFields
+	buf   []byte // copies of escaped strings of the line being read
+	// Per-value caches: the few models and API bases of a log.
+	models recentStrings
+	intern interner
+	hosts  map[string]*string // hostOf of each api_base seen
 }
 
 var _ Reader = (*liteLLMReader)(nil)
 
 func newLiteLLMReaderOpts(in Input, opt GatewayOptions) Reader {
-	r := &liteLLMReader{zone: opt.Zone}
+	r := &liteLLMReader{zone: opt.Zone, hosts: map[string]*string{}}
 	r.docReader = newDocReader(in, r.decode)
 	r.only = liteLLMKeys
+	r.decodeLine = r.scanLine
 	return r
 }
 
@@ -58,23 +69,91 @@ var liteLLMKeys = map[string]bool{
 	"prompt_tokens": true, "completion_tokens": true, "status": true, "error_information": true,
 }
 
-func (r *liteLLMReader) decode(v any, _ []byte, out []Record) []Record {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return decodeReject(out, recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v)))
-	}
-	var sp schemas.Span
-	if err := decodeLiteLLM(obj(m), r.zone, &sp); err != nil {
-		return decodeReject(out, err)
-	}
-	return append(out, Record{Kind: KindSpan, Span: sp})
+// litValue is a JSON value as a record decoder needs it: its class (0 when
+// the key is absent) and, for a string its unescaped contents, for a number
+// its text. Objects and arrays keep only their class.
+type litValue struct {
+	class byte
+	text  []byte
 }
 
-// decodeLiteLLM fills sp from a StandardLoggingPayload or a SpendLogs row.
-func decodeLiteLLM(o obj, zone *time.Location, sp *schemas.Span) error {
-	*sp = schemas.Span{Source: SourceLiteLLM}
-	var fe firstErr
+// any returns v as parseJSONValue gives it (objects and arrays empty: only
+// their kind is read from them), for the value helpers' error messages.
+func (v litValue) any() any {
+	switch v.class {
+	case jsonString:
+		return string(v.text)
+	case jsonNumber:
+		return json.Number(v.text)
+	case jsonTrue:
+		return true
+	case jsonFalse:
+		return false
+	case jsonObject:
+		return map[string]any{}
+	case jsonArray:
+		return []any{}
+	}
+	return nil
+}
 
+// litValueOf is the litValue of a value of parseJSONValue.
+func litValueOf(v any) litValue {
+	switch x := v.(type) {
+	case string:
+		return litValue{jsonString, []byte(x)}
+	case json.Number:
+		return litValue{jsonNumber, []byte(x)}
+	case bool:
+		if x {
+			return litValue{class: jsonTrue}
+		}
+		return litValue{class: jsonFalse}
+	case map[string]any:
+		return litValue{class: jsonObject}
+	case []any:
+		return litValue{class: jsonArray}
+	case nil:
+		return litValue{class: jsonNull}
+	}
+	return litValue{}
+}
+
+// liteLLMFields are the values decodeLiteLLM reads, by their paths in a
+// payload or row.
+type liteLLMFields struct {
+	id, requestID, traceID, model, modelGroup, modelID, apiBase litValue
+	start, end, first, promptTokens, completionTokens, status   litValue
+	hiddenAPIBase                                               litValue // hidden_params.api_base
+	errInfo                                                     liteLLMErrInfo
+
+	// metadata, when it is an object (or, in a SpendLogs row, the text of one)
+	metaTraceID, metaRetries, metaCached, metaStatus litValue
+	metaErrInfo                                      liteLLMErrInfo
+}
+
+// liteLLMErrInfo is an error_information object.
+type liteLLMErrInfo struct {
+	isObject       bool
+	code, errClass litValue
+}
+
+// fieldsOf reads the fields of a payload decoded by parseJSONValue.
+func fieldsOf(o obj, f *liteLLMFields) {
+	*f = liteLLMFields{}
+	get := func(keys ...string) litValue { return litValueOf(o.get(keys...)) }
+	f.id, f.requestID, f.traceID = get("id"), get("request_id"), get("trace_id")
+	f.model, f.modelGroup, f.modelID = get("model"), get("model_group"), get("model_id")
+	f.apiBase, f.hiddenAPIBase = get("api_base"), get("hidden_params", "api_base")
+	f.start, f.end, f.first = get("startTime"), get("endTime"), get("completionStartTime")
+	f.promptTokens, f.completionTokens, f.status = get("prompt_tokens"), get("completion_tokens"), get("status")
+	errInfo := func(e obj) liteLLMErrInfo {
+		if e == nil {
+			return liteLLMErrInfo{}
+		}
+		return liteLLMErrInfo{true, litValueOf(e.get("error_code")), litValueOf(e.get("error_class"))}
+	}
+	f.errInfo = errInfo(o.child("error_information"))
 	meta := o.child("metadata")
 	if meta == nil {
 		// SpendLogs exports may hold metadata as JSON text.
@@ -84,48 +163,335 @@ func decodeLiteLLM(o obj, zone *time.Location, sp *schemas.Span) error {
 			}
 		}
 	}
+	f.metaTraceID, f.metaRetries = litValueOf(meta.get("trace_id")), litValueOf(meta.get("attempted_retries"))
+	f.metaCached = litValueOf(meta.get("usage_object", "prompt_tokens_details", "cached_tokens"))
+	f.metaStatus = litValueOf(meta.get("status"))
+	f.metaErrInfo = errInfo(meta.child("error_information"))
+}
 
-	id := fe.str(o.get("id"), "id")
-	if id == nil {
-		id = fe.str(o.get("request_id"), "request_id")
+// decode is the docReader's decode of a parsed value: arrays of payloads,
+// pretty-printed documents, and NDJSON lines that scanLine leaves to it.
+func (r *liteLLMReader) decode(v any, _ []byte, out []Record) []Record {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return decodeReject(out, recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v)))
 	}
-	trace := fe.str(o.get("trace_id"), "trace_id")
-	if trace == nil {
-		trace = fe.str(meta.get("trace_id"), "metadata.trace_id")
+	fieldsOf(obj(m), &r.f)
+	var sp schemas.Span
+	if err := r.decodeLiteLLM(&r.f, &sp); err != nil {
+		return decodeReject(out, err)
 	}
-	retries := fe.integer(meta.get("attempted_retries"), "metadata.attempted_retries", 0, 1<<31-1)
+	return append(out, Record{Kind: KindSpan, Span: sp})
+}
 
-	sp.Model = fe.str(o.get("model"), "model")
-	if sp.Model == nil {
-		sp.Model = fe.str(o.get("model_group"), "model_group")
+// scanLine decodes an NDJSON line in one pass of the jsonScanner, reading
+// only the fields of liteLLMFields, without building the value. It reports
+// false, having appended nothing, for a line it leaves to the parsed path
+// (decode): one that is not an object, is not valid JSON (whose reject the
+// parser words), or holds metadata as text.
+func (r *liteLLMReader) scanLine(line []byte, out []Record) ([]Record, bool) {
+	s := &r.sc
+	s.reset(line)
+	r.buf = r.buf[:0]
+	f := &r.f
+	*f = liteLLMFields{}
+	if s.class() != jsonObject || r.scanObject(liteLLMTop, f) != nil || s.end() != nil {
+		return out, false
 	}
-	base := fe.str(o.get("api_base"), "api_base")
+	var sp schemas.Span
+	if err := r.decodeLiteLLM(f, &sp); err != nil {
+		return decodeReject(out, err), true
+	}
+	return append(out, Record{Kind: KindSpan, Span: sp}), true
+}
+
+// errMetaText stops scanLine at metadata given as JSON text.
+var errMetaText = errors.New("metadata as text")
+
+// liteLLMObject names the objects scanLine reads into liteLLMFields.
+type liteLLMObject uint8
+
+const (
+	liteLLMTop liteLLMObject = iota
+	liteLLMMeta
+	liteLLMHidden
+	liteLLMUsage
+	liteLLMDetails
+	liteLLMErrTop
+	liteLLMErrMeta
+)
+
+// scanObject reads the object at the scanner into the fields of f that
+// object which holds. A key given twice keeps its last value; an object
+// given again replaces the one before.
+func (r *liteLLMReader) scanObject(which liteLLMObject, f *liteLLMFields) error {
+	s := &r.sc
+	if err := s.beginObject(); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		key, ok, err := s.nextKey(first)
+		if err != nil || !ok {
+			return err
+		}
+		var dst *litValue
+		var child liteLLMObject
+		switch which {
+		case liteLLMTop:
+			switch string(key) {
+			case "id":
+				dst = &f.id
+			case "request_id":
+				dst = &f.requestID
+			case "trace_id":
+				dst = &f.traceID
+			case "model":
+				dst = &f.model
+			case "model_group":
+				dst = &f.modelGroup
+			case "model_id":
+				dst = &f.modelID
+			case "api_base":
+				dst = &f.apiBase
+			case "startTime":
+				dst = &f.start
+			case "endTime":
+				dst = &f.end
+			case "completionStartTime":
+				dst = &f.first
+			case "prompt_tokens":
+				dst = &f.promptTokens
+			case "completion_tokens":
+				dst = &f.completionTokens
+			case "status":
+				dst = &f.status
+			case "metadata":
+				f.metaTraceID, f.metaRetries, f.metaCached, f.metaStatus = litValue{}, litValue{}, litValue{}, litValue{}
+				f.metaErrInfo = liteLLMErrInfo{}
+				child = liteLLMMeta
+			case "hidden_params":
+				f.hiddenAPIBase = litValue{}
+				child = liteLLMHidden
+			case "error_information":
+				f.errInfo = liteLLMErrInfo{}
+				child = liteLLMErrTop
+			}
+		case liteLLMMeta:
+			switch string(key) {
+			case "trace_id":
+				dst = &f.metaTraceID
+			case "attempted_retries":
+				dst = &f.metaRetries
+			case "status":
+				dst = &f.metaStatus
+			case "usage_object":
+				f.metaCached = litValue{}
+				child = liteLLMUsage
+			case "error_information":
+				f.metaErrInfo = liteLLMErrInfo{}
+				child = liteLLMErrMeta
+			}
+		case liteLLMHidden:
+			if string(key) == "api_base" {
+				dst = &f.hiddenAPIBase
+			}
+		case liteLLMUsage:
+			if string(key) == "prompt_tokens_details" {
+				f.metaCached = litValue{}
+				child = liteLLMDetails
+			}
+		case liteLLMDetails:
+			if string(key) == "cached_tokens" {
+				dst = &f.metaCached
+			}
+		case liteLLMErrTop, liteLLMErrMeta:
+			e := &f.errInfo
+			if which == liteLLMErrMeta {
+				e = &f.metaErrInfo
+			}
+			switch string(key) {
+			case "error_code":
+				dst = &e.code
+			case "error_class":
+				dst = &e.errClass
+			}
+		}
+		switch {
+		case dst != nil:
+			if err := r.scanValue(dst); err != nil {
+				return err
+			}
+		case child != 0 && s.class() == jsonObject:
+			if child == liteLLMErrTop {
+				f.errInfo.isObject = true
+			} else if child == liteLLMErrMeta {
+				f.metaErrInfo.isObject = true
+			}
+			if err := r.scanObject(child, f); err != nil {
+				return err
+			}
+		case child == liteLLMMeta && s.class() == jsonString:
+			return errMetaText
+		default:
+			if err := s.skipValue(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// scanValue reads the value at the scanner into v. An escaped string's
+// contents are copied out of the scanner's scratch into r.buf.
+func (r *liteLLMReader) scanValue(v *litValue) error {
+	s := &r.sc
+	c := s.class()
+	*v = litValue{class: c}
+	switch c {
+	case jsonString:
+		start := s.pos + 1
+		b, err := s.readString()
+		if err != nil {
+			return err
+		}
+		if len(b) > 0 && (&b[0] != &s.data[start]) {
+			n := len(r.buf)
+			r.buf = append(r.buf, b...)
+			b = r.buf[n:len(r.buf):len(r.buf)]
+		}
+		v.text = b
+		return nil
+	case jsonNumber:
+		b, err := s.readNumber()
+		v.text = b
+		return err
+	}
+	return s.skipValue()
+}
+
+// The value helpers of decodeLiteLLM. Each takes the common values the
+// short way, without allocating, and hands anything else to the general
+// helper (valString, valTime, valInt), whose value and error it returns.
+
+// isUnknownText reports whether a string means unknown ("" or "-").
+func isUnknownText(b []byte) bool { return len(b) == 0 || len(b) == 1 && b[0] == '-' }
+
+// text returns a string value as a string of its own, nil when unknown.
+func (r *liteLLMReader) text(fe *firstErr, v litValue, field string) *string {
+	switch v.class {
+	case 0, jsonNull:
+		return nil
+	case jsonString, jsonNumber:
+		if isUnknownText(v.text) {
+			return nil
+		}
+		return r.arena.string(r.arena.text(v.text))
+	}
+	return fe.str(v.any(), field)
+}
+
+// name is text for the few values of a column (models): interned.
+func (r *liteLLMReader) name(fe *firstErr, v litValue, field string) *string {
+	if v.class == jsonString && !isUnknownText(v.text) {
+		return r.arena.string(r.models.get(v.text, &r.intern))
+	}
+	return r.text(fe, v, field)
+}
+
+func (r *liteLLMReader) time(fe *firstErr, v litValue, field string) *int64 {
+	switch v.class {
+	case 0, jsonNull:
+		return nil
+	case jsonNumber:
+		if us, err := parseEpoch(v.text); err == nil {
+			return r.arena.int64(us)
+		}
+	case jsonString:
+		if isUnknownText(v.text) {
+			return nil
+		}
+		if us, err := parseTimestampZone(v.text, r.zone); err == nil {
+			return r.arena.int64(us)
+		}
+	}
+	return fe.time(v.any(), field, r.zone)
+}
+
+func (r *liteLLMReader) integer(fe *firstErr, v litValue, field string, lo, hi int64) *int64 {
+	switch v.class {
+	case 0, jsonNull:
+		return nil
+	case jsonNumber:
+		if n, k, ok := plainInteger(v.text); ok && k == len(v.text) && lo <= n && n <= hi {
+			return r.arena.int64(n)
+		}
+	}
+	return fe.integer(v.any(), field, lo, hi)
+}
+
+// host is hostOf(base) for the API bases of a log, each parsed once.
+func (r *liteLLMReader) host(base *string) *string {
 	if base == nil {
-		base = fe.str(o.get("hidden_params", "api_base"), "hidden_params.api_base")
+		return nil
 	}
-	sp.Replica = hostOf(base)
+	h, ok := r.hosts[*base]
+	if !ok {
+		h = hostOf(base)
+		if len(r.hosts) < maxInterned {
+			r.hosts[*base] = h
+		}
+	}
+	if h == nil {
+		return nil
+	}
+	return r.arena.string(*h)
+}
+
+// decodeLiteLLM fills sp from the fields of a StandardLoggingPayload or a
+// SpendLogs row.
+func (r *liteLLMReader) decodeLiteLLM(f *liteLLMFields, sp *schemas.Span) error {
+	*sp = schemas.Span{Source: SourceLiteLLM}
+	var fe firstErr
+
+	id := r.text(&fe, f.id, "id")
+	if id == nil {
+		id = r.text(&fe, f.requestID, "request_id")
+	}
+	trace := r.text(&fe, f.traceID, "trace_id")
+	if trace == nil {
+		trace = r.text(&fe, f.metaTraceID, "metadata.trace_id")
+	}
+	retries := r.integer(&fe, f.metaRetries, "metadata.attempted_retries", 0, 1<<31-1)
+
+	sp.Model = r.name(&fe, f.model, "model")
+	if sp.Model == nil {
+		sp.Model = r.name(&fe, f.modelGroup, "model_group")
+	}
+	base := r.text(&fe, f.apiBase, "api_base")
+	if base == nil {
+		base = r.text(&fe, f.hiddenAPIBase, "hidden_params.api_base")
+	}
+	sp.Replica = r.host(base)
 	if sp.Replica == nil {
-		sp.Replica = fe.str(o.get("model_id"), "model_id")
+		sp.Replica = r.name(&fe, f.modelID, "model_id")
 	}
 
-	start := fe.time(o.get("startTime"), "startTime", zone)
-	end := fe.time(o.get("endTime"), "endTime", zone)
-	first := fe.time(o.get("completionStartTime"), "completionStartTime", zone)
-	in := fe.tokens(o.get("prompt_tokens"), "prompt_tokens")
-	outTok := fe.tokens(o.get("completion_tokens"), "completion_tokens")
-	cached := fe.tokens(meta.get("usage_object", "prompt_tokens_details", "cached_tokens"),
-		"metadata.usage_object.prompt_tokens_details.cached_tokens")
+	start := r.time(&fe, f.start, "startTime")
+	end := r.time(&fe, f.end, "endTime")
+	first := r.time(&fe, f.first, "completionStartTime")
+	in := r.integer(&fe, f.promptTokens, "prompt_tokens", 0, 1<<62)
+	outTok := r.integer(&fe, f.completionTokens, "completion_tokens", 0, 1<<62)
+	cached := r.integer(&fe, f.metaCached, "metadata.usage_object.prompt_tokens_details.cached_tokens", 0, 1<<62)
 
-	statusWord := fe.str(o.get("status"), "status")
+	statusWord := r.name(&fe, f.status, "status")
 	if statusWord == nil {
-		statusWord = fe.str(meta.get("status"), "metadata.status")
+		statusWord = r.name(&fe, f.metaStatus, "metadata.status")
 	}
-	errInfo := o.child("error_information")
-	if errInfo == nil {
-		errInfo = meta.child("error_information")
+	errInfo := f.errInfo
+	if !errInfo.isObject {
+		errInfo = f.metaErrInfo
 	}
-	codeText := fe.str(errInfo.get("error_code"), "error_information.error_code")
-	errClass := fe.str(errInfo.get("error_class"), "error_information.error_class")
+	codeText := r.text(&fe, errInfo.code, "error_information.error_code")
+	errClass := r.name(&fe, errInfo.errClass, "error_information.error_class")
 	if fe.err != nil {
 		return fe.err
 	}

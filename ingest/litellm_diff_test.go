@@ -1,0 +1,309 @@
+package ingest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// TestLiteLLMMatchesReference is a differential test of the litellm
+// reader's two paths — scanLine, which reads an NDJSON line in one pass,
+// and the parsed path (parseJSONValue, then decode) that takes every other
+// line — against the decoding they replaced (refDecodeLiteLLM,
+// litellm_ref_test.go). Randomized payloads and SpendLogs rows go through
+// all three, and each line must give the same record: the same span field
+// for field, or a reject of the same kind with the same reason.
+//
+// The payloads vary the types and spellings that logs hold (numbers as
+// strings, epoch and ISO and naive times, "" and "-" for unknown), nest
+// metadata, usage_object and error_information or give them other types,
+// hold metadata as JSON text (SpendLogs), repeat keys (the last wins, in
+// every path), escape strings and cut lines off.
+func TestLiteLLMMatchesReference(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Skip("no zoneinfo:", err)
+	}
+	trials := 20000
+	if testing.Short() {
+		trials = 2000
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	var lines []string
+	for range trials {
+		lines = append(lines, liteLLMGen(r))
+	}
+	input := strings.Join(lines, "\n")
+
+	scannedLines := 0
+	read := func(scan bool) []Record {
+		rd := newLiteLLMReaderOpts(Input{Name: "diff", R: strings.NewReader(input), MaxLineBytes: DefaultMaxLineBytes}, GatewayOptions{Zone: berlin}).(*liteLLMReader)
+		if scan {
+			inner := rd.decodeLine
+			rd.decodeLine = func(line []byte, out []Record) ([]Record, bool) {
+				out, ok := inner(line, out)
+				if ok {
+					scannedLines++
+				}
+				return out, ok
+			}
+		} else {
+			rd.decodeLine = nil
+		}
+		var recs []Record
+		for rd.Next() {
+			recs = append(recs, *rd.Record())
+		}
+		if err := rd.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return recs
+	}
+	scanned, parsed := read(true), read(false)
+	if len(scanned) != len(lines) || len(parsed) != len(lines) {
+		t.Fatalf("%d lines gave %d records scanned and %d parsed", len(lines), len(scanned), len(parsed))
+	}
+	kinds := map[string]int{}
+	for i, line := range lines {
+		want := refLiteLLMRecord(line, berlin)
+		for _, got := range []struct {
+			path string
+			rec  *Record
+		}{{"scanned", &scanned[i]}, {"parsed", &parsed[i]}} {
+			if msg := liteLLMRecordDiff(got.rec, &want); msg != "" {
+				t.Fatalf("line %d, %s: %s\n%s", i+1, got.path, msg, line)
+			}
+		}
+		k := want.Kind.String()
+		if want.Kind == KindReject {
+			k += " " + rejectKind(want.Err)
+		}
+		kinds[k]++
+	}
+	for _, k := range []string{"span", "reject bad_json", "reject bad_type", "reject bad_value", "reject bad_timestamp", "reject missing_field"} {
+		if kinds[k] == 0 {
+			t.Errorf("no line gave %q: %v", k, kinds)
+		}
+	}
+	// Lines that are not objects, not JSON, or hold metadata as text go
+	// the parsed way; the generator writes about 15 % of those.
+	if scannedLines < len(lines)*3/4 {
+		t.Errorf("scanLine read %d of %d lines: the test compares too little of it", scannedLines, len(lines))
+	}
+	t.Logf("lines by outcome: %v; %d of %d scanned", kinds, scannedLines, len(lines))
+}
+
+// refLiteLLMRecord decodes one line as the reader did before scanLine.
+func refLiteLLMRecord(line string, zone *time.Location) Record {
+	v, err := parseJSONValue([]byte(line), nil, liteLLMKeys)
+	if err != nil {
+		return Record{Kind: KindReject, Err: &ParseError{Err: err}}
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return Record{Kind: KindReject, Err: &ParseError{Err: recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v))}}
+	}
+	var sp schemas.Span
+	if err := refDecodeLiteLLM(obj(m), zone, &sp); err != nil {
+		return Record{Kind: KindReject, Err: &ParseError{Err: err}}
+	}
+	return Record{Kind: KindSpan, Span: sp}
+}
+
+func liteLLMRecordDiff(got, want *Record) string {
+	if got.Kind != want.Kind {
+		var g, w string
+		if got.Kind == KindReject {
+			g = got.Err.Err.Error()
+		}
+		if want.Kind == KindReject {
+			w = want.Err.Err.Error()
+		}
+		return fmt.Sprintf("%s (%s), reference %s (%s)", got.Kind, g, want.Kind, w)
+	}
+	switch got.Kind {
+	case KindSpan:
+		if !reflect.DeepEqual(got.Span, want.Span) {
+			return fmt.Sprintf("span\n got  %s\n want %s", spanText(&got.Span), spanText(&want.Span))
+		}
+	case KindReject:
+		if got.Err.Err.Error() != want.Err.Err.Error() || got.Err.Kind() != want.Err.Kind() {
+			return fmt.Sprintf("reject %s %q, reference %s %q", got.Err.Kind(), got.Err.Err, want.Err.Kind(), want.Err.Err)
+		}
+	}
+	return ""
+}
+
+// liteLLMGen writes one random LiteLLM log line.
+func liteLLMGen(r *rand.Rand) string {
+	chance := func(p float64) bool { return r.Float64() < p }
+	pick := func(vs ...string) string { return vs[r.IntN(len(vs))] }
+	epoch := func() float64 { return 1795168800 + float64(r.IntN(86_400_000_000))/1e6 }
+	timeVal := func(base float64) string {
+		if chance(0.75) {
+			return strconv.FormatFloat(base, 'f', -1, 64)
+		}
+		t := time.Unix(int64(base), int64((base-float64(int64(base)))*1e9)).UTC()
+		return pick(
+			`"`+t.Format("2006-01-02T15:04:05.000000Z")+`"`,
+			`"`+t.Format("2006-01-02 15:04:05.000000")+`"`, // naive: the zone's
+			`"`+t.Format("2006-01-02T15:04:05.000000+01")+`"`,
+			strconv.FormatInt(int64(base*1000), 10), // ms
+			`"`+strconv.FormatFloat(base, 'f', 3, 64)+`"`,
+			`null`, `""`, `"-"`, `"yesterday"`, `true`, `{}`,
+		)
+	}
+	str := func(vs ...string) string {
+		if chance(0.1) {
+			return pick(`null`, `""`, `"-"`, `42`, `{"a":1}`, `[1]`, `"caf\u00e9"`, `"a\"b"`)
+		}
+		return strconv.Quote(pick(vs...))
+	}
+	tokens := func() string {
+		if chance(0.85) {
+			return strconv.Itoa(r.IntN(4000))
+		}
+		return pick(`0`, `"12"`, `" 7 "`, `-3`, `1.5`, `2.0`, `"many"`, `null`, `1e3`, `99999999999999999999`, `true`)
+	}
+	errInfo := func() string {
+		return `{"error_code":` + pick(`""`, `"429"`, `429`, `"503"`, `"abc"`, `null`, `600`, `"408"`, `"499"`) +
+			`,"error_class":` + str("RateLimitError", "Timeout", "APIConnectionError", "ContextWindowExceededError", "Cancelled") +
+			pick(``, `,"traceback":"x"`) + `}`
+	}
+	start := epoch()
+	end := start + float64(r.IntN(30_000_000))/1e6
+	first := start + (end-start)*r.Float64()
+	var kv []string
+	add := func(k, v string) { kv = append(kv, strconv.Quote(k)+":"+v) }
+
+	spendLogs := chance(0.2)
+	id := fmt.Sprintf("chatcmpl-r%06d", r.IntN(1000))
+	if spendLogs {
+		add("request_id", str(id))
+	} else {
+		add("id", str(id))
+		if chance(0.9) {
+			add("trace_id", str(fmt.Sprintf("trace-%d", r.IntN(500))))
+		}
+		add("call_type", `"acompletion"`)
+	}
+	meta := []string{}
+	madd := func(k, v string) { meta = append(meta, strconv.Quote(k)+":"+v) }
+	if chance(0.7) {
+		madd("attempted_retries", pick(`0`, `1`, `2`, `"1"`, `1.0`, `-1`, `null`, `3000000000`))
+	}
+	if chance(0.2) {
+		madd("trace_id", str("meta-trace"))
+	}
+	if chance(0.6) {
+		madd("usage_object", pick(
+			`{"prompt_tokens":10,"prompt_tokens_details":{"cached_tokens":`+tokens()+`}}`,
+			`{"prompt_tokens_details":null}`, `{"prompt_tokens_details":{"cached_tokens":5},"prompt_tokens_details":{}}`,
+			`null`, `7`))
+	}
+	if chance(0.2) {
+		madd("status", str("success", "failure"))
+	}
+	if chance(0.2) {
+		madd("error_information", errInfo())
+	}
+	metaObj := "{" + strings.Join(meta, ",") + "}"
+	switch {
+	case spendLogs && chance(0.5):
+		add("metadata", strconv.Quote(metaObj)) // SpendLogs: as JSON text
+	case chance(0.05):
+		add("metadata", pick(`"not json"`, `null`, `12`))
+	case chance(0.9):
+		add("metadata", metaObj)
+	}
+	add("model", str("meta-llama/Llama-3.1-8B-Instruct", "gpt-4o"))
+	if chance(0.3) {
+		add("model_group", str("llama"))
+	}
+	if chance(0.5) {
+		add("model_id", str("dep-1", "dep-2"))
+	}
+	switch {
+	case chance(0.6):
+		add("api_base", str("http://vllm-1:8000/v1", "https://vllm-2.svc:8443/v1", "vllm-3:8000", "http://[::1", " "))
+	case chance(0.5):
+		add("hidden_params", pick(`{"api_base":"http://vllm-4:8000/v1"}`, `{"api_base":null}`, `"x"`, `{}`))
+	}
+	add("startTime", timeVal(start))
+	add("endTime", timeVal(end))
+	if chance(0.7) {
+		add("completionStartTime", timeVal(first))
+	} else if chance(0.3) {
+		add("completionStartTime", timeVal(end))
+	}
+	add("prompt_tokens", tokens())
+	add("completion_tokens", tokens())
+	status := pick(`"success"`, `"success"`, `"failure"`, `"Failure"`, `"pending"`, `null`)
+	if chance(0.95) {
+		add("status", status)
+	}
+	if chance(0.3) {
+		add("error_information", pick(errInfo(), `null`, `"boom"`, `{}`))
+	}
+	if chance(0.3) {
+		add("messages", `[{"role":"user","content":"secret prompt \u00e9 \"quoted\""}]`)
+		add("response", `{"choices":[{"message":{"content":"secret answer"}}],"usage":{"prompt_tokens":1}}`)
+	}
+	if chance(0.1) {
+		add("model", str("repeated-model")) // a repeated key: the last wins
+	}
+	if chance(0.05) {
+		add("metadata", `{"attempted_retries":4}`)
+	}
+	if chance(0.05) {
+		add("hidden_params", `{"other":1}`)
+	}
+	r.Shuffle(len(kv), func(i, j int) { kv[i], kv[j] = kv[j], kv[i] })
+	line := "{" + strings.Join(kv, ",") + "}"
+	switch {
+	case chance(0.02):
+		line = line[:1+r.IntN(len(line)-1)] // cut off
+	case chance(0.01):
+		line = `["not","an","object"]`
+	case chance(0.01):
+		line = `{"id":"x"} trailing`
+	}
+	return line
+}
+
+// FuzzLiteLLMScan holds scanLine to the parsed path on any line: when it
+// takes a line, it must give the record the parsed path gives.
+func FuzzLiteLLMScan(f *testing.F) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 50 {
+		f.Add(liteLLMGen(r))
+	}
+	f.Add(`{"id":"a","startTime":1,"endTime":2,"metadata":{"usage_object":{"prompt_tokens_details":{"cached_tokens":3}}}}`)
+	f.Fuzz(func(t *testing.T, line string) {
+		if strings.ContainsAny(line, "\n") {
+			return
+		}
+		rd := newLiteLLMReaderOpts(Input{Name: "fuzz", R: strings.NewReader(""), MaxLineBytes: DefaultMaxLineBytes}, GatewayOptions{}).(*liteLLMReader)
+		scanned, ok := rd.scanLine([]byte(line), nil)
+		if !ok {
+			return
+		}
+		if len(scanned) != 1 {
+			t.Fatalf("scanLine gave %d records", len(scanned))
+		}
+		v, err := parseJSONValue([]byte(line), nil, liteLLMKeys)
+		if err != nil {
+			t.Fatalf("scanLine took a line the parser rejects: %v", err)
+		}
+		parsed := rd.decode(v, []byte(line), nil)
+		if msg := liteLLMRecordDiff(&scanned[0], &parsed[0]); msg != "" {
+			t.Fatal(msg)
+		}
+	})
+}
