@@ -17,9 +17,10 @@ import (
 // OTLP/JSON: the collector's file exporter writes one {"resourceSpans":[...]}
 // object per line; a single (pretty-printed) document is read too. Each span
 // named llm_request is one record and becomes one span; every other span is
-// a skipped record, and so is a span whose (traceId, spanId) was already
-// read. A document that is not valid JSON, or whose OTLP structure has a
-// value of the wrong type, is one rejected record.
+// a skipped record, and so is a span whose (traceId, spanId) is among those
+// of the last otlpDedupWindow spans read (an exporter's retry). A document
+// that is not valid JSON, or whose OTLP structure has a value of the wrong
+// type, is one rejected record.
 //
 // Keys are OTLP/JSON's (camelCase, as the collector writes them) or
 // protobuf's field names (snake_case, MessageToJson with
@@ -62,7 +63,7 @@ type vllmOTelReader struct {
 	rec     Record
 	queue   []Record
 	qi      int
-	seen    map[otlpKey]struct{} // (traceId, spanId) of every span read
+	seen    recentKeys // (traceId, spanId) of the spans read last
 	dec     otlpDecoder
 	decided bool
 	done    bool
@@ -72,7 +73,7 @@ type vllmOTelReader struct {
 var _ Reader = (*vllmOTelReader)(nil)
 
 func newVLLMOTelReader(in Input) Reader {
-	return &vllmOTelReader{name: in.Name, lines: newLineSplitter(in.R, in.MaxLineBytes), seen: map[otlpKey]struct{}{}}
+	return &vllmOTelReader{name: in.Name, lines: newLineSplitter(in.R, in.MaxLineBytes), seen: newRecentKeys(otlpDedupWindow)}
 }
 
 // Record implements Reader.
@@ -160,12 +161,12 @@ func (r *vllmOTelReader) decodeDoc(doc []byte, line int64, out []Record) []Recor
 		if ds.keyed {
 			// A span exported twice is read once: the later copies are
 			// skipped, whatever else is wrong with them.
-			if _, dup := r.seen[ds.key]; dup {
+			if r.seen.has(ds.key) {
 				out = append(out, Record{Kind: KindSkip, Line: line})
 				continue
 			}
 			if ds.kind == KindSpan {
-				r.seen[ds.key] = struct{}{}
+				r.seen.add(ds.key)
 			}
 		}
 		switch ds.kind {
@@ -182,6 +183,44 @@ func (r *vllmOTelReader) decodeDoc(doc []byte, line int64, out []Record) []Recor
 
 // otlpKey is a span's identity: its trace id (16 bytes) and span id (8).
 type otlpKey [24]byte
+
+// otlpDedupWindow is how many of the spans read last the reader remembers to
+// skip their copies. An exporter sends a batch again when an export failed,
+// within minutes (the collector's retry_on_failure gives up after 5); a
+// million spans is hours of a busy fleet's traces, and the set holds about
+// 70 MB, whatever the input's size. A copy sent further apart is written
+// again, and analyze counts it among the duplicate span_ids.
+const otlpDedupWindow = 1 << 20
+
+// recentKeys is the set of the last n keys added: a ring of them and a map.
+type recentKeys struct {
+	set  map[otlpKey]struct{}
+	ring []otlpKey // grows to n
+	n    int
+	next int // the ring's oldest key, once it is full
+}
+
+func newRecentKeys(n int) recentKeys {
+	return recentKeys{set: map[otlpKey]struct{}{}, n: n}
+}
+
+func (k *recentKeys) has(key otlpKey) bool {
+	_, ok := k.set[key]
+	return ok
+}
+
+// add adds a key that the set does not hold, forgetting the oldest when it
+// holds n.
+func (k *recentKeys) add(key otlpKey) {
+	if len(k.ring) < k.n {
+		k.ring = append(k.ring, key)
+	} else {
+		delete(k.set, k.ring[k.next])
+		k.ring[k.next] = key
+		k.next = (k.next + 1) % len(k.ring)
+	}
+	k.set[key] = struct{}{}
+}
 
 // otlpDecoder decodes OTLP/JSON documents. It reuses its buffers from one
 // document to the next and hands out the spans' optional values from arena

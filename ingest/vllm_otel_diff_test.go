@@ -494,3 +494,22 @@ func (g *otlpGen) attrs() string {
 	g.r.Shuffle(len(kvs), func(i, j int) { kvs[i], kvs[j] = kvs[j], kvs[i] })
 	return strings.Join(kvs, ",")
 }
+
+// TestRecentKeys: the set holds the last n keys added, and forgets each
+// older one.
+func TestRecentKeys(t *testing.T) {
+	key := func(i int) otlpKey { return otlpKey{byte(i), byte(i >> 8)} }
+	k := newRecentKeys(3)
+	for i := range 10 {
+		k.add(key(i))
+		for j := range 10 {
+			want := j <= i && j > i-3
+			if got := k.has(key(j)); got != want {
+				t.Fatalf("after adding 0..%d: has(%d) = %v, want %v", i, j, got, want)
+			}
+		}
+		if len(k.set) > 3 || len(k.ring) > 3 {
+			t.Fatalf("after adding 0..%d: %d keys in the set, %d in the ring", i, len(k.set), len(k.ring))
+		}
+	}
+}
