@@ -170,6 +170,12 @@ func writeJSONAtomic(path string, v any) error {
 		return err
 	}
 	defer os.Remove(f.Name())
+	// CreateTemp makes the file 0600: verdict.json is read like the report
+	// files beside it (0644), by a CI job or a web server of other users.
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	enc := jsonEncoder(f)
 	if err := enc.Encode(v); err != nil {
 		f.Close()

@@ -19,11 +19,24 @@ func TestMain(m *testing.M) {
 
 // TestCLI runs testdata/script/*.txtar: the command line end to end, with exact
 // output and exit codes. `exitcode N cmd args...` runs a command and requires
-// exit status N.
+// exit status N; `readable FILE...` requires that every user may read each
+// file, as an output that a CI job or a web server of another user reads.
 func TestCLI(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"readable": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) == 0 {
+					ts.Fatalf("usage: readable FILE...")
+				}
+				for _, name := range args {
+					fi, err := os.Stat(ts.MkAbs(name))
+					ts.Check(err)
+					if fi.Mode().Perm()&0o044 != 0o044 {
+						ts.Fatalf("%s: mode %v, want it readable by group and others", name, fi.Mode().Perm())
+					}
+				}
+			},
 			"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) < 2 {
 					ts.Fatalf("usage: exitcode N command [args...]")
