@@ -119,7 +119,7 @@ func BenchmarkWriteParquet(b *testing.B) {
 	spans := benchSpans(in)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(in))) // input bytes per batch, to compare with decoding
-	w := parquet.NewGenericWriter[schemas.Span](io.Discard, parquetOptions()...)
+	w := parquet.NewGenericWriter[schemas.Span](io.Discard, spanOptions()...)
 	for b.Loop() {
 		if _, err := w.Write(spans); err != nil {
 			b.Fatal(err)

@@ -65,7 +65,7 @@ type piece struct {
 
 func newSpanWriter(out io.Writer, release func(*batch)) *spanWriter {
 	return &spanWriter{
-		file:    parquet.NewGenericWriter[schemas.Span](out, parquetOptions()...),
+		file:    parquet.NewGenericWriter[schemas.Span](out, spanOptions()...),
 		release: release,
 	}
 }
@@ -109,7 +109,7 @@ func (sw *spanWriter) next() error {
 		rg.w.Reset(&rg.buf)
 	} else {
 		rg = &rowGroup{}
-		rg.w = parquet.NewGenericWriter[schemas.Span](&rg.buf, parquetOptions()...)
+		rg.w = parquet.NewGenericWriter[schemas.Span](&rg.buf, spanOptions()...)
 	}
 	rg.err = nil
 	rg.closed = false

@@ -80,7 +80,7 @@ func TestSpanWriterMatchesGenericWriter(t *testing.T) {
 			}
 
 			var want bytes.Buffer
-			gw := parquet.NewGenericWriter[schemas.Span](&want, parquetOptions()...)
+			gw := parquet.NewGenericWriter[schemas.Span](&want, spanOptions()...)
 			for _, b := range batches {
 				if _, err := gw.Write(b); err != nil {
 					t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -27,6 +29,56 @@ func parquetOptions() []parquet.WriterOption {
 		parquet.WriteBufferSize(1 << 20),
 	}
 }
+
+// spanOptions are the writer options of spans.parquet: parquetOptions with
+// spansSchema.
+func spanOptions() []parquet.WriterOption {
+	return append(parquetOptions(), spansSchema)
+}
+
+// deltaColumns are the integer columns of spans.parquet written
+// DELTA_BINARY_PACKED instead of PLAIN: the five instants, which change by
+// little from one span to the next, the token counts, attempt and
+// http_status. The Span struct's tags cannot say so (parquet-go takes delta
+// only on a non-pointer field). At 10 M spans the pages to compress shrink
+// from about 1 GB to 0.4 GB: ingest 7.9 -> 6.6 s and analyze, which reads
+// them, 21.6 -> 20.4 s, for a file 6 % smaller (BENCHMARKS.md).
+var deltaColumns = []string{
+	"attempt", "queued_at", "admitted_at", "first_token_at", "last_token_at", "released_at",
+	"input_tokens", "output_tokens", "cached_tokens", "http_status",
+}
+
+// spansSchema is the Parquet schema of spans.parquet: the Span struct's, with
+// deltaColumns encoded DELTA_BINARY_PACKED. Its columns, types and order are
+// the struct's, so parquet-go still writes Spans without going through rows.
+var spansSchema = func() *parquet.Schema {
+	s := parquet.SchemaOf(schemas.Span{})
+	fields := s.Fields()
+	for i, f := range fields {
+		if slices.Contains(deltaColumns, f.Name()) {
+			fields[i] = encodedField{Node: parquet.Encoded(f, &parquet.DeltaBinaryPacked), field: f}
+		}
+	}
+	return parquet.NewSchema(s.Name(), fieldGroup{Node: s, fields: fields})
+}()
+
+// encodedField is a struct field whose node is given another encoding.
+type encodedField struct {
+	parquet.Node // the field's node with its encoding
+	field        parquet.Field
+}
+
+func (f encodedField) Name() string                           { return f.field.Name() }
+func (f encodedField) Value(base reflect.Value) reflect.Value { return f.field.Value(base) }
+
+// fieldGroup is a group node with the given fields, in their order
+// (parquet.Group would sort them by name).
+type fieldGroup struct {
+	parquet.Node
+	fields []parquet.Field
+}
+
+func (g fieldGroup) Fields() []parquet.Field { return g.fields }
 
 // datasetWriter writes the records of every input of an ingest into the
 // dataset's temporary files and keeps what the manifest needs.
