@@ -41,8 +41,8 @@ func spanOptions() []parquet.WriterOption {
 // little from one span to the next, the token counts, attempt and
 // http_status. The Span struct's tags cannot say so (parquet-go takes delta
 // only on a non-pointer field). At 10 M spans the pages to compress shrink
-// from about 1 GB to 0.4 GB: ingest 7.9 -> 6.6 s and analyze, which reads
-// them, 21.6 -> 20.4 s, for a file 6 % smaller (BENCHMARKS.md).
+// from about 1 GB to 0.4 GB: ingest 8.4 -> 6.8 s, for a file 6 % smaller,
+// and analyze reads it as fast (BENCHMARKS.md).
 var deltaColumns = []string{
 	"attempt", "queued_at", "admitted_at", "first_token_at", "last_token_at", "released_at",
 	"input_tokens", "output_tokens", "cached_tokens", "http_status",
