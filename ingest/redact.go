@@ -140,36 +140,17 @@ func (r *redactor) value() error {
 			}
 		}
 	case jsonArray:
-		s.pos++
-		s.depth++
-		if s.depth > maxJSONDepth {
-			return recordErrorf(ErrBadJSON, s.pos-1, "invalid JSON: exceeded max depth")
-		}
 		r.out = append(r.out, '[')
-		s.ws()
-		if s.pos < len(s.data) && s.data[s.pos] == ']' {
-			s.pos++
-			s.depth--
-			r.out = append(r.out, ']')
-			return nil
-		}
-		for {
-			if err := r.value(); err != nil {
-				return err
+		first := true
+		err := s.elements(func() error {
+			if !first {
+				r.out = append(r.out, ',')
 			}
-			s.ws()
-			if s.pos < len(s.data) && s.data[s.pos] == ']' {
-				s.pos++
-				s.depth--
-				r.out = append(r.out, ']')
-				return nil
-			}
-			if s.pos >= len(s.data) || s.data[s.pos] != ',' {
-				return s.syntaxError("after array element")
-			}
-			s.pos++
-			r.out = append(r.out, ',')
-		}
+			first = false
+			return r.value()
+		})
+		r.out = append(r.out, ']')
+		return err
 	default:
 		start := s.pos
 		if err := s.skipValue(); err != nil {

@@ -456,32 +456,7 @@ func (d *otlpDecoder) array(parent, key string, elem func() error) error {
 	default:
 		return d.wrongType(parent, key, "an array", c)
 	}
-	s.pos++
-	s.depth++
-	if s.depth > maxJSONDepth {
-		return recordErrorf(ErrBadJSON, s.pos-1, "invalid JSON: exceeded max depth")
-	}
-	s.ws()
-	if s.pos < len(s.data) && s.data[s.pos] == ']' {
-		s.pos++
-		s.depth--
-		return nil
-	}
-	for {
-		if err := elem(); err != nil {
-			return err
-		}
-		s.ws()
-		if s.pos < len(s.data) && s.data[s.pos] == ']' {
-			s.pos++
-			s.depth--
-			return nil
-		}
-		if s.pos >= len(s.data) || s.data[s.pos] != ',' {
-			return s.syntaxError("after array element")
-		}
-		s.pos++
-	}
+	return s.elements(elem)
 }
 
 // str reads the string or null at key of the object at path parent and
