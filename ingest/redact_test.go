@@ -32,6 +32,11 @@ func TestRedactRaw(t *testing.T) {
 			`{"a":"x\"y\u00e9","b":[1,true,null,-2.5e3]}`,
 		},
 		{
+			"json arrays: empty, nested, with text keys inside",
+			`{"a":[], "b":[[],[1, {"text":"secret"}]],"c":[ ]}`,
+			`{"a":[],"b":[[],[1,{"text":"[removed]"}]],"c":[]}`,
+		},
+		{
 			"not json: long strings",
 			`{"span_id":"a","status":"ok","input_tokens":"512", "note":"` + long + `"`,
 			`{"span_id":"a","status":"ok","input_tokens":"512", "note":"[removed 65 bytes]"`,
