@@ -136,13 +136,19 @@ func backlogWindows(ws []schemas.Metrics) []schemas.Metrics {
 	return out
 }
 
+// BootstrapMethod names the throughput interval's bootstrap in verdict.json:
+// the percentile interval of the resampled ratios, each run's backlog windows
+// resampled with replacement, independently (the other fields of
+// schemas.Bootstrap say how many and with which seed).
+const BootstrapMethod = "percentile"
+
 // throughput: r = mean candidate / mean baseline retry_adjusted_system_tps over
 // backlog windows, with a percentile bootstrap interval that resamples the
 // windows of each run independently.
 func throughput(bb, cb []schemas.Metrics, c schemas.Criteria) (schemas.Criterion, schemas.Bootstrap) {
 	cr := schemas.Criterion{Name: Throughput, Title: "Throughput improves", Metric: "retry_adjusted_system_tps over backlog windows"}
 	boot := schemas.Bootstrap{Resamples: c.Resamples, Seed: Seed, BaselineWindows: len(bb), CandidateWindows: len(cb),
-		Method: fmt.Sprintf("percentile bootstrap, %.0f%% interval: the backlog windows of each run resampled with replacement, independently, %d times", c.Confidence*100, c.Resamples)}
+		Method: BootstrapMethod}
 	bx, cx := tpsValues(bb), tpsValues(cb)
 	if len(bx) == 0 || len(cx) == 0 {
 		cr.Verdict = schemas.Inconclusive

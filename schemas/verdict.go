@@ -40,7 +40,7 @@ type Bootstrap struct {
 	Seed             uint64 `json:"seed"`
 	BaselineWindows  int    `json:"baseline_windows"`  // backlog windows resampled
 	CandidateWindows int    `json:"candidate_windows"` // backlog windows resampled
-	Method           string `json:"method"`
+	Method           string `json:"method"`            // "percentile": each run's windows resampled independently
 }
 
 // Criteria are the thresholds of SPEC §5, from flags or an acceptance file.
