@@ -186,10 +186,11 @@ type otlpKey [24]byte
 
 // otlpDedupWindow is how many of the spans read last the reader remembers to
 // skip their copies. An exporter sends a batch again when an export failed,
-// within minutes (the collector's retry_on_failure gives up after 5); a
-// million spans is hours of a busy fleet's traces, and the set holds about
-// 70 MB, whatever the input's size. A copy sent further apart is written
-// again, and analyze counts it among the duplicate span_ids.
+// within minutes (the collector's retry_on_failure gives up after 5 minutes
+// by default); a million spans is hours of a busy fleet's traces, and the set
+// holds 55-70 MB, whatever the input's size (at 10 M spans ingest peaked at
+// 361 MB, against 834 MB with every span's key kept). A copy sent further
+// apart is written again, and analyze counts it among the duplicate span_ids.
 const otlpDedupWindow = 1 << 20
 
 // recentKeys is the set of the last n keys added: a ring of them and a map.
