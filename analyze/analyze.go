@@ -39,7 +39,16 @@ type Options struct {
 	From   *time.Time    // --from (with To)
 	To     *time.Time    // --to (with From)
 	Log    *slog.Logger  // nil discards
+	// Progress, when set, gets a one-line status that is rewritten in place
+	// (the statement running and the time so far); cmd passes stderr only
+	// when it is a terminal.
+	Progress io.Writer
 }
+
+// MaxWindows bounds the windows of one analysis: each costs a row in every
+// per-window statement and in the report, so --window 1ms over a day (86
+// million windows) would run for hours and write gigabytes.
+const MaxWindows = 100_000
 
 // Curves are the report's inputs beyond the windows (curves.json).
 type Curves struct {
@@ -113,8 +122,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		db.Close()
 	}()
 
-	a := &analysis{ctx: ctx, db: conns[0], side: conns[1], log: log, cpu: cpuTime()}
+	a := &analysis{ctx: ctx, db: conns[0], side: conns[1], log: log, cpu: cpuTime(), progress: startProgress(opt.Progress)}
 	res, err := a.run(opt, width.Microseconds(), spansPath, man, tmpDir)
+	a.progress.stop()
 	if err != nil {
 		return nil, err
 	}
@@ -125,6 +135,47 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// checkWindowCount refuses a window width that cuts the extent [t0, t1) µs
+// into more than MaxWindows windows, naming a width that would do.
+func checkWindowCount(t0, t1, width int64) error {
+	n := windowCount(t0, t1, width)
+	if n <= MaxWindows {
+		return nil
+	}
+	span := time.Duration(t1-t0) * time.Microsecond
+	return fmt.Errorf("--window %s cuts the run's %s into %d windows, more than %d: use a wider window, such as %s",
+		time.Duration(width)*time.Microsecond, span.Round(time.Second), n, MaxWindows, widerWindow(span))
+}
+
+// windowCount is the number of epoch-aligned windows of width µs that
+// overlap [t0, t1), at least 1.
+func windowCount(t0, t1, width int64) int64 {
+	if t1 <= t0 {
+		return 1
+	}
+	return floorDiv(t1-1, width) - floorDiv(t0, width) + 1
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// widerWindow is the first of the usual widths that cuts span into at most
+// MaxWindows/2 windows (half, since alignment adds one).
+func widerWindow(span time.Duration) time.Duration {
+	for _, w := range []time.Duration{time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second,
+		time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour, 6 * time.Hour, 24 * time.Hour} {
+		if span/w <= MaxWindows/2 {
+			return w
+		}
+	}
+	return 24 * time.Hour
 }
 
 func readManifest(dir string) (schemas.Manifest, error) {
@@ -152,6 +203,8 @@ type analysis struct {
 	name string // the connection's name in the debug log: "" (db) or "side"
 	log  *slog.Logger
 	cpu  time.Duration // the process's CPU time at the last logQuery (--debug)
+
+	progress *progress // nil without Options.Progress
 }
 
 // sideTask is work running on the side connection (onSide).
@@ -198,6 +251,7 @@ func (t *sideTask) stop() {
 }
 
 func (a *analysis) exec(name string, args ...any) error {
+	a.stage(name)
 	start := time.Now()
 	if _, err := a.db.ExecContext(a.ctx, query(name), args...); err != nil {
 		return fmt.Errorf("analyze %s: %w", name, err)
@@ -234,6 +288,7 @@ func (a *analysis) logQuery(name string, start time.Time) {
 // compresses in about 60 % of the time for a file about 5 % larger. options
 // adds to the COPY's options.
 func (a *analysis) copyTo(name, path, options string) error {
+	a.stage(name)
 	start := time.Now()
 	q := "COPY (" + query(name) + ") TO " + sqlString(path) + " (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1" + options + ")"
 	if _, err := a.db.ExecContext(a.ctx, q); err != nil {
@@ -281,6 +336,9 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 	if noExtent {
 		t0 = sql.NullInt64{Int64: 0, Valid: true}
 		t1 = t0
+	}
+	if err := checkWindowCount(t0.Int64, t1.Int64, width); err != nil {
+		return nil, err
 	}
 
 	// What needs the columns the spans table leaves out reads them from
@@ -476,7 +534,7 @@ func (a *analysis) spliceRequests(out, spansPath, added string) error {
 	// The splice pairs row i of each file: the added columns must be in
 	// spans.parquet's order, as DuckDB keeps it (preserve_insertion_order).
 	var inOrder sql.NullBool
-	err := a.db.QueryRowContext(a.ctx, "SELECT bool_and(idx = file_row_number) FROM read_parquet(?, file_row_number = true)", added).Scan(&inOrder)
+	err := a.db.QueryRowContext(a.ctx, "SELECT bool_and(idx = file_row_number) FROM read_parquet(?, file_row_number = true, hive_partitioning = false)", added).Scan(&inOrder)
 	if err != nil {
 		return fmt.Errorf("analyze requests_added: %w", err)
 	}
@@ -757,7 +815,7 @@ func (a *analysis) replicaStates(t0, t1 int64) ([]schemas.ReplicaState, error) {
 	return out, nil
 }
 
-// quality counts the data-quality measures of SPEC §6 that the spans table
+// quality counts the data-quality measures of docs/metrics.md "Data quality" that the spans table
 // and the request facts show (quality_spans); sourceQuality adds the others.
 func (a *analysis) quality(t0, t1 int64, clipped bool, man schemas.Manifest) (schemas.DataQuality, error) {
 	dq := schemas.DataQuality{
@@ -766,6 +824,7 @@ func (a *analysis) quality(t0, t1 int64, clipped bool, man schemas.Manifest) (sc
 		RecordsRejected: man.Counts.Rejected,
 		RecordsSkipped:  man.Counts.Skipped,
 		RejectedBy:      man.RejectedBy,
+		SkippedBy:       man.SkippedBy,
 		Models:          []string{},
 	}
 	if dq.RejectedBy == nil {
@@ -790,7 +849,7 @@ func (a *analysis) quality(t0, t1 int64, clipped bool, man schemas.Manifest) (sc
 	return dq, nil
 }
 
-// sourceQuality counts into dq the data-quality measures of SPEC §6 read
+// sourceQuality counts into dq the data-quality measures of docs/metrics.md "Data quality" read
 // from span_src's columns that the spans table leaves out (quality_source).
 func (a *analysis) sourceQuality(dq *schemas.DataQuality) error {
 	defer a.logQuery("quality_source", time.Now())

@@ -30,13 +30,13 @@ const maxJoinRounds = 8
 func (a *analysis) loadSpans(path string) (*schemas.JoinCoverage, error) {
 	var gw, en int64
 	err := a.db.QueryRowContext(a.ctx,
-		"SELECT count(*) FILTER (source IN ?), count(*) FILTER (source IN ?) FROM read_parquet(?)",
+		"SELECT count(*) FILTER (source IN ?), count(*) FILTER (source IN ?) FROM read_parquet(?, hive_partitioning = false)",
 		gatewaySources, engineSources, path).Scan(&gw, &en)
 	if err != nil {
 		return nil, fmt.Errorf("analyze sources: %w", err)
 	}
 	var cov *schemas.JoinCoverage
-	src := "SELECT * EXCLUDE (file_row_number), file_row_number AS idx, NULL::BIGINT AS gw FROM read_parquet(" + sqlString(path) + ", file_row_number = true)"
+	src := "SELECT * EXCLUDE (file_row_number), file_row_number AS idx, NULL::BIGINT AS gw FROM read_parquet(" + sqlString(path) + ", file_row_number = true, hive_partitioning = false)"
 	if gw > 0 && en > 0 {
 		if cov, err = a.join(path, gw, en); err != nil {
 			return nil, err

@@ -2,16 +2,26 @@ package schemas
 
 import "time"
 
-// Manifest is manifest.json of a run dataset (SPEC §1.3): what was read, by
+// Manifest is manifest.json of a run dataset (schemas/README.md): what was read, by
 // which ingester, and counts that reconcile: Read = Written + Rejected + Skipped.
 type Manifest struct {
-	RunID           string           `json:"run_id"`
-	Tool            string           `json:"tool"`    // "tpsreport"
-	Version         string           `json:"version"` // tool version
-	Inputs          []InputFile      `json:"inputs"`
-	Counts          Counts           `json:"counts"`
-	RejectedBy      map[string]int64 `json:"rejected_by_reason"` // reason kind -> count
-	TimeRange       *TimeRange       `json:"time_range"`         // nil when no span has a time
+	RunID      string           `json:"run_id"`
+	Tool       string           `json:"tool"`    // "tpsreport"
+	Version    string           `json:"version"` // tool version
+	Inputs     []InputFile      `json:"inputs"`
+	Counts     Counts           `json:"counts"`
+	RejectedBy map[string]int64 `json:"rejected_by_reason"` // reason kind -> count
+	// SkippedBy breaks Counts.Skipped down by reason (blank, unused_line,
+	// duplicate, not_a_request, ...): records that are not errors but carry
+	// nothing to write. Its values add up to Counts.Skipped.
+	SkippedBy map[string]int64 `json:"skipped_by_reason"`
+	// Ignored lists the files found in directory inputs that no format
+	// claims (a README, truth.json): they are not read and count nowhere.
+	Ignored []IgnoredFile `json:"ignored_files,omitempty"`
+	// Replaced names the run that the directory held before this ingest
+	// replaced it ("" when the directory held no dataset).
+	Replaced        string           `json:"replaced,omitempty"`
+	TimeRange       *TimeRange       `json:"time_range"` // nil when no span has a time
 	MaxNumSeqs      *int64           `json:"max_num_seqs,omitempty"`
 	MaxNumSeqsBy    map[string]int64 `json:"max_num_seqs_by_replica,omitempty"`
 	SamplesWritten  int64            `json:"samples_written"`
@@ -22,8 +32,17 @@ type Manifest struct {
 type InputFile struct {
 	Path   string `json:"path"`   // as given, or "-" for stdin
 	Format string `json:"format"` // ingester that read it
-	Size   int64  `json:"size"`   // bytes as stored (compressed size for .gz/.zst)
-	SHA256 string `json:"sha256"` // of the stored bytes, hex
+	// Detected is true when --format auto (or no FORMAT: prefix) chose Format
+	// by sniffing the input.
+	Detected bool   `json:"detected,omitempty"`
+	Size     int64  `json:"size"`   // bytes as stored (compressed size for .gz/.zst)
+	SHA256   string `json:"sha256"` // of the stored bytes, hex
+}
+
+// IgnoredFile is a file of a directory input that ingest did not read.
+type IgnoredFile struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // Counts reconcile: Read = Written + Rejected + Skipped.
@@ -51,7 +70,7 @@ type Reject struct {
 	Raw    string `json:"raw"`    // the record cut to 1 KiB, prompt text removed
 }
 
-// Percentiles is the distribution object of SPEC §4. N is the number of values
+// Percentiles is the distribution object of docs/metrics.md. N is the number of values
 // it summarises; with N = 0 every other field is nil.
 type Percentiles struct {
 	N    int64    `json:"n"`
@@ -63,7 +82,7 @@ type Percentiles struct {
 	Max  *float64 `json:"max"`
 }
 
-// Metrics are the window and run metrics of SPEC §4 for one window (or the
+// Metrics are the window and run metrics of docs/metrics.md for one window (or the
 // whole run). Rates and fractions are nil where their denominator is zero.
 type Metrics struct {
 	WindowStart   time.Time `json:"window_start"`
@@ -109,7 +128,7 @@ type Metrics struct {
 	MeanQueueDepthSampled     *float64 `json:"mean_queue_depth_sampled"`
 	UtilizationSampled        *float64 `json:"utilization_sampled"`
 
-	// Distributions over successful spans released in the window (SPEC §4).
+	// Distributions over successful spans released in the window (docs/metrics.md).
 	TQueue      Percentiles `json:"t_queue"`
 	TTFT        Percentiles `json:"ttft"`
 	TFirstToken Percentiles `json:"t_first_token"`
@@ -136,13 +155,14 @@ type ReplicaState struct {
 	Utilization    *float64 `json:"utilization"`
 }
 
-// DataQuality holds the counts of SPEC §6.
+// DataQuality holds the counts of docs/metrics.md "Data quality".
 type DataQuality struct {
 	RecordsRead      int64            `json:"records_read"`
 	SpansWritten     int64            `json:"spans_written"`
 	RecordsRejected  int64            `json:"records_rejected"`
 	RecordsSkipped   int64            `json:"records_skipped"`
 	RejectedBy       map[string]int64 `json:"rejected_by_reason"`
+	SkippedBy        map[string]int64 `json:"skipped_by_reason,omitempty"`
 	MissingTimestamp map[string]int64 `json:"missing_timestamp"` // column -> spans without it
 	OutOfOrder       int64            `json:"out_of_order"`      // spans whose timestamps are not monotone
 	DuplicateSpanIDs int64            `json:"duplicate_span_ids"`
@@ -172,7 +192,7 @@ type JoinCoverage struct {
 	GatewayOnlyOK int64 `json:"gateway_only_ok"`
 }
 
-// Summary is summary.json: the run window's metrics under SPEC names, the cap
+// Summary is summary.json: the run window's metrics under the names of docs/metrics.md, the cap
 // and its source, the extent and the data-quality counts.
 type Summary struct {
 	RunID       string    `json:"run_id"`

@@ -4,5 +4,5 @@ SELECT to_json(x)::VARCHAR FROM (
         strftime(window_start, '%Y-%m-%dT%H:%M:%S.%fZ') AS window_start,
         strftime(window_end, '%Y-%m-%dT%H:%M:%S.%fZ') AS window_end,
         * EXCLUDE (window_start, window_end)
-    FROM read_parquet(?) ORDER BY window_start
+    FROM read_parquet(?, hive_partitioning = false) ORDER BY window_start
 ) x;
