@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Cap sources, strongest first (SPEC §4 "cap").
+// Cap sources, strongest first (docs/metrics.md "cap").
 const (
 	CapFromFlag    = "flag"
 	CapFromSamples = "samples"
@@ -67,7 +67,7 @@ func engineCaps(reps []replicaFacts) map[string]int64 {
 	return perEngine
 }
 
-// resolveCaps applies SPEC §4's order per replica: flag, samples (its own, else
+// resolveCaps applies docs/metrics.md's order per replica: flag, samples (its own, else
 // its engines'), logs, inferred.
 func resolveCaps(reps []replicaFacts, in capInputs) resolvedCaps {
 	out := resolvedCaps{ByReplica: map[string]int64{}, Source: CapFromFlag}

@@ -38,7 +38,7 @@ func mustLoadQueries() map[string]string {
 	return m
 }
 
-// distMetric is a per-span metric with a percentile object (SPEC §4): its
+// distMetric is a per-span metric with a percentile object (docs/metrics.md): its
 // name and its SQL expression over the spans table's columns. Micros: the
 // expression gives whole µs, and the object seconds.
 type distMetric struct {

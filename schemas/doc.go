@@ -5,5 +5,5 @@
 // imports nothing of the project.
 //
 // Times are UTC instants held as int64 microseconds since the Unix epoch
-// (SPEC §1). A nil pointer is an unknown value, never zero.
+// (schemas/README.md). A nil pointer is an unknown value, never zero.
 package schemas

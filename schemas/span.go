@@ -2,7 +2,7 @@ package schemas
 
 import "time"
 
-// Span is one attempt of one request (SPEC §1.1): a row of spans.parquet and a
+// Span is one attempt of one request (schemas/README.md): a row of spans.parquet and a
 // line of the canonical JSONL input. Timestamps are microseconds since the Unix
 // epoch, UTC. Pointer fields are optional: nil is NULL.
 type Span struct {
@@ -39,7 +39,7 @@ type Span struct {
 // TimeOriginBenchmark marks spans whose times count from a benchmark's start.
 const TimeOriginBenchmark = "benchmark"
 
-// Sample is the scheduler state of one replica at an instant (SPEC §1.2): a row
+// Sample is the scheduler state of one replica at an instant (schemas/README.md): a row
 // of samples.parquet.
 type Sample struct {
 	RunID        string   `parquet:"run_id,dict,zstd" json:"run_id"`
@@ -52,7 +52,7 @@ type Sample struct {
 	KVCacheUsage *float64 `parquet:"kv_cache_usage,optional,zstd" json:"kv_cache_usage,omitempty"`
 }
 
-// Span statuses (SPEC §1.1). A span is successful when its status is StatusOK.
+// Span statuses (schemas/README.md). A span is successful when its status is StatusOK.
 const (
 	StatusOK        = "ok"
 	StatusError     = "error"
@@ -74,7 +74,7 @@ func ValidStatus(s string) bool {
 }
 
 // Micros converts t to microseconds since the Unix epoch, rounding to the
-// nearest microsecond (half away from zero) as SPEC §1 requires.
+// nearest microsecond (half away from zero) as schemas/README.md requires.
 func Micros(t time.Time) int64 {
 	s := t.Unix() // floor: ns below is in [0, 1e9)
 	ns := int64(t.Nanosecond())

@@ -1,13 +1,13 @@
 package schemas
 
-// Verdict outcomes (SPEC §5).
+// Verdict outcomes (docs/acceptance.md).
 const (
 	Pass         = "PASS"
 	Fail         = "FAIL"
 	Inconclusive = "INCONCLUSIVE"
 )
 
-// Criterion is one acceptance criterion of SPEC §5 with the numbers behind it.
+// Criterion is one acceptance criterion of docs/acceptance.md with the numbers behind it.
 type Criterion struct {
 	Name      string   `json:"name"`    // throughput, success_rate, gap_fraction, retry_rate
 	Title     string   `json:"title"`   // "Throughput improves"
@@ -43,7 +43,7 @@ type Bootstrap struct {
 	Method           string `json:"method"`            // "percentile": each run's windows resampled independently
 }
 
-// Criteria are the thresholds of SPEC §5, from flags or an acceptance file.
+// Criteria are the thresholds of docs/acceptance.md, from flags or an acceptance file.
 type Criteria struct {
 	MinImprovement     float64 `json:"min_improvement" yaml:"min_improvement"`
 	SuccessTolerance   float64 `json:"success_tolerance" yaml:"success_tolerance"` // fraction (0.001 = 0.1 pp)
@@ -58,7 +58,7 @@ type Criteria struct {
 	AllowModelMismatch bool    `json:"allow_model_mismatch" yaml:"allow_model_mismatch"`
 }
 
-// DefaultCriteria returns the defaults of SPEC §5.
+// DefaultCriteria returns the defaults of docs/acceptance.md.
 func DefaultCriteria() Criteria {
 	return Criteria{
 		MinImprovement:    0,

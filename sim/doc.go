@@ -60,6 +60,6 @@
 // released_at) and engine stats samples to a second one, keeping only live
 // requests in memory, so it scales to any number of spans. Writers turn the
 // streams into files, one per format (JSONL here: the canonical input of
-// SPEC §1.1); Generate connects a Run to a Writer. The returned Truth is
+// schemas/README.md); Generate connects a Run to a Writer. The returned Truth is
 // written as truth.json by WriteTruth.
 package sim

@@ -17,8 +17,8 @@ import (
 // Formats WriteFormats writes, by ingest format name. Each is one file in the
 // output directory.
 const (
-	FormatSpans    = "spans"     // spans.jsonl: canonical spans (SPEC §1.1)
-	FormatSamples  = "samples"   // samples.jsonl: canonical samples (SPEC §1.2)
+	FormatSpans    = "spans"     // spans.jsonl: canonical spans (schemas/README.md)
+	FormatSamples  = "samples"   // samples.jsonl: canonical samples (schemas/README.md)
 	FormatVLLMOTel = "vllm-otel" // vllm-otel.jsonl: vLLM llm_request spans, OTLP/JSON (engine side)
 	FormatLiteLLM  = "litellm"   // litellm.jsonl: LiteLLM StandardLoggingPayload NDJSON (gateway side)
 	FormatVLLMLog  = "vllm-log"  // vllm.log: vLLM server log lines (startup args, periodic stats)

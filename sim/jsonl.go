@@ -39,7 +39,7 @@ func WriteJSONL(spans, samples io.Writer, sc Scenario, seed uint64) (Truth, erro
 }
 
 // JSONL writes the canonical JSONL input of ingest: one span per line of the
-// spans file (SPEC §1.1 column names in that order, NULL fields omitted,
+// spans file (the column names of schemas/README.md in that order, NULL fields omitted,
 // timestamps RFC 3339 UTC with six fraction digits) and one sample per line of
 // the samples file (schemas.Sample json names, ts likewise). Lines are built by
 // appending, without reflection, into a buffer written out in large blocks.
@@ -118,7 +118,7 @@ func (l *lineWriter) flush() error {
 }
 
 // AppendSpanJSON appends s as one JSON object (no newline) in the canonical
-// form: SPEC §1.1 columns in order, NULL (nil) fields omitted, timestamps as
+// form: the columns of schemas/README.md in order, NULL (nil) fields omitted, timestamps as
 // RFC 3339 UTC strings with six fraction digits.
 func AppendSpanJSON(b []byte, s *schemas.Span) []byte {
 	b = append(b, `{"run_id":`...)

@@ -116,7 +116,7 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-// TestSpans checks every span of every scenario for what SPEC §1.1 and the
+// TestSpans checks every span of every scenario for what schemas/README.md and the
 // model promise.
 func TestSpans(t *testing.T) {
 	for _, name := range Names() {
@@ -326,7 +326,7 @@ func TestStallVersusFixed(t *testing.T) {
 		t.Errorf("retry_adjusted_system_tps over backlog windows: fixed %.1f / stall %.1f = %.3f, want >= 1.05", tpsF, tpsS, r)
 	}
 	if r := *trS.ArrivalRate / *trF.ArrivalRate; r < 0.8 || r > 1.2 {
-		t.Errorf("arrival_rate ratio %.3f: offered load must look alike (SPEC §5 guard)", r)
+		t.Errorf("arrival_rate ratio %.3f: offered load must look alike (docs/acceptance.md guard)", r)
 	}
 }
 

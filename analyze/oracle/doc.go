@@ -1,5 +1,5 @@
 // Package oracle is the test-only second implementation of the analyze stage:
-// it derives the per-span, per-window and per-run metrics of SPEC §2–4 and the
+// it derives the per-span, per-window and per-run metrics of docs/metrics.md and the
 // analysis data-quality counts of §6 in plain Go (sorted events and loops, no
 // SQL, no cgo), following docs/metrics.md to the letter, so that a differential
 // test can hold the DuckDB engine of package analyze against it on randomized

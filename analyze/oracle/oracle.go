@@ -34,10 +34,10 @@ type Result struct {
 	Windows    []schemas.Metrics      // tumbling windows in order
 	Replicas   []schemas.ReplicaState // sorted by name; only when more than one replica appears
 	Quality    schemas.DataQuality    // the analysis counts (ingest counts left zero)
-	Spans      []SpanMetrics          // per-span metrics of SPEC §2, in input order
+	Spans      []SpanMetrics          // per-span metrics of docs/metrics.md, in input order
 }
 
-// SpanMetrics are the per-span metrics of SPEC §2 (a row of requests.parquet).
+// SpanMetrics are the per-span metrics of docs/metrics.md (a row of requests.parquet).
 type SpanMetrics struct {
 	SpanID  string
 	Attempt int32 // resolved attempt number
@@ -317,7 +317,7 @@ func extent(canon []*row, opt Options) (start, end int64, ok bool) {
 	return start, end, ok
 }
 
-// spanMetrics computes SPEC §2 for one span.
+// spanMetrics computes docs/metrics.md for one span.
 func spanMetrics(r *row) SpanMetrics {
 	s := r.s
 	m := SpanMetrics{SpanID: s.SpanID, Attempt: r.attempt, Delivered: r.delivered}

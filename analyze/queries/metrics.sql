@@ -1,4 +1,4 @@
--- metrics: every window metric of SPEC §4 under its summary.json name, one row per
+-- metrics: every window metric of docs/metrics.md under its summary.json name, one row per
 -- window (docs/metrics.md). Every ratio is NULL where its denominator is 0.
 CREATE OR REPLACE TABLE metrics AS
 WITH j AS (

@@ -1,4 +1,4 @@
--- quality_source: the data-quality counts of SPEC §6 from the columns of
+-- quality_source: the data-quality counts of docs/metrics.md "Data quality" from the columns of
 -- span_src that the spans table leaves out: duplicate span_ids, the models
 -- seen, spans with coarse timestamps (time_resolution_us) and spans timed
 -- from a benchmark's start (time_origin). quality_spans counts the rest.

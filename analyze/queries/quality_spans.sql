@@ -1,4 +1,4 @@
--- quality_spans: the data-quality counts of SPEC §6 that the spans' instants
+-- quality_spans: the data-quality counts of docs/metrics.md "Data quality" that the spans' instants
 -- and request facts show ($1 t0, $2 t1 in µs: an instant outside them makes a
 -- span clipped), from the spans table, which holds every span's instants:
 -- reading them from spans.parquet again would decode them again.

@@ -1,5 +1,5 @@
 -- request_values: the rows of requests.parquet with every column they may
--- take: every span with its per-span metrics of SPEC §2 (seconds, tokens/s),
+-- take: every span with its per-span metrics of docs/metrics.md (seconds, tokens/s),
 -- in input order, and gateway_overhead (seconds) for spans joined from a
 -- gateway and an engine. They are read from span_src (through span_times),
 -- which gives them in input order (a plain scan keeps it, and so does the

@@ -1,4 +1,4 @@
--- span_metrics: the per-span metrics of SPEC §2 as macros over the span's
+-- span_metrics: the per-span metrics of docs/metrics.md as macros over the span's
 -- instants (µs) and output tokens, their one definition for requests.parquet and
 -- the distributions. NULL when an input is NULL or a duration is negative
 -- (docs/metrics.md "Distributions").

@@ -1,4 +1,4 @@
--- win_dists: the percentile objects of SPEC §4 over successful spans whose
+-- win_dists: the percentile objects of docs/metrics.md over successful spans whose
 -- release counts in the window. quantile_cont interpolates linearly between
 -- closest ranks; means are summed exactly (as integers, or as DECIMAL) so they
 -- do not depend on thread scheduling. A duration (Micros in distHalves) is
