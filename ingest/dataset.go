@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,7 +13,7 @@ import (
 	"time"
 )
 
-// Names of the files of a run dataset (SPEC §1.3).
+// Names of the files of a run dataset (schemas/README.md).
 const (
 	SpansFile    = "spans.parquet"
 	SamplesFile  = "samples.parquet"
@@ -20,9 +21,20 @@ const (
 	RejectsFile  = "rejects.jsonl"
 )
 
-// staleOutputs are analyze's outputs. They describe the data they were
-// computed from, so a new ingest into the directory removes them.
-var staleOutputs = []string{"summary.json", "windows.parquet", "requests.parquet"}
+// DerivedFiles are the files analyze writes into a run dataset (its
+// SummaryFile, WindowsFile, RequestsFile and CurvesFile; ingest cannot import
+// analyze, which links DuckDB). They describe the data they were computed
+// from, so an ingest that replaces the data removes every one of them.
+//
+// The report/ and compare/ directories that `tpsreport run` puts beside
+// them stay: report and compare write wherever --out says, so a directory of
+// that name may be the user's, and compare/ depends on a baseline run too.
+// `run` builds a run's directory whole and swaps it in, so it never leaves a
+// report of replaced data behind.
+var DerivedFiles = []string{"summary.json", "windows.parquet", "requests.parquet", "curves.json"}
+
+// datasetFiles are the files ingest writes.
+var datasetFiles = []string{SpansFile, SamplesFile, ManifestFile, RejectsFile}
 
 // dataset is a run dataset being written. Every output goes to a temporary
 // file in the directory (".spans.parquet.tmp-1f3a..."), so that it is on the
@@ -35,6 +47,12 @@ type dataset struct {
 	made      []string  // directories created, outermost first
 	files     []*outFile
 	committed bool
+
+	// replaced is the run_id of the dataset the directory held, which
+	// commit replaces; replacedUnnamed says it held one whose manifest
+	// names no run (missing or unreadable).
+	replaced        string
+	replacedUnnamed bool
 }
 
 type outFile struct {
@@ -69,7 +87,28 @@ func openDataset(dir string) (*dataset, error) {
 		}
 		d.made = append(d.made, missing[i])
 	}
+	if len(missing) == 0 {
+		d.previous()
+	}
 	return d, nil
+}
+
+// previous notes which dataset, if any, the directory holds.
+func (d *dataset) previous() {
+	b, err := os.ReadFile(filepath.Join(d.dir, ManifestFile))
+	if err != nil {
+		_, serr := os.Stat(filepath.Join(d.dir, SpansFile))
+		d.replacedUnnamed = serr == nil
+		return
+	}
+	var m struct {
+		RunID string `json:"run_id"`
+	}
+	if json.Unmarshal(b, &m) != nil || m.RunID == "" {
+		d.replacedUnnamed = true
+		return
+	}
+	d.replaced = m.RunID
 }
 
 // create opens a temporary file that commit renames to name.
@@ -91,10 +130,14 @@ func (d *dataset) create(name string) (*outFile, error) {
 	return nil, fmt.Errorf("create %q: no free temporary name", final)
 }
 
-// commit syncs and closes every file, removes analyze's stale outputs and
-// renames the files into place in the order they were created (create the
-// manifest last: it is renamed last). If it fails, it may have renamed some
-// of the files.
+// commit syncs and closes every file, removes analyze's outputs of the
+// previous data (DerivedFiles) and renames the files into place in the order
+// they were created (create the manifest last: it is renamed last).
+//
+// The derived files are first renamed aside, and deleted only once every
+// new file is in place: if moving them aside or renaming the first new file
+// fails, they are put back and the directory is as it was. A failure after
+// that may leave some of the new files renamed.
 func (d *dataset) commit() error {
 	for _, o := range d.files {
 		if err := o.Sync(); err != nil {
@@ -104,18 +147,39 @@ func (d *dataset) commit() error {
 			return fmt.Errorf("write %q: %w", o.final, unwrapPath(err))
 		}
 	}
-	for _, name := range staleOutputs {
-		p := filepath.Join(d.dir, name)
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("remove stale %q: %w", p, unwrapPath(err))
+	var aside []*outFile // derived files moved to a temporary name
+	restore := func() {
+		for _, a := range aside {
+			_ = os.Rename(a.tmp, a.final)
 		}
 	}
-	for _, o := range d.files {
+	for _, name := range DerivedFiles {
+		p := filepath.Join(d.dir, name)
+		tmp, err := d.asideName(name)
+		if err == nil {
+			err = os.Rename(p, tmp)
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			restore()
+			return fmt.Errorf("remove stale %q: %w", p, unwrapPath(err))
+		}
+		aside = append(aside, &outFile{tmp: tmp, final: p})
+	}
+	for i, o := range d.files {
 		if err := os.Rename(o.tmp, o.final); err != nil {
+			if i == 0 {
+				restore()
+			}
 			return fmt.Errorf("rename %q: %w", o.final, unwrapPath(err))
 		}
 	}
 	d.committed = true
+	for _, a := range aside {
+		_ = os.Remove(a.tmp)
+	}
 	d.removeLeftovers()
 	// Make the renames durable; not every file system can sync a directory.
 	if dir, err := os.Open(d.dir); err == nil {
@@ -145,14 +209,30 @@ func (d *dataset) removeLeftovers() {
 }
 
 // isTempName reports whether name is one create gives an output's temporary
-// file.
+// file, or commit a derived file it moves aside.
 func isTempName(name string) bool {
-	for _, out := range []string{SpansFile, SamplesFile, ManifestFile, RejectsFile} {
+	for _, out := range datasetFiles {
 		if strings.HasPrefix(name, "."+out+".tmp-") {
 			return true
 		}
 	}
+	for _, out := range DerivedFiles {
+		if strings.HasPrefix(name, "."+out+".old-") {
+			return true
+		}
+	}
 	return false
+}
+
+// asideName returns a free name to move the derived file name aside to.
+func (d *dataset) asideName(name string) (string, error) {
+	for range 100 {
+		p := filepath.Join(d.dir, "."+name+".old-"+strconv.FormatUint(rand.Uint64(), 36))
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no free temporary name")
 }
 
 // abort removes the temporary files and the directories the dataset made

@@ -30,6 +30,10 @@
 //     *.bad.* with the rejects they must produce; a section in
 //     schemas/README.md.
 //
+// A record with nothing to write is a Record of kind KindSkip whose Skip says
+// why (blank, unused_line, duplicate, ...): the manifest counts skips by
+// reason. Add a SkipReason when no existing one fits.
+//
 // A malformed record is a Record of kind KindReject whose error is a
 // *ParseError wrapping one of the sentinel kinds (ErrBadJSON, ErrBadType,
 // ErrBadTimestamp, ErrMissingField, ErrBadValue, ErrTooLong); decoders

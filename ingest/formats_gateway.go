@@ -180,7 +180,7 @@ func (r *docReader) fillLine() bool {
 		r.queue = append(r.queue, rejectRecord(r.name, n, 0, recordErrorf(ErrTooLong, -1,
 			"line is %d bytes, longer than the limit of %d bytes", r.lines.Len(), r.lines.max), line))
 	case isBlank(line):
-		r.queue = append(r.queue, Record{Kind: KindSkip, Line: n})
+		r.queue = append(r.queue, Record{Kind: KindSkip, Skip: SkipBlank, Line: n})
 	default:
 		start := len(r.queue)
 		if r.decodeLine != nil {
@@ -243,10 +243,11 @@ func (r *docReader) fillDoc() bool {
 }
 
 // place sets the position of the records decode appended from queue[start:],
-// adds a skip when there are none, and turns decode errors into ParseErrors.
+// adds a skip when there are none (an OTLP export without spans), and turns
+// decode errors into ParseErrors.
 func (r *docReader) place(start int, line, off int64, raw []byte) {
 	if len(r.queue) == start {
-		r.queue = append(r.queue, Record{Kind: KindSkip})
+		r.queue = append(r.queue, Record{Kind: KindSkip, Skip: SkipEmptyDocument})
 	}
 	for i := start; i < len(r.queue); i++ {
 		rec := &r.queue[i]

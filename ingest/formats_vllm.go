@@ -19,7 +19,7 @@ const (
 )
 
 // vllmNsToMicros rounds nanoseconds to the nearest microsecond, half away from
-// zero (SPEC §1: rounded once, at ingest).
+// zero (schemas/README.md: rounded once, at ingest).
 func vllmNsToMicros(ns int64) int64 { return divRound(ns, 1000) }
 
 // vllmSecondsToNanos converts a duration in seconds, as vLLM writes it (a Python

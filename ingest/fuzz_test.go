@@ -64,8 +64,8 @@ func FuzzSpansLine(f *testing.F) {
 			}
 			switch rec.Kind {
 			case KindSkip:
-				if !isBlank(line) {
-					t.Fatalf("line %d %q skipped", n, line)
+				if !isBlank(line) || rec.Skip != SkipBlank {
+					t.Fatalf("line %d %q skipped (%s)", n, line, rec.Skip)
 				}
 			case KindReject:
 				var pe *ParseError

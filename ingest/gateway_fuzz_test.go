@@ -12,7 +12,7 @@ import (
 
 // fuzzGateway seeds f with a format's fixtures and checks that its reader
 // never panics, ends, delivers rejects as *ParseError wrapping a sentinel
-// kind, and spans with a valid status and an id.
+// kind, skips with a reason, and spans with a valid status and an id.
 func fuzzGateway(f *testing.F, format string, opt GatewayOptions) {
 	files, _ := filepath.Glob(filepath.Join("testdata", format, "*.*.*"))
 	for _, file := range files {
@@ -56,6 +56,9 @@ func fuzzGateway(f *testing.F, format string, opt GatewayOptions) {
 					t.Fatalf("span %+v", rec.Span)
 				}
 			case KindSkip:
+				if rec.Skip == SkipOther || rec.Skip >= numSkipReasons {
+					t.Fatalf("skip without a reason: %+v", rec)
+				}
 			default:
 				t.Fatalf("kind %v", rec.Kind)
 			}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -37,7 +38,7 @@ type Options struct {
 }
 
 // Run reads the inputs and writes the run dataset into opt.OutDir:
-// spans.parquet, samples.parquet, rejects.jsonl and manifest.json (SPEC §1.3).
+// spans.parquet, samples.parquet, rejects.jsonl and manifest.json (schemas/README.md).
 // It returns the manifest it wrote.
 //
 // A malformed record goes to rejects.jsonl and the ingest goes on, unless
@@ -45,14 +46,22 @@ type Options struct {
 // Run returns is a usage or input error of one line, and on any error
 // (ctx cancelled included) nothing in OutDir is created or replaced: the
 // outputs are written to temporary files and renamed into place at the end.
-// A successful ingest also removes analyze's outputs of the previous dataset
-// (summary.json, windows.parquet, requests.parquet).
+// A successful ingest into a directory that held a dataset replaces it: it
+// logs a warning naming the old run (Manifest.Replaced) and removes every
+// output analyze derived from the old data (DerivedFiles).
+//
+// With --format auto, a file found in a directory input that no format
+// recognises (a README, the simulator's truth.json) is left out with a
+// warning and listed in Manifest.Ignored; a directory of which no file is
+// read, and a file named or matched by a glob that no format recognises, are
+// errors. Manifest.Inputs says which formats were detected.
 //
 // Counting (manifest counts): read counts every record a reader delivers,
 // which for the line formats is every line, blank ones included; each record
 // is then exactly one of written (a span, a sample or a cap fact), rejected
 // or skipped (blank lines, lines a format does not use). So
-// read = written + rejected + skipped always holds.
+// read = written + rejected + skipped always holds, and the skipped records
+// are counted by reason in Manifest.SkippedBy (see SkipReason).
 func Run(ctx context.Context, opt Options) (*schemas.Manifest, error) {
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
@@ -106,8 +115,18 @@ func Run(ctx context.Context, opt Options) (*schemas.Manifest, error) {
 	bar := newProgress(opt.Progress, srcs)
 
 	inputs := make([]schemas.InputFile, 0, len(srcs))
+	var ignored []schemas.IgnoredFile
+	read := map[string]bool{} // directories that gave an input that was read
 	for _, src := range srcs {
 		in, err := w.ingest(ctx, src, bar)
+		var nf *noFormatError
+		if errors.As(err, &nf) && src.dir != "" {
+			// A folder of logs holds other files too (a README, the
+			// simulator's truth.json): leave them out, and say so.
+			opt.Log.Warn("ignoring " + src.path + ": no format recognises it")
+			ignored = append(ignored, schemas.IgnoredFile{Path: src.path, Reason: "no format recognises it"})
+			continue
+		}
 		if err != nil {
 			if bar != nil {
 				_ = bar.Clear()
@@ -115,27 +134,70 @@ func Run(ctx context.Context, opt Options) (*schemas.Manifest, error) {
 			return nil, err
 		}
 		inputs = append(inputs, in)
+		read[src.dir] = true
 	}
 	if bar != nil {
 		_ = bar.Finish()
+	}
+	if err := noneRead(srcs, read); err != nil {
+		return nil, err
 	}
 	if err := w.close(); err != nil {
 		return nil, err
 	}
 	m := w.manifest(inputs)
+	m.Ignored = ignored
+	m.Replaced = ds.replaced
 	if err := writeManifest(ds, m); err != nil {
 		return nil, err
 	}
 	if ctx.Err() != nil {
 		return nil, interrupted(ctx)
 	}
+	switch {
+	case ds.replaced != "":
+		opt.Log.Warn(opt.OutDir + " held run " + ds.replaced + "; replacing it")
+	case ds.replacedUnnamed:
+		opt.Log.Warn(opt.OutDir + " held a dataset whose manifest names no run; replacing it")
+	}
 	if err := ds.commit(); err != nil {
 		return nil, err
 	}
 	opt.Log.Info("ingest done", "run", opt.RunID, "out", opt.OutDir,
 		"read", m.Counts.Read, "written", m.Counts.Written,
-		"rejected", m.Counts.Rejected, "skipped", m.Counts.Skipped)
+		"rejected", m.Counts.Rejected, "skipped", m.Counts.Skipped, "ignored", len(m.Ignored))
 	return m, nil
+}
+
+// noFormatError is the error for an input that --format auto finds no
+// format for.
+type noFormatError struct{ path string }
+
+func (e *noFormatError) Error() string {
+	return fmt.Sprintf("cannot detect the format of %q. Try --format with one of: %s", e.path, strings.Join(Formats(), ", "))
+}
+
+// noneRead returns an error naming the first directory input of which no file
+// was read: every one was ignored, so the directory was likely not meant.
+func noneRead(srcs []source, read map[string]bool) error {
+	var dir string
+	var names []string
+	for _, s := range srcs {
+		if s.dir == "" || read[s.dir] || (dir != "" && s.dir != dir) {
+			continue
+		}
+		dir = s.dir
+		names = append(names, filepath.Base(s.path))
+	}
+	if dir == "" {
+		return nil
+	}
+	list := strings.Join(names[:min(len(names), 5)], ", ")
+	if len(names) > 5 {
+		list += ", ..."
+	}
+	return fmt.Errorf("no input in directory %q: no format recognises its files (%s). Try --format with one of: %s",
+		dir, list, strings.Join(Formats(), ", "))
 }
 
 func interrupted(ctx context.Context) error {
@@ -181,6 +243,8 @@ func writeManifest(ds *dataset, m *schemas.Manifest) error {
 }
 
 // ingest reads one input into the dataset and returns its manifest entry.
+// With --format auto, an input that no format recognises is a
+// *noFormatError; nothing of it has been counted then.
 func (w *datasetWriter) ingest(ctx context.Context, src source, bar *progressbar.ProgressBar) (schemas.InputFile, error) {
 	in, err := open(src, w.opt.Stdin, bar)
 	if err != nil {
@@ -195,13 +259,17 @@ func (w *datasetWriter) ingest(ctx context.Context, src source, bar *progressbar
 	if src.format != "" {
 		name = src.format
 	}
-	if name == FormatAuto {
+	detected := name == FormatAuto
+	if detected {
 		head, err := in.head()
 		if err != nil {
 			return schemas.InputFile{}, err
 		}
 		if name = detectFormat(head); name == "" {
-			return schemas.InputFile{}, fmt.Errorf("cannot detect the format of %q. Try --format with one of: %s", src.path, strings.Join(Formats(), ", "))
+			if bar != nil && src.size > in.stored.n {
+				_ = bar.Add64(src.size - in.stored.n) // not to be read
+			}
+			return schemas.InputFile{}, &noFormatError{src.path}
 		}
 		w.opt.Log.Info("detected input format", "file", src.path, "format", name)
 	}
@@ -225,6 +293,7 @@ func (w *datasetWriter) ingest(ctx context.Context, src source, bar *progressbar
 	if err != nil {
 		return schemas.InputFile{}, err
 	}
+	f.Detected = detected
 	w.formats[name] = true
 	w.opt.Log.Debug("read input", "file", src.path, "format", name, "compression", in.compression,
 		"bytes", f.Size, "read", w.counts.Read-before.Read, "rejected", w.counts.Rejected-before.Rejected)
@@ -238,9 +307,9 @@ type batch struct {
 	samples []schemas.Sample
 	caps    []Cap
 	rejects []rejected
-	read    int64 // records read, of every kind
-	skipped int64
-	err     error // the reader's fatal error; set on the last batch only
+	read    int64                 // records read, of every kind
+	skipped [numSkipReasons]int64 // by reason
+	err     error                 // the reader's fatal error; set on the last batch only
 
 	// refs counts the holders of the batch once the reader has handed it
 	// over: the writing loop, and each row group still to encode some of its
@@ -266,7 +335,7 @@ func (b *batch) reset() {
 	b.samples = b.samples[:0]
 	b.caps = b.caps[:0]
 	b.rejects = b.rejects[:0]
-	b.read, b.skipped, b.err = 0, 0, nil
+	b.read, b.skipped, b.err = 0, [numSkipReasons]int64{}, nil
 }
 
 // consume runs one input through the pipeline: a goroutine reads and decodes
@@ -344,7 +413,11 @@ func (w *datasetWriter) produce(r Reader, format, file string, out chan<- *batch
 			}
 			b.rejects = append(b.rejects, rejected{err: pe, offset: rec.Offset, raw: redactRaw(rec.Raw)})
 		default:
-			b.skipped++
+			why := rec.Skip
+			if why >= numSkipReasons {
+				why = SkipOther
+			}
+			b.skipped[why]++
 		}
 		if b.read >= batchRecords {
 			select {
@@ -380,7 +453,13 @@ func (w *datasetWriter) manifest(inputs []schemas.InputFile) *schemas.Manifest {
 		Inputs:         inputs,
 		Counts:         w.counts,
 		RejectedBy:     w.rejectedBy,
+		SkippedBy:      map[string]int64{},
 		SamplesWritten: w.samplesWritten,
+	}
+	for why, n := range w.skippedBy {
+		if n > 0 {
+			m.SkippedBy[SkipReason(why).String()] = n
+		}
 	}
 	if w.hasTime {
 		m.TimeRange = &schemas.TimeRange{Start: schemas.Time(w.minTime), End: schemas.Time(w.maxTime)}

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -23,6 +25,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/tpsreport/tpsreport/schemas"
+	"github.com/tpsreport/tpsreport/sim"
 )
 
 // validLine returns the i-th valid line of the generated inputs and the span
@@ -210,6 +213,7 @@ func TestRunAcceptance(t *testing.T) {
 		RejectedBy: map[string]int64{
 			"bad_json": 1, "bad_type": 1, "bad_timestamp": 1, "too_long": 1, "missing_field": 1,
 		},
+		SkippedBy: map[string]int64{"blank": 1},
 		TimeRange: &schemas.TimeRange{
 			Start: schemas.Time(t0),
 			End:   schemas.Time(t0 + 100_000000 + 500_000),
@@ -323,8 +327,8 @@ func TestRunAtomic(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run=x")
 	old := map[string]string{
-		SpansFile: "old spans", SamplesFile: "old samples", ManifestFile: "{}", RejectsFile: "",
-		"summary.json": "{}", "windows.parquet": "old", "requests.parquet": "old", "notes.txt": "mine",
+		SpansFile: "old spans", SamplesFile: "old samples", ManifestFile: `{"run_id":"x"}`, RejectsFile: "",
+		"summary.json": "{}", "windows.parquet": "old", "requests.parquet": "old", "curves.json": "{}", "notes.txt": "mine",
 	}
 	for name, content := range old {
 		writeFile(t, filepath.Join(out, name), []byte(content))
@@ -382,8 +386,9 @@ func TestRunAtomic(t *testing.T) {
 func TestRunRemovesLeftovers(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run")
-	killed := []string{".spans.parquet.tmp-3k2j1", ".manifest.json.tmp-zz", ".rejects.jsonl.tmp-1", ".samples.parquet.tmp-a"}
-	kept := []string{".spans.parquet.tmp-live", ".notes.txt.tmp-1", "spans.parquet.tmp-x"}
+	killed := []string{".spans.parquet.tmp-3k2j1", ".manifest.json.tmp-zz", ".rejects.jsonl.tmp-1", ".samples.parquet.tmp-a",
+		".curves.json.old-7x", ".summary.json.old-1"}
+	kept := []string{".spans.parquet.tmp-live", ".notes.txt.tmp-1", "spans.parquet.tmp-x", ".notes.txt.old-1"}
 	long := time.Now().Add(-time.Hour)
 	for _, name := range append(slices.Clone(killed), kept...) {
 		p := filepath.Join(out, name)
@@ -536,7 +541,9 @@ func TestRunInputErrors(t *testing.T) {
 		{[]string{"notgz.jsonl.gz"}, "spans", `read "notgz.jsonl.gz": not gzip data (wrong magic bytes)`},
 		{[]string{"empty.jsonl.gz"}, "spans", `read "empty.jsonl.gz": unexpected EOF (truncated gzip?)`},
 		{[]string{"unknown.txt"}, "auto", `cannot detect the format of "unknown.txt". Try --format with one of: ` + strings.Join(Formats(), ", ")},
-		{[]string{"logs"}, "nope", `unknown format "nope" (want ` + strings.Join(Formats(), ", ") + ` or auto)`},
+		{[]string{"logs"}, "nope", `unknown format "nope"; valid formats: ` + strings.Join(Formats(), ", ") + `, auto`},
+		{[]string{"logs"}, "vllm_otel", `unknown format "vllm_otel" (did you mean "vllm-otel"?); valid formats: ` + strings.Join(Formats(), ", ") + `, auto`},
+		{[]string{"vllmotel:logs/a.jsonl"}, "auto", `unknown format "vllmotel" (did you mean "vllm-otel"?); valid formats: ` + strings.Join(Formats(), ", ") + `, auto`},
 	}
 	for _, tt := range tests {
 		_, err := Run(context.Background(), Options{RunID: "r", Format: tt.format, OutDir: "out", Inputs: tt.inputs})
@@ -611,19 +618,256 @@ func TestRunAutoLogs(t *testing.T) {
 	}
 }
 
+// TestSplitFormat: a FORMAT: prefix is a format when it looks like a name
+// and the argument is no existing path; an unknown name is an error that
+// suggests the nearest one.
 func TestSplitFormat(t *testing.T) {
-	for _, tc := range []struct{ arg, format, path string }{
-		{"litellm:gw/*.json", "litellm", "gw/*.json"},
-		{"vllm-otel:-", "vllm-otel", "-"},
-		{"auto:x.log", "auto", "x.log"},
-		{"gw/a:b.json", "", "gw/a:b.json"},
-		{"nosuch:x", "", "nosuch:x"},
-		{"litellm:", "", "litellm:"},
-		{"plain.jsonl", "", "plain.jsonl"},
+	t.Chdir(t.TempDir())
+	writeFile(t, "logs:2026/a.jsonl", []byte("{}\n"))
+	writeFile(t, "spans:x.jsonl", []byte("{}\n"))
+	valid := strings.Join(Formats(), ", ") + ", auto"
+	for _, tc := range []struct{ arg, format, path, err string }{
+		{"litellm:gw/*.json", "litellm", "gw/*.json", ""},
+		{"vllm-otel:-", "vllm-otel", "-", ""},
+		{"auto:x.log", "auto", "x.log", ""},
+		{"gw/a:b.json", "", "gw/a:b.json", ""},
+		{"litellm:", "", "litellm:", ""},
+		{"plain.jsonl", "", "plain.jsonl", ""},
+		{"C:/logs/a.jsonl", "", "C:/logs/a.jsonl", ""},
+		// Existing paths and matching globs with a colon stay paths.
+		{"logs:2026/a.jsonl", "", "logs:2026/a.jsonl", ""},
+		{"logs:2026/*.jsonl", "", "logs:2026/*.jsonl", ""},
+		{"spans:x.jsonl", "", "spans:x.jsonl", ""},
+		// Unknown names: a suggestion within two edits, else the list.
+		{"vllmotel:engine/*.jsonl", "", "", `unknown format "vllmotel" (did you mean "vllm-otel"?); valid formats: ` + valid},
+		{"vllm_otel:a.jsonl", "", "", `unknown format "vllm_otel" (did you mean "vllm-otel"?); valid formats: ` + valid},
+		{"LiteLLM:gw.json", "", "", `unknown format "LiteLLM" (did you mean "litellm"?); valid formats: ` + valid},
+		{"promethus:m.prom", "", "", `unknown format "promethus" (did you mean "prometheus"?); valid formats: ` + valid},
+		{"nosuch:x", "", "", `unknown format "nosuch"; valid formats: ` + valid},
+		{"logs:2027/*.jsonl", "", "", `unknown format "logs"; valid formats: ` + valid},
 	} {
-		f, p := splitFormat(tc.arg)
-		if f != tc.format || p != tc.path {
-			t.Errorf("splitFormat(%q) = %q, %q; want %q, %q", tc.arg, f, p, tc.format, tc.path)
+		f, p, err := splitFormat(tc.arg)
+		if f != tc.format || p != tc.path || fmt.Sprint(err) != cmp.Or(tc.err, "<nil>") {
+			t.Errorf("splitFormat(%q) = %q, %q, %v; want %q, %q, %s", tc.arg, f, p, err, tc.format, tc.path, cmp.Or(tc.err, "<nil>"))
 		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"", "abc", 3},
+		{"abc", "", 3},
+		{"kitten", "sitting", 3},
+		{"vllmotel", "vllm-otel", 1},
+		{"vllm_otel", "vllm-otel", 1},
+		{"litelm", "litellm", 1},
+		{"kong", "spans", 4},
+		{"flaw", "lawn", 2},
+	} {
+		if got := editDistance(tc.a, tc.b); got != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+		if got := editDistance(tc.b, tc.a); got != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.b, tc.a, got, tc.want)
+		}
+	}
+}
+
+// pngHead is the start of a PNG file: its signature and IHDR chunk.
+var pngHead = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR\x00\x00\x01\x00\x00\x00\x00\xc8\x08\x06\x00\x00\x00")
+
+// TestRunIgnoresUnknownFilesInDirectories: files found in a directory that
+// no format recognises (the simulator's truth.json, a README, a chart) are
+// left out with a warning and listed in the manifest; they count nowhere.
+// A file named on the command line, or matched by a glob, is still an error,
+// and so is a directory of which no file is read.
+func TestRunIgnoresUnknownFilesInDirectories(t *testing.T) {
+	dir := t.TempDir()
+	sc, err := sim.Named("multi-replica")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.MaxArrivals = 20
+	logs := filepath.Join(dir, "sim")
+	if _, err := sim.WriteFormats(logs, sc, 1, sim.FormatVLLMOTel); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(logs, "README.md"), []byte("# Simulated stall\n\nvllm-otel.jsonl: the engine's spans.\n"))
+	writeFile(t, filepath.Join(logs, "charts", "ttft.png"), pngHead)
+	otel := filepath.Join(logs, sim.FormatFile(sim.FormatVLLMOTel))
+
+	alone, err := Run(context.Background(), Options{RunID: "r", OutDir: filepath.Join(dir, "alone"), Inputs: []string{otel}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logBuf bytes.Buffer
+	m, err := Run(context.Background(), Options{RunID: "r", OutDir: filepath.Join(dir, "out"), Inputs: []string{logs}, Log: newTestLogger(&logBuf)})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !reflect.DeepEqual(m.Inputs, alone.Inputs) || m.Counts != alone.Counts || !maps.Equal(m.SkippedBy, alone.SkippedBy) {
+		t.Errorf("inputs %+v counts %+v skipped %v,\nwant %+v %+v %v (the log alone)", m.Inputs, m.Counts, m.SkippedBy, alone.Inputs, alone.Counts, alone.SkippedBy)
+	}
+	ignored := []string{"README.md", "charts/ttft.png", "truth.json"} // walk order
+	var want []schemas.IgnoredFile
+	for _, name := range ignored {
+		p := filepath.Join(logs, filepath.FromSlash(name))
+		want = append(want, schemas.IgnoredFile{Path: p, Reason: "no format recognises it"})
+		if line := fmt.Sprintf(`level=WARN msg="ignoring %s: no format recognises it"`, p); !strings.Contains(logBuf.String(), line) {
+			t.Errorf("log\n%s\nlacks %s", logBuf.String(), line)
+		}
+	}
+	if !reflect.DeepEqual(m.Ignored, want) {
+		t.Errorf("ignored %+v, want %+v", m.Ignored, want)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out", ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var onDisk schemas.Manifest
+	if err := json.Unmarshal(b, &onDisk); err != nil || !reflect.DeepEqual(onDisk.Ignored, want) {
+		t.Errorf("manifest.json ignored_files %+v (%v), want %+v", onDisk.Ignored, err, want)
+	}
+
+	// Only unknown files: no input at all.
+	only := filepath.Join(dir, "docs")
+	writeFile(t, filepath.Join(only, "README.md"), []byte("# notes\n"))
+	writeFile(t, filepath.Join(only, "truth.json"), []byte(`{"scenario":"stall","seed":7}`+"\n"))
+	valid := strings.Join(Formats(), ", ")
+	for _, tt := range []struct {
+		inputs []string
+		want   string
+	}{
+		{[]string{filepath.Join(logs, "truth.json")}, fmt.Sprintf("cannot detect the format of %q. Try --format with one of: %s", filepath.Join(logs, "truth.json"), valid)},
+		{[]string{filepath.Join(logs, "*")}, fmt.Sprintf("cannot detect the format of %q. Try --format with one of: %s", filepath.Join(logs, "README.md"), valid)},
+		{[]string{only}, fmt.Sprintf("no input in directory %q: no format recognises its files (README.md, truth.json). Try --format with one of: %s", only, valid)},
+		{[]string{logs, only}, fmt.Sprintf("no input in directory %q: no format recognises its files (README.md, truth.json). Try --format with one of: %s", only, valid)},
+	} {
+		out := filepath.Join(dir, "failed")
+		_, err := Run(context.Background(), Options{RunID: "r", OutDir: out, Inputs: tt.inputs})
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%q: got error\n  %v\nwant\n  %s", tt.inputs, err, tt.want)
+		}
+		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%q: output directory was created", tt.inputs)
+		}
+	}
+}
+
+// TestRunDetected: the manifest says which formats --format auto chose.
+func TestRunDetected(t *testing.T) {
+	dir := t.TempDir()
+	good, _ := validInput(0, 3)
+	in := filepath.Join(dir, "a.jsonl")
+	writeFile(t, in, []byte(good))
+	for _, tt := range []struct {
+		format, input string
+		want          bool
+	}{
+		{"", in, true},
+		{"auto", in, true},
+		{"spans", in, false},
+		{"auto", "spans:" + in, false},
+		{"spans", "auto:" + in, true},
+	} {
+		m, err := Run(context.Background(), Options{RunID: "r", Format: tt.format, OutDir: filepath.Join(dir, "o"), Inputs: []string{tt.input}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Inputs[0]; got.Detected != tt.want || got.Format != "spans" {
+			t.Errorf("--format %q %s: format %q detected %v, want spans %v", tt.format, tt.input, got.Format, got.Detected, tt.want)
+		}
+	}
+}
+
+// TestRunReplaces: an ingest into a directory that holds a dataset says
+// which run it replaces, and removes every output analyze derived from it.
+func TestRunReplaces(t *testing.T) {
+	dir := t.TempDir()
+	good, _ := validInput(0, 10)
+	in := filepath.Join(dir, "a.jsonl")
+	writeFile(t, in, []byte(good))
+	if !slices.Equal(DerivedFiles, []string{"summary.json", "windows.parquet", "requests.parquet", "curves.json"}) {
+		t.Errorf("DerivedFiles = %q", DerivedFiles)
+	}
+	for _, tt := range []struct {
+		name     string
+		manifest string // "" for none
+		replaced string
+		log      string
+	}{
+		{"named", `{"run_id": "nightly-2026-11-19", "tool": "tpsreport"}`, "nightly-2026-11-19", `level=WARN msg="OUT held run nightly-2026-11-19; replacing it"`},
+		{"unreadable manifest", `{"run_id": `, "", `level=WARN msg="OUT held a dataset whose manifest names no run; replacing it"`},
+		{"no manifest", "", "", `level=WARN msg="OUT held a dataset whose manifest names no run; replacing it"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run")
+			old := map[string]string{SpansFile: "old spans", "notes.txt": "mine"}
+			if tt.manifest != "" {
+				old[ManifestFile] = tt.manifest
+			}
+			for _, name := range DerivedFiles {
+				old[name] = "old " + name
+			}
+			for name, content := range old {
+				writeFile(t, filepath.Join(out, name), []byte(content))
+			}
+			var logs bytes.Buffer
+			m, err := Run(context.Background(), Options{RunID: "r", OutDir: out, Inputs: []string{in}, Log: newTestLogger(&logs)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Replaced != tt.replaced {
+				t.Errorf("replaced %q, want %q", m.Replaced, tt.replaced)
+			}
+			if want := strings.ReplaceAll(tt.log, "OUT", out); !strings.Contains(logs.String(), want) {
+				t.Errorf("log\n%s\nlacks %s", logs.String(), want)
+			}
+			assertDir(t, out, []string{SpansFile, SamplesFile, ManifestFile, RejectsFile, "notes.txt"})
+		})
+	}
+	// A fresh directory replaces nothing and says nothing of it.
+	var logs bytes.Buffer
+	m, err := Run(context.Background(), Options{RunID: "r", OutDir: filepath.Join(dir, "new"), Inputs: []string{in}, Log: newTestLogger(&logs)})
+	if err != nil || m.Replaced != "" || strings.Contains(logs.String(), "replacing") {
+		t.Errorf("fresh directory: replaced %q, err %v, log\n%s", m.Replaced, err, logs.String())
+	}
+}
+
+// TestRunCommitFailureKeepsAnalysis: when the new files cannot be renamed
+// into place, analyze's outputs of the previous data are put back.
+func TestRunCommitFailureKeepsAnalysis(t *testing.T) {
+	dir := t.TempDir()
+	good, _ := validInput(0, 10)
+	in := filepath.Join(dir, "a.jsonl")
+	writeFile(t, in, []byte(good))
+	out := filepath.Join(dir, "run")
+	// spans.parquet is a directory with a file in it: no file can be
+	// renamed over it.
+	writeFile(t, filepath.Join(out, SpansFile, "x"), []byte("x"))
+	old := map[string]string{}
+	for _, name := range DerivedFiles {
+		old[name] = "old " + name
+		writeFile(t, filepath.Join(out, name), []byte(old[name]))
+	}
+	_, err := Run(context.Background(), Options{RunID: "r", OutDir: out, Inputs: []string{in}})
+	if err == nil || !strings.HasPrefix(err.Error(), fmt.Sprintf("rename %q: ", filepath.Join(out, SpansFile))) {
+		t.Fatalf("got error %v, want a rename error", err)
+	}
+	entries, _ := os.ReadDir(out)
+	got := map[string]string{}
+	for _, e := range entries {
+		if e.Name() == SpansFile {
+			continue
+		}
+		b, _ := os.ReadFile(filepath.Join(out, e.Name()))
+		got[e.Name()] = string(b)
+	}
+	if !reflect.DeepEqual(got, old) {
+		t.Errorf("after a failed commit the directory holds %q, want %q", got, old)
 	}
 }

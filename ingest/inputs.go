@@ -26,23 +26,55 @@ type source struct {
 	path   string // as given or found; "-" for stdin
 	size   int64  // stored size from stat; -1 for stdin
 	format string // from a FORMAT:PATH argument; "" means Options.Format
+	// dir is the directory argument (or glob match) that the file was found
+	// in, "" for a file named on the command line or matched by a glob. Only
+	// such found files may be ignored when no format recognises them: a file
+	// the user named is meant to be read.
+	dir string
 }
 
 // splitFormat splits an input argument FORMAT:PATH (litellm:gw/*.json) into
-// its format and path. An argument whose part before the first colon is not a
-// format name (or "auto") is a plain path.
-func splitFormat(arg string) (format, path string) {
+// its format and path. The part before the first colon is a format only when
+// it looks like one (two or more letters, digits, '-' and '_'; a single
+// letter is a Windows drive) and the whole argument is not a path that
+// exists or a glob that matches; then a name that is no format is an error
+// with a suggestion, rather than a file that cannot be found. Any other
+// argument is a plain path.
+func splitFormat(arg string) (format, path string, err error) {
 	name, rest, ok := strings.Cut(arg, ":")
-	if !ok || rest == "" {
-		return "", arg
+	if !ok || rest == "" || !looksLikeFormat(name) || isPath(arg) {
+		return "", arg, nil
 	}
-	if name == FormatAuto {
-		return name, rest
+	if _, known := formats[name]; known || name == FormatAuto {
+		return name, rest, nil
 	}
-	if _, known := formats[name]; known {
-		return name, rest
+	return "", "", unknownFormat(name)
+}
+
+// isPath reports whether arg names a file or directory, or is a glob that
+// matches one.
+func isPath(arg string) bool {
+	if _, err := os.Lstat(arg); err == nil {
+		return true
 	}
-	return "", arg
+	if isGlob(arg) {
+		m, _ := filepath.Glob(arg)
+		return len(m) > 0
+	}
+	return false
+}
+
+// looksLikeFormat reports whether s could be meant as a format name.
+func looksLikeFormat(s string) bool {
+	if len(s) < 2 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 const stdinName = "-"
@@ -60,6 +92,7 @@ func expandInputs(args []string, exclude string) ([]source, error) {
 	var out []source
 	seen := map[string]bool{}
 	format := "" // of the argument being expanded
+	dir := ""    // the directory being walked
 	add := func(p string, size int64) {
 		key := p
 		if p != stdinName {
@@ -72,11 +105,19 @@ func expandInputs(args []string, exclude string) ([]source, error) {
 		}
 		if !seen[key] {
 			seen[key] = true
-			out = append(out, source{path: p, size: size, format: format})
+			out = append(out, source{path: p, size: size, format: format, dir: dir})
 		}
 	}
+	walk := func(root string) error {
+		dir = root
+		defer func() { dir = "" }()
+		return walkInputs(root, add)
+	}
 	for _, arg := range args {
-		format, arg = splitFormat(arg)
+		var err error
+		if format, arg, err = splitFormat(arg); err != nil {
+			return nil, err
+		}
 		if arg == stdinName {
 			add(stdinName, -1)
 			continue
@@ -85,7 +126,7 @@ func expandInputs(args []string, exclude string) ([]source, error) {
 		switch {
 		case err == nil && fi.IsDir():
 			n := len(out)
-			if err := walkInputs(arg, add); err != nil {
+			if err := walk(arg); err != nil {
 				return nil, err
 			}
 			if len(out) == n {
@@ -109,7 +150,7 @@ func expandInputs(args []string, exclude string) ([]source, error) {
 					return nil, fmt.Errorf("open input %q: %w", m, unwrapPath(err))
 				}
 				if fi.IsDir() {
-					if err := walkInputs(m, add); err != nil {
+					if err := walk(m); err != nil {
 						return nil, err
 					}
 				} else {

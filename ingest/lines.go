@@ -249,7 +249,7 @@ func (r *lineReader) Next() bool {
 		r.reject(recordErrorf(ErrTooLong, -1, "line is %d bytes, longer than the limit of %d bytes",
 			r.lines.Len(), r.lines.max), line)
 	case isBlank(line):
-		r.rec.Kind = KindSkip
+		r.rec.Kind, r.rec.Skip = KindSkip, SkipBlank
 	default:
 		if err := r.decode(line, &r.rec); err != nil {
 			r.reject(err, line)

@@ -379,7 +379,7 @@ func (r *mappingReader) decode(v any, _ []byte, out []Record) []Record {
 			if err := r.m.checkPaths(v); err != nil {
 				r.err = err
 				r.mode = modeDone
-				return append(out, Record{Kind: KindSkip})
+				return out // never delivered: Next stops at r.err
 			}
 		}
 	}

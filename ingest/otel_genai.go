@@ -79,7 +79,7 @@ func decodeOTelGenAI(v any, _ []byte, out []Record) []Record {
 					out = decodeReject(out, recordErrorf(kindOf(err), -1,
 						"resourceSpans[%d].scopeSpans[%d].spans[%d]: %v", i, j, k, err))
 				case !isGenAI:
-					out = append(out, Record{Kind: KindSkip})
+					out = append(out, Record{Kind: KindSkip, Skip: SkipNotARequest})
 				default:
 					out = append(out, Record{Kind: KindSpan, Span: sp})
 				}

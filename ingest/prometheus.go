@@ -203,21 +203,30 @@ func (r *promReader) readText(data []byte) []Record {
 		n++
 		rec := Record{Kind: KindSkip, Line: n}
 		t := bytes.TrimSpace(line)
-		if len(line) > r.max {
+		switch {
+		case len(line) > r.max:
 			rec = Record{Kind: KindReject, Line: n, Raw: line[:tooLongKeep],
 				Err: parseErrorAt(r.name, n, recordErrorf(ErrTooLong, -1, "line is %d bytes, longer than the limit of %d bytes", len(line), r.max))}
-		} else if len(t) > 0 && t[0] != '#' {
+		case len(t) == 0:
+			rec.Skip = SkipBlank
+		case t[0] == '#':
+			rec.Skip = SkipComment
+		default:
 			if k, ok, err := r.textLine(string(line), &join); err != nil {
 				rec = Record{Kind: KindReject, Line: n, Raw: line, Err: parseErrorAt(r.name, n, err)}
 			} else if ok {
+				// Joined into a sample, which lands on the key's last line.
+				rec.Skip = SkipJoined
 				lastLine[k] = len(recs)
+			} else {
+				rec.Skip = SkipUnusedMetric
 			}
 		}
 		recs = append(recs, rec)
 	}
 	for _, k := range join.order {
 		i := lastLine[k]
-		recs[i].Kind = KindSample
+		recs[i].Kind, recs[i].Skip = KindSample, SkipOther
 		recs[i].Sample = *join.samples[k]
 	}
 	return recs
@@ -380,15 +389,16 @@ func (r *promReader) jsonDoc(doc []byte, line int64, recs []Record, join *promJo
 	}
 	if a.Data == nil {
 		if a.Status == "error" {
-			return append(recs, Record{Kind: KindSkip, Line: line}) // a failed query holds nothing
+			return append(recs, Record{Kind: KindSkip, Skip: SkipQueryError, Line: line}) // a failed query holds nothing
 		}
 		return reject(recordErrorf(ErrMissingField, -1, "Prometheus API answer without data"))
 	}
 	var bad []Record
-	fed := false
+	fed, unused := false, false
 	for _, res := range a.Data.Result {
 		g := promGaugeOf(res.Metric["__name__"])
 		if g == promNone {
+			unused = true
 			continue
 		}
 		points := res.Values
@@ -427,7 +437,11 @@ func (r *promReader) jsonDoc(doc []byte, line int64, recs []Record, join *promJo
 	}
 	recs = append(recs, bad...)
 	if !fed && len(bad) == 0 {
-		recs = append(recs, Record{Kind: KindSkip, Line: line})
+		why := SkipEmptyResult
+		if unused {
+			why = SkipUnusedMetric
+		}
+		recs = append(recs, Record{Kind: KindSkip, Skip: why, Line: line})
 	}
 	return recs
 }

@@ -49,7 +49,7 @@ type Kind uint8
 // Record kinds. Every record read is exactly one of them.
 const (
 	// KindSkip: nothing to write and nothing wrong: a blank line, a comment,
-	// a log line the format does not use.
+	// a log line the format does not use. Record.Skip says which.
 	KindSkip Kind = iota
 	// KindSpan: Record.Span holds one attempt of one request.
 	KindSpan
@@ -71,9 +71,87 @@ func (k Kind) String() string {
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
 
+// SkipReason says why a KindSkip record carries nothing to write. The
+// manifest counts skips by reason (skipped_by_reason) under the stable names
+// of String; a reader sets one small code per record, and the names are
+// looked up once, when the manifest is written.
+type SkipReason uint8
+
+// Skip reasons. Every KindSkip record a reader delivers has one other than
+// SkipOther, which only marks a reader that forgot to say (the fuzz targets
+// and TestSkipReasons check that none does).
+const (
+	SkipOther SkipReason = iota
+	// SkipBlank: an empty line, or one of only whitespace (or, in a vLLM
+	// log, ANSI escapes).
+	SkipBlank
+	// SkipComment: a "#" line of a Prometheus text scrape (HELP, TYPE).
+	SkipComment
+	// SkipUnusedLine: a log line the format has no use for (a vLLM log line
+	// that is not a stats, startup-argument or request line).
+	SkipUnusedLine
+	// SkipRequestStart: vLLM's "Received request" or "Added request" line;
+	// the request's span is written at its Finished or Aborted line.
+	SkipRequestStart
+	// SkipDefaultCap: vLLM startup arguments that leave max_num_seqs at its
+	// default, which vLLM does not print.
+	SkipDefaultCap
+	// SkipDuplicate: an OTLP span whose traceId and spanId were read before
+	// (an exporter that resent a batch).
+	SkipDuplicate
+	// SkipNotARequest: an OTLP span that is not an LLM request (not vLLM's
+	// llm_request; no gen_ai.* attribute).
+	SkipNotARequest
+	// SkipEmptyDocument: a JSON document that holds no span at all (an OTLP
+	// export with no spans).
+	SkipEmptyDocument
+	// SkipUnusedMetric: a Prometheus series of a metric other than the
+	// scheduler gauges read.
+	SkipUnusedMetric
+	// SkipJoined: a Prometheus text line whose gauge went into a sample that
+	// is written on a later line (the sample's last one).
+	SkipJoined
+	// SkipEmptyResult: a Prometheus API answer whose result holds no point.
+	SkipEmptyResult
+	// SkipQueryError: a Prometheus API answer with status "error".
+	SkipQueryError
+	// SkipSummaryOnly: a vllm bench result without per-request data (saved
+	// without --save-detailed).
+	SkipSummaryOnly
+
+	numSkipReasons
+)
+
+var skipReasonNames = [numSkipReasons]string{
+	SkipOther:         "other",
+	SkipBlank:         "blank",
+	SkipComment:       "comment",
+	SkipUnusedLine:    "unused_line",
+	SkipRequestStart:  "request_start",
+	SkipDefaultCap:    "default_cap",
+	SkipDuplicate:     "duplicate",
+	SkipNotARequest:   "not_a_request",
+	SkipEmptyDocument: "empty_document",
+	SkipUnusedMetric:  "unused_metric",
+	SkipJoined:        "joined",
+	SkipEmptyResult:   "empty_result",
+	SkipQueryError:    "query_error",
+	SkipSummaryOnly:   "summary_only",
+}
+
+// String returns the reason's key in the manifest's skipped_by_reason.
+func (r SkipReason) String() string {
+	if r < numSkipReasons {
+		return skipReasonNames[r]
+	}
+	return "SkipReason(" + strconv.Itoa(int(r)) + ")"
+}
+
 // Record is one record of an input and what came of it.
 type Record struct {
 	Kind Kind
+	// Skip says why a KindSkip record was skipped.
+	Skip SkipReason
 
 	// Line is the 1-based number of the record's (first) line; 0 for formats
 	// without lines, which set Offset instead.

@@ -8,7 +8,7 @@ import (
 
 // A rejected record is kept in rejects.jsonl so that a user can see what was
 // wrong with it, but prompt and completion text must never reach any output
-// (SPEC §1.1). redactRaw removes it and cuts the record to 1 KiB.
+// (schemas/README.md). redactRaw removes it and cuts the record to 1 KiB.
 const (
 	// rawLimit is the most bytes of a record kept in rejects.jsonl.
 	rawLimit = 1024

@@ -7,8 +7,8 @@ import (
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
-// The samples format is the canonical JSONL input of scheduler samples (SPEC
-// §1.2, samples.parquet): one JSON object per line with the keys replica, ts,
+// The samples format is the canonical JSONL input of scheduler samples
+// (schemas/README.md, samples.parquet): one JSON object per line with the keys replica, ts,
 // in_flight, queue_depth, cap and kv_cache_usage. ts is required and takes the
 // timestamp forms of the spans format; the others may be absent or null.
 // `tpsreport simulate` writes it (samples.jsonl). Sample volumes are small (one

@@ -7,7 +7,7 @@ import (
 )
 
 // The spans format is the canonical JSONL input: one JSON object per line
-// whose keys are the spans.parquet column names of SPEC §1.1
+// whose keys are the spans.parquet column names of schemas/README.md
 // (schemas/span.schema.json is its JSON Schema, schemas/README.md its prose).
 //
 //   - span_id (string) and status are required; request_id defaults to

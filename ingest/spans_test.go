@@ -240,7 +240,7 @@ func TestFormats(t *testing.T) {
 		t.Errorf("Formats() = %q, want sorted names including spans", names)
 	}
 	_, err := lookupFormat("litelm")
-	if want := `unknown format "litelm" (want ` + strings.Join(names, ", ") + ` or auto)`; err == nil || err.Error() != want {
+	if want := `unknown format "litelm" (did you mean "litellm"?); valid formats: ` + strings.Join(names, ", ") + `, auto`; err == nil || err.Error() != want {
 		t.Errorf("lookupFormat: got %v, want %s", err, want)
 	}
 	if got := detectFormat([]byte(`{"span_id":"a","status":"ok"}`)); got != "spans" {

@@ -6,7 +6,7 @@ import (
 )
 
 // Timestamps are stored as int64 microseconds since the Unix epoch, UTC,
-// rounded to the nearest microsecond, half away from zero (SPEC §1). Parsing
+// rounded to the nearest microsecond, half away from zero (schemas/README.md). Parsing
 // works on the decimal digits of the input and never goes through float64,
 // so an epoch-seconds value such as 1795168800.123456 keeps every digit.
 //

@@ -138,7 +138,7 @@ func (r *vllmBenchReader) doc(raw []byte, line int64, k int, recs []Record) []Re
 	}
 	n := len(d.TTFTs)
 	if n == 0 || len(d.StartTimes) == 0 {
-		return append(recs, Record{Kind: KindSkip, Line: line}) // a summary without per-request data
+		return append(recs, Record{Kind: KindSkip, Skip: SkipSummaryOnly, Line: line})
 	}
 	for _, l := range []struct {
 		key string

@@ -24,8 +24,8 @@ func vllmFuzzSeed(f *testing.F, name string) {
 }
 
 // vllmFuzzRead runs the reader of format name over data: it must not panic,
-// every reject must be a *ParseError naming the input, and a span must have
-// ids and a valid status.
+// every reject must be a *ParseError naming the input, a span must have ids
+// and a valid status, and a skip a reason.
 func vllmFuzzRead(t *testing.T, name string, data []byte) {
 	rd := vllmTestReader(name, "fuzz", bytes.NewReader(data))
 	n := 0
@@ -45,6 +45,10 @@ func vllmFuzzRead(t *testing.T, name string, data []byte) {
 		case KindSpan:
 			if rec.Span.SpanID == "" || rec.Span.RequestID == "" || !validStatus(rec.Span.Status) {
 				t.Fatalf("bad span %+v", rec.Span)
+			}
+		case KindSkip:
+			if rec.Skip == SkipOther || rec.Skip >= numSkipReasons {
+				t.Fatalf("skip without a reason: %+v", rec)
 			}
 		}
 	}

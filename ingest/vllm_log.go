@@ -153,7 +153,7 @@ func (r *vllmLogReader) decodeLine(raw []byte, rec *Record) error {
 	r.buf = vllmStripANSI(r.buf, raw)
 	line := bytes.TrimSpace(r.buf)
 	if len(line) == 0 {
-		rec.Kind = KindSkip
+		rec.Kind, rec.Skip = KindSkip, SkipBlank
 		return nil
 	}
 	if !r.decided {
@@ -171,14 +171,14 @@ func (r *vllmLogReader) decodeLine(raw []byte, rec *Record) error {
 func (r *vllmLogReader) decodeText(line, outerTS string, rec *Record) error {
 	m := vllmHeader.FindStringSubmatchIndex(line)
 	if m == nil {
-		rec.Kind = KindSkip
+		rec.Kind, rec.Skip = KindSkip, SkipUnusedLine
 		return nil
 	}
 	prefix := line[:m[2]]
 	msg := line[m[1]:]
 	kind := classifyVLLMMessage(msg)
 	if kind == vllmMsgNone {
-		rec.Kind = KindSkip
+		rec.Kind, rec.Skip = KindSkip, SkipUnusedLine
 		return nil
 	}
 	replica, outerUs, hasOuter, err := vllmOuterPrefix(prefix, outerTS)
@@ -438,7 +438,7 @@ func (r *vllmLogReader) args(msg string, pos int, replica string, rec *Record) e
 	}
 	m := re.FindStringSubmatchIndex(msg)
 	if m == nil || msg[m[2]:m[3]] == "None" {
-		rec.Kind = KindSkip // the default applies; vLLM does not print it
+		rec.Kind, rec.Skip = KindSkip, SkipDefaultCap // vLLM does not print the default
 		return nil
 	}
 	v, err := strconv.ParseInt(msg[m[2]:m[3]], 10, 64)
@@ -486,7 +486,7 @@ func (r *vllmLogReader) request(kind vllmMsg, msg string, pos int, ts int64, rep
 		if _, ok := r.open[ids[0]]; !ok && len(r.open) < vllmMaxOpenRequests {
 			r.open[ids[0]] = ts
 		}
-		rec.Kind = KindSkip // the span is written at its end
+		rec.Kind, rec.Skip = KindSkip, SkipRequestStart // the span is written at its end
 		return nil
 	}
 	status := schemas.StatusOK
@@ -542,7 +542,7 @@ func (r *vllmLogReader) decodeJSON(line []byte, rec *Record) error {
 	var j vllmJSONLine
 	if err := json.Unmarshal(line, &j); err != nil {
 		if !r.jsonMode {
-			rec.Kind = KindSkip // a text log printing something JSON-like
+			rec.Kind, rec.Skip = KindSkip, SkipUnusedLine // a text log printing something JSON-like
 			return nil
 		}
 		if _, ok := err.(*json.UnmarshalTypeError); ok {
@@ -573,7 +573,7 @@ func (r *vllmLogReader) decodeJSON(line []byte, rec *Record) error {
 		msg = j.Msg
 	}
 	if msg == nil {
-		rec.Kind = KindSkip
+		rec.Kind, rec.Skip = KindSkip, SkipUnusedLine
 		return nil
 	}
 	text := strings.TrimSpace(*msg)
@@ -583,7 +583,7 @@ func (r *vllmLogReader) decodeJSON(line []byte, rec *Record) error {
 	}
 	kind := classifyVLLMMessage(text)
 	if kind == vllmMsgNone {
-		rec.Kind = KindSkip
+		rec.Kind, rec.Skip = KindSkip, SkipUnusedLine
 		return nil
 	}
 	ts, err := r.jsonTime(&j)

@@ -107,7 +107,7 @@ func (r *vllmOTelReader) Next() bool {
 			recordErrorf(ErrTooLong, -1, "line is %d bytes, longer than the limit of %d bytes", r.lines.Len(), r.lines.max))}
 		return true
 	case isBlank(line):
-		r.rec = Record{Kind: KindSkip, Line: n}
+		r.rec = Record{Kind: KindSkip, Skip: SkipBlank, Line: n}
 		return true
 	}
 	if !r.decided {
@@ -135,7 +135,7 @@ func (r *vllmOTelReader) Next() bool {
 	}
 	r.queue = r.decodeDoc(line, n, r.queue[:0])
 	if len(r.queue) == 0 {
-		r.rec = Record{Kind: KindSkip, Line: n}
+		r.rec = Record{Kind: KindSkip, Skip: SkipEmptyDocument, Line: n}
 		return true
 	}
 	r.rec, r.queue[0] = r.queue[0], Record{}
@@ -158,11 +158,14 @@ func (r *vllmOTelReader) decodeDoc(doc []byte, line int64, out []Record) []Recor
 			continue
 		}
 		rec := Record{Kind: ds.kind, Line: line}
+		if ds.kind == KindSkip {
+			rec.Skip = SkipNotARequest
+		}
 		if ds.keyed {
 			// A span exported twice is read once: the later copies are
 			// skipped, whatever else is wrong with them.
 			if r.seen.has(ds.key) {
-				out = append(out, Record{Kind: KindSkip, Line: line})
+				out = append(out, Record{Kind: KindSkip, Skip: SkipDuplicate, Line: line})
 				continue
 			}
 			if ds.kind == KindSpan {

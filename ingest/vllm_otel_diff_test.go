@@ -90,12 +90,12 @@ func refReadAll(lines [][]byte) []Record {
 	for i, line := range lines {
 		n := int64(i + 1)
 		if isBlank(line) {
-			out = append(out, Record{Kind: KindSkip, Line: n})
+			out = append(out, Record{Kind: KindSkip, Skip: SkipBlank, Line: n})
 			continue
 		}
 		recs := ref.decodeDoc(line, n, nil)
 		if len(recs) == 0 {
-			recs = []Record{{Kind: KindSkip, Line: n}}
+			recs = []Record{{Kind: KindSkip, Skip: SkipEmptyDocument, Line: n}}
 		}
 		out = append(out, recs...)
 	}
@@ -125,6 +125,10 @@ func diffRecord(got, want *Record) string {
 		return fmt.Sprintf("got %s at line %d (%s), reference %s at line %d (%s)", got.Kind, got.Line, g, want.Kind, want.Line, w)
 	}
 	switch got.Kind {
+	case KindSkip:
+		if got.Skip != want.Skip {
+			return fmt.Sprintf("line %d: skip reason %s, reference %s", got.Line, got.Skip, want.Skip)
+		}
 	case KindSpan:
 		if !reflect.DeepEqual(got.Span, want.Span) {
 			return fmt.Sprintf("span\n got  %s\n want %s", spanText(&got.Span), spanText(&want.Span))

@@ -203,7 +203,7 @@ func refOTLPNanos(raw json.RawMessage) (int64, bool) {
 
 func (r *refOTelReader) span(s *refOTLPSpan, replica string, rec *Record) error {
 	if s.Name != "llm_request" {
-		rec.Kind = KindSkip
+		rec.Kind, rec.Skip = KindSkip, SkipNotARequest
 		return nil
 	}
 	traceID, ok1 := refOTLPID(s.TraceID+s.TraceID2, 16)
@@ -213,7 +213,7 @@ func (r *refOTelReader) span(s *refOTLPSpan, replica string, rec *Record) error 
 	}
 	key := traceID + spanID
 	if r.seen[key] {
-		rec.Kind = KindSkip // the same span exported twice
+		rec.Kind, rec.Skip = KindSkip, SkipDuplicate // the same span exported twice
 		return nil
 	}
 	startRaw := s.Start

@@ -95,6 +95,7 @@ type datasetWriter struct {
 
 	counts         schemas.Counts
 	rejectedBy     map[string]int64
+	skippedBy      [numSkipReasons]int64
 	samplesWritten int64
 	hasTime        bool
 	minTime        int64
@@ -188,7 +189,10 @@ func (w *datasetWriter) write(b *batch, in *openInput) error {
 	w.counts.Read += b.read
 	w.counts.Written += int64(len(b.spans) + len(b.samples) + len(b.caps))
 	w.counts.Rejected += int64(len(b.rejects))
-	w.counts.Skipped += b.skipped
+	for why, n := range b.skipped {
+		w.skippedBy[why] += n
+		w.counts.Skipped += n
+	}
 	return nil
 }
 
