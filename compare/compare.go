@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tpsreport/tpsreport/schemas"
@@ -33,7 +34,8 @@ const (
 	RetryRate   = "retry_rate"
 )
 
-// Evaluate decides the criteria of SPEC §5 for candidate against baseline.
+// Evaluate decides the acceptance criteria (docs/acceptance.md) for candidate
+// against baseline.
 func Evaluate(base, cand Run, c schemas.Criteria) (schemas.Verdict, error) {
 	if err := validate(c); err != nil {
 		return schemas.Verdict{}, err
@@ -53,6 +55,15 @@ func Evaluate(base, cand Run, c schemas.Criteria) (schemas.Verdict, error) {
 		v.Guards = append(v.Guards, "model mismatch allowed: "+msg)
 	}
 
+	// Guards, each of which makes some criteria INCONCLUSIVE rather than wrong.
+	var windowMismatch string
+	if bw, cw := base.Summary.WindowWidth, cand.Summary.WindowWidth; bw > 0 && cw > 0 && bw != cw {
+		// Backlog windows, their gap_fraction and the bootstrap's resampling
+		// unit all depend on the width: different widths compare different things.
+		windowMismatch = fmt.Sprintf("the runs were analysed with different window widths (baseline %s, candidate %s): analyse both with the same --window",
+			seconds(bw), seconds(cw))
+		v.Guards = append(v.Guards, windowMismatch)
+	}
 	bb, cb := backlogWindows(base.Windows), backlogWindows(cand.Windows)
 	var fewBacklog string
 	if len(bb) < c.MinBacklogWindows || len(cb) < c.MinBacklogWindows {
@@ -62,16 +73,21 @@ func Evaluate(base, cand Run, c schemas.Criteria) (schemas.Verdict, error) {
 	var loadMismatch string
 	if ba, ca := base.Summary.ArrivalRate, cand.Summary.ArrivalRate; ba != nil && ca != nil && *ba > 0 {
 		if r := *ca / *ba; math.Abs(r-1) > c.LoadMismatch {
-			loadMismatch = fmt.Sprintf("offered load differs by %+.0f%% (arrival rate %.4g/s vs %.4g/s; limit ±%.0f%%)", (r-1)*100, *ca, *ba, c.LoadMismatch*100)
+			loadMismatch = fmt.Sprintf("offered load differs by %s (arrival rate %s/s baseline, %s/s candidate; limit ±%s)",
+				signed(r-1, fixed((r-1)*100, 0, math.Inf(1))+" %"), num(*ba), num(*ca), fixed(c.LoadMismatch*100, 0, math.Inf(1))+" %")
 			v.Guards = append(v.Guards, loadMismatch)
 		}
 	}
 
 	thr, boot := throughput(bb, cb, c)
 	v.Bootstrap = boot
-	crits := []schemas.Criterion{thr, successRate(base.Summary, cand.Summary, c), gapFraction(bb, cb, c), retryRate(base.Summary, cand.Summary, c)}
+	crits := []schemas.Criterion{thr, successRate(base.Summary, cand.Summary, c), gapFraction(bb, cb, c), retryRate(base.Summary, cand.Summary, c, thr.Ratio)}
 	for i := range crits {
 		cr := &crits[i]
+		if windowMismatch != "" {
+			cr.Verdict, cr.Reason = schemas.Inconclusive, guardReason(windowMismatch, cr.Reason)
+			continue
+		}
 		if fewBacklog != "" && (cr.Name == Throughput || cr.Name == GapFraction) && cr.Verdict != schemas.Inconclusive {
 			cr.Verdict, cr.Reason = schemas.Inconclusive, guardReason(fewBacklog, cr.Reason)
 		}
@@ -110,17 +126,37 @@ func overall(cs []schemas.Criterion) string {
 }
 
 func validate(c schemas.Criteria) error {
+	if err := checkCriteria(c); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkCriteria returns the first setting out of its range, naming its key.
+func checkCriteria(c schemas.Criteria) *CriteriaError {
+	bad := func(key, msg string, v any) *CriteriaError {
+		return &CriteriaError{Key: key, Msg: fmt.Sprintf("%v: %s", v, msg)}
+	}
 	switch {
 	case c.Confidence <= 0 || c.Confidence >= 1:
-		return fmt.Errorf("confidence %g: must be in (0, 1)", c.Confidence)
+		return bad("confidence", "must be between 0 and 1, such as 0.95", c.Confidence)
 	case c.Alpha <= 0 || c.Alpha >= 1:
-		return fmt.Errorf("alpha %g: must be in (0, 1)", c.Alpha)
+		return bad("alpha", "must be between 0 and 1, such as 0.05", c.Alpha)
 	case c.Resamples < 100:
-		return fmt.Errorf("resamples %d: must be at least 100", c.Resamples)
+		return bad("resamples", "must be at least 100", c.Resamples)
 	case c.MinBacklogWindows < 1:
-		return fmt.Errorf("min_backlog_windows %d: must be at least 1", c.MinBacklogWindows)
-	case c.LoadMismatch < 0 || c.SuccessTolerance < 0 || c.RetryTolerance < 0 || c.GapTolerance < 0 || c.GapFloor < 0:
-		return errors.New("tolerances and the load-mismatch limit must not be negative")
+		return bad("min_backlog_windows", "must be at least 1", c.MinBacklogWindows)
+	}
+	for _, f := range []struct {
+		key string
+		v   float64
+	}{
+		{"success_tolerance", c.SuccessTolerance}, {"retry_tolerance", c.RetryTolerance},
+		{"gap_tolerance", c.GapTolerance}, {"gap_floor", c.GapFloor}, {"load_mismatch", c.LoadMismatch},
+	} {
+		if f.v < 0 {
+			return bad(f.key, "must not be negative", f.v)
+		}
 	}
 	return nil
 }
@@ -180,13 +216,13 @@ func throughput(bb, cb []schemas.Metrics, c schemas.Criteria) (schemas.Criterion
 	switch {
 	case r >= target && lo > 1:
 		cr.Verdict = schemas.Pass
-		cr.Reason = fmt.Sprintf("Delivered throughput under backlog rose %s (ratio %.3f, %.0f%% interval %.3f–%.3f, all above 1).", pct(r-1), r, c.Confidence*100, lo, hi)
+		cr.Reason = fmt.Sprintf("Delivered throughput under backlog rose %s (ratio %.3f, %s interval %.3f–%.3f, all above 1).", rel(r-1), r, level(c.Confidence), lo, hi)
 	case hi < target:
 		cr.Verdict = schemas.Fail
-		cr.Reason = fmt.Sprintf("Delivered throughput under backlog changed %s (ratio %.3f); even the interval's top, %.3f, is below the required %.3f.", pct(r-1), r, hi, target)
+		cr.Reason = fmt.Sprintf("Delivered throughput under backlog %s (ratio %.3f); even the interval's top, %.3f, is below the required %.3f.", moved(r), r, hi, target)
 	default:
 		cr.Verdict = schemas.Inconclusive
-		cr.Reason = fmt.Sprintf("Ratio %.3f with %.0f%% interval %.3f–%.3f: the data cannot tell an improvement of at least %s from noise.", r, c.Confidence*100, lo, hi, pct(c.MinImprovement))
+		cr.Reason = fmt.Sprintf("Ratio %.3f with %s interval %.3f–%.3f: the data cannot tell an improvement of at least %s from noise.", r, level(c.Confidence), lo, hi, rel(c.MinImprovement))
 	}
 	return cr, boot
 }
@@ -247,22 +283,22 @@ func successRate(b, c schemas.Summary, cr schemas.Criteria) schemas.Criterion {
 	out.PValue = &pv
 	if -d > cr.SuccessTolerance && pv < cr.Alpha {
 		out.Verdict = schemas.Fail
-		out.Reason = fmt.Sprintf("Success rate fell from %s to %s (%s pp, p = %.3g < %g).", pct(p1), pct(p2), pp(d), pv, cr.Alpha)
+		out.Reason = fmt.Sprintf("Success rate fell from %s to %s (%s, %s).", pct(p1), pct(p2), pp(d), pValue(pv, cr.Alpha))
 		return out
 	}
 	out.Verdict = schemas.Pass
 	switch {
 	case -d > cr.SuccessTolerance:
-		out.Reason = fmt.Sprintf("Success rate %s vs %s (%s pp), not significantly lower (p = %.3g ≥ %g).", pct(p2), pct(p1), pp(d), pv, cr.Alpha)
+		out.Reason = fmt.Sprintf("Success rate %s → %s (%s), not significantly lower (%s).", pct(p1), pct(p2), pp(d), pValue(pv, cr.Alpha))
 	default:
-		out.Reason = fmt.Sprintf("Success rate %s vs %s (%s pp), within the %s pp tolerance or better.", pct(p2), pct(p1), pp(d), pp(cr.SuccessTolerance))
+		out.Reason = fmt.Sprintf("Success rate %s → %s (%s), within the %s tolerance or better.", pct(p1), pct(p2), pp(d), tolerance(cr.SuccessTolerance))
 	}
 	return out
 }
 
 // retryRate: FAIL when the candidate's retry rate is higher by more than the
 // tolerance and a one-sided two-proportion z-test rejects equality.
-func retryRate(b, c schemas.Summary, cr schemas.Criteria) schemas.Criterion {
+func retryRate(b, c schemas.Summary, cr schemas.Criteria, thrRatio *float64) schemas.Criterion {
 	out := schemas.Criterion{Name: RetryRate, Title: "Retry rate does not increase", Metric: "retry_rate (attempts that are retries)"}
 	n1, x1, n2, x2 := b.Attempts, b.RetryAttempts, c.Attempts, c.RetryAttempts
 	if n1 == 0 || n2 == 0 {
@@ -277,14 +313,14 @@ func retryRate(b, c schemas.Summary, cr schemas.Criteria) schemas.Criterion {
 	out.PValue = &pv
 	if d > cr.RetryTolerance && pv < cr.Alpha {
 		out.Verdict = schemas.Fail
-		out.Reason = fmt.Sprintf("Retry rate rose from %s to %s (%s pp, p = %.3g < %g): throughput gains are likely unstable.", pct(p1), pct(p2), pp(d), pv, cr.Alpha)
+		out.Reason = fmt.Sprintf("Retry rate rose from %s to %s (%s, %s)%s.", pct(p1), pct(p2), pp(d), pValue(pv, cr.Alpha), retryConsequence(thrRatio))
 		return out
 	}
 	out.Verdict = schemas.Pass
 	if d > cr.RetryTolerance {
-		out.Reason = fmt.Sprintf("Retry rate %s vs %s (%s pp), not significantly higher (p = %.3g ≥ %g).", pct(p2), pct(p1), pp(d), pv, cr.Alpha)
+		out.Reason = fmt.Sprintf("Retry rate %s → %s (%s), not significantly higher (%s).", pct(p1), pct(p2), pp(d), pValue(pv, cr.Alpha))
 	} else {
-		out.Reason = fmt.Sprintf("Retry rate %s vs %s (%s pp), within the %s pp tolerance or lower.", pct(p2), pct(p1), pp(d), pp(cr.RetryTolerance))
+		out.Reason = fmt.Sprintf("Retry rate %s → %s (%s), within the %s tolerance or lower.", pct(p1), pct(p2), pp(d), tolerance(cr.RetryTolerance))
 	}
 	return out
 }
@@ -332,9 +368,12 @@ func gapFraction(bb, cb []schemas.Metrics, c schemas.Criteria) schemas.Criterion
 	d := gc - gb
 	out.Candidate, out.Diff = &gc, &d
 	switch {
+	case gb == 0 && gc == 0:
+		out.Verdict = schemas.Pass
+		out.Reason = fmt.Sprintf("Neither run had free slots while requests waited (gap_fraction 0 %% in both): there was no idle time left to remove, and both are under the %s floor.", pct(c.GapFloor))
 	case gb < c.GapFloor && gc < c.GapFloor:
 		out.Verdict = schemas.Pass
-		out.Reason = fmt.Sprintf("Both runs are under the %s floor (%s vs %s): no idle time left to remove.", pct(c.GapFloor), pct(gc), pct(gb))
+		out.Reason = fmt.Sprintf("Both runs are under the %s floor (%s → %s): there was no idle time left to remove.", pct(c.GapFloor), pct(gb), pct(gc))
 	case d < -c.GapTolerance:
 		out.Verdict = schemas.Pass
 		out.Reason = fmt.Sprintf("Idle time under backlog fell from %s to %s of the time: the change removed idle slots, it did not just shift them.", pct(gb), pct(gc))
@@ -343,7 +382,7 @@ func gapFraction(bb, cb []schemas.Metrics, c schemas.Criteria) schemas.Criterion
 		out.Reason = fmt.Sprintf("Idle time under backlog rose from %s to %s of the time: requests waited while slots were free.", pct(gb), pct(gc))
 	default:
 		out.Verdict = schemas.Inconclusive
-		out.Reason = fmt.Sprintf("gap_fraction %s vs %s differs by less than the %s tolerance.", pct(gc), pct(gb), pct(c.GapTolerance))
+		out.Reason = fmt.Sprintf("gap_fraction %s → %s (%s) is within the %s tolerance.", pct(gb), pct(gc), pp(d), tolerance(c.GapTolerance))
 	}
 	return out
 }
@@ -357,5 +396,37 @@ func pooledGap(ws []schemas.Metrics) float64 {
 	return gap / secs
 }
 
-func pct(f float64) string { return fmt.Sprintf("%.1f%%", f*100) }
-func pp(f float64) string  { return fmt.Sprintf("%+.2f", f*100) }
+// moved says how a throughput ratio moved: "fell 27.7 %", "rose only 0.4 %".
+func moved(r float64) string {
+	switch {
+	case r < 1:
+		return "fell " + rel(1-r)
+	case r > 1:
+		return "rose only " + rel(r-1)
+	}
+	return "did not change"
+}
+
+// retryConsequence ends a failed retry-rate reason with what it means for
+// the throughput result.
+func retryConsequence(thrRatio *float64) string {
+	switch {
+	case thrRatio == nil:
+		return ""
+	case *thrRatio > 1:
+		return ": part of the throughput gain is spent on retried work"
+	case *thrRatio < 1:
+		return ", and delivered throughput fell too"
+	}
+	return ""
+}
+
+// level formats a confidence level: 0.95 is "95 %".
+func level(c float64) string {
+	return strconv.FormatFloat(c*100, 'g', 4, 64) + " %"
+}
+
+// tolerance formats a tolerance on a difference of fractions: 0.001 is "0.1 pp".
+func tolerance(f float64) string {
+	return strconv.FormatFloat(f*100, 'g', 4, 64) + " pp"
+}

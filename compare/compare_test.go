@@ -137,7 +137,7 @@ func TestLoadMismatchGuard(t *testing.T) {
 		t.Errorf("overall %s, want INCONCLUSIVE", v.Overall)
 	}
 	for _, c := range v.Criteria {
-		if c.Verdict != schemas.Inconclusive || !strings.Contains(c.Reason, "offered load differs by -52%") {
+		if c.Verdict != schemas.Inconclusive || !strings.Contains(c.Reason, "offered load differs by −52 % (arrival rate 5/s baseline, 2.4/s candidate; limit ±20 %)") {
 			t.Errorf("%s: %s %q, want INCONCLUSIVE naming the load mismatch", c.Name, c.Verdict, c.Reason)
 		}
 	}
@@ -194,6 +194,121 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
+func TestFormat(t *testing.T) {
+	tests := []struct{ got, want string }{
+		{pct(0.011), "1.1 %"},
+		{pct(0.9999972), "99.9997 %"}, // visibly below 100 %
+		{pct(1), "100.0 %"},
+		{pct(0), "0.0 %"},
+		{pct(0.00004), "0.004 %"}, // visibly above 0 %
+		{pct(-0.00001), "−0.001 %"},
+		{pp(-0.0026), "−0.26 pp"},
+		{pp(0.0025), "+0.25 pp"},
+		{pp(-0.00001), "0.00 pp"}, // rounds to zero: no sign
+		{rel(0.277), "27.7 %"},
+		{num(24690), "24,690"},
+		{num(5.125), "5.125"},
+		{num(2.4), "2.4"},
+		{num(0.0001234), "0.0001234"},
+		{num(-3.5), "−3.5"},
+		{pValue(3.05e-258, 0.05), "p < 0.001, below alpha 0.05"},
+		{pValue(0, 0.05), "p < 0.001, below alpha 0.05"},
+		{pValue(0.023835, 0.05), "p = 0.024, below alpha 0.05"},
+		{pValue(0.21, 0.05), "p = 0.21, not below alpha 0.05"},
+		{seconds(60), "60 s"},
+		{moved(0.723), "fell 27.7 %"},
+		{moved(1.004), "rose only 0.4 %"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
+
+// TestReasons pins the reason sentences: baseline before candidate, one
+// minus sign, no exponent, and words that fit the case.
+func TestReasons(t *testing.T) {
+	tests := []struct {
+		name       string
+		base, cand Run
+		criterion  string
+		verdict    string
+		want       string
+	}{
+		{"throughput fell", synth("a", 20, 1000, 0.05, 0, 1), synth("b", 20, 723, 0.05, 0, 2), Throughput, schemas.Fail,
+			"Delivered throughput under backlog fell "},
+		{"retry rate fell", synth("a", 20, 1000, 0.05, 0, 1), func() Run {
+			r := synth("b", 20, 1000, 0.05, 0, 1)
+			// 1010 attempts, 10 retries → 1000 attempts, 9 retries: 0.990 % → 0.900 %.
+			r.Summary.Attempts, r.Summary.RetryAttempts = 1000, 9
+			return r
+		}(), RetryRate, schemas.Pass,
+			"Retry rate 1.0 % → 0.9 % (−0.09 pp), within the 0.1 pp tolerance or lower."},
+		{"retry rate rose while throughput fell", synth("a", 20, 1000, 0.05, 0, 1), func() Run {
+			r := synth("b", 20, 700, 0.05, 0, 2)
+			r.Summary.Attempts, r.Summary.RetryAttempts = 1100, 100
+			return r
+		}(), RetryRate, schemas.Fail,
+			"Retry rate rose from 1.0 % to 9.1 % (+8.10 pp, p < 0.001, below alpha 0.05), and delivered throughput fell too."},
+		{"success rate", func() Run {
+			r := synth("a", 20, 1000, 0.05, 0, 1)
+			r.Summary.Requests, r.Summary.SucceededRequests = 100, 90
+			return r
+		}(), func() Run {
+			r := synth("b", 20, 1000, 0.05, 0, 1)
+			r.Summary.Requests, r.Summary.SucceededRequests = 100, 80
+			return r
+		}(), SuccessRate, schemas.Fail,
+			"Success rate fell from 90.0 % to 80.0 % (−10.00 pp, p = 0.024, below alpha 0.05)."},
+		{"gap zero in both", synth("a", 20, 1000, 0.1, 0, 1), synth("b", 20, 1000, 0.1, 0, 2), GapFraction, schemas.Pass,
+			"Neither run had free slots while requests waited (gap_fraction 0 % in both): there was no idle time left to remove, and both are under the 1.0 % floor."},
+		{"gap under the floor", synth("a", 20, 1000, 0.1, 0.3, 1), synth("b", 20, 1000, 0.1, 0.5, 2), GapFraction, schemas.Pass,
+			"Both runs are under the 1.0 % floor (0.5 % → 0.8 %): there was no idle time left to remove."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := Evaluate(tt.base, tt.cand, schemas.DefaultCriteria())
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := verdictOf(v, tt.criterion)
+			if c.Verdict != tt.verdict || !strings.HasPrefix(c.Reason, tt.want) {
+				t.Errorf("got %s %q, want %s %q", c.Verdict, c.Reason, tt.verdict, tt.want)
+			}
+			for _, bad := range []string{"e+", "e-0", "-", "unstable", "p = 0 "} {
+				if strings.Contains(strings.ReplaceAll(c.Reason, "retry_rate", ""), bad) {
+					t.Errorf("reason holds %q: %s", bad, c.Reason)
+				}
+			}
+		})
+	}
+}
+
+func TestWindowWidthGuard(t *testing.T) {
+	base := synth("a", 20, 1000, 0.1, 12, 1)
+	cand := synth("b", 20, 1400, 0.1, 0, 2)
+	base.Summary.WindowWidth, cand.Summary.WindowWidth = 60, 10
+	v, err := Evaluate(base, cand, schemas.DefaultCriteria())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "Inconclusive: the runs were analysed with different window widths (baseline 60 s, candidate 10 s): analyse both with the same --window; without this guard: "
+	for _, c := range v.Criteria {
+		if c.Verdict != schemas.Inconclusive || !strings.HasPrefix(c.Reason, want) {
+			t.Errorf("%s: %s %q, want INCONCLUSIVE starting %q", c.Name, c.Verdict, c.Reason, want)
+		}
+	}
+	if v.Overall != schemas.Inconclusive || len(v.Guards) != 1 {
+		t.Errorf("overall %s, guards %q; want INCONCLUSIVE and one guard", v.Overall, v.Guards)
+	}
+	// Equal widths, or a width unknown in one run, fire no guard.
+	cand.Summary.WindowWidth = 60
+	if v, _ := Evaluate(base, cand, schemas.DefaultCriteria()); len(v.Guards) != 0 {
+		t.Errorf("same widths: guards %q", v.Guards)
+	}
+}
+
 func TestLoadCriteria(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "acceptance.yaml")
@@ -202,8 +317,45 @@ func TestLoadCriteria(t *testing.T) {
 	if err != nil || c.MinImprovement != 0.05 || c.Resamples != 500 || c.GapFloor != 0.01 {
 		t.Errorf("got %+v, %v", c, err)
 	}
-	os.WriteFile(p, []byte("min_improvment: 0.05\n"), 0o644)
-	if _, err := LoadCriteria(p); err == nil || !strings.Contains(err.Error(), "min_improvment") {
-		t.Errorf("a misspelt key: got %v, want an error naming it", err)
+	allKeys := "allow_model_mismatch, alpha, confidence, gap_floor, gap_tolerance, load_mismatch, min_backlog_windows, min_improvement, resamples, retry_tolerance, success_tolerance"
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"empty", "", ""},
+		{"comments only", "# nothing\n", ""},
+		{"misspelt key", "resamples: 500\nmin_improvment: 0.05\n",
+			"acceptance.yaml:2: unknown key \"min_improvment\" (did you mean min_improvement?); valid keys: " + allKeys},
+		{"unknown key", "colour: blue\n", "acceptance.yaml:1: unknown key \"colour\"; valid keys: " + allKeys},
+		{"percent string", "min_improvement: 5%\n", `acceptance.yaml:1: min_improvement: want a number such as 0.05, got "5%"`},
+		{"fraction int", "resamples: 2000.5\n", `acceptance.yaml:1: resamples: want a whole number such as 2000, got "2000.5"`},
+		{"bool", "allow_model_mismatch: maybe\n", `acceptance.yaml:1: allow_model_mismatch: want true or false, got "maybe"`},
+		{"list", "alpha:\n  - 0.05\n", `acceptance.yaml:2: alpha: want a number such as 0.05, got a list`},
+		{"null", "alpha:\n", `acceptance.yaml:1: alpha: want a number such as 0.05, got nothing`},
+		{"out of range", "# strict\nconfidence: 1.5\n", "acceptance.yaml:2: confidence: 1.5: must be between 0 and 1, such as 0.95"},
+		{"negative", "gap_floor: -0.01\n", "acceptance.yaml:1: gap_floor: -0.01: must not be negative"},
+		{"twice", "alpha: 0.05\nalpha: 0.01\n", "acceptance.yaml:2: alpha: set twice (first on line 1)"},
+		{"not a mapping", "- alpha\n", `acceptance.yaml:1: want keys with values, such as "min_improvement: 0.05", one a line`},
+		{"syntax", "alpha: 0.05\n  beta: [\n", "acceptance.yaml:2: not valid YAML: mapping values are not allowed in this context"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parseCriteria("acceptance.yaml", []byte(tt.yaml))
+			got := ""
+			if err != nil {
+				got = err.Error()
+				var ce *CriteriaError
+				if !errors.As(err, &ce) {
+					t.Errorf("error %T, want *CriteriaError", err)
+				}
+			}
+			if got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+			for _, leak := range []string{"!!str", "unmarshal", "float64", "schemas.", "not found in type"} {
+				if strings.Contains(got, leak) {
+					t.Errorf("error leaks Go internals (%q): %s", leak, got)
+				}
+			}
+		})
 	}
 }

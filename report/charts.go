@@ -215,7 +215,49 @@ func (c *chartCtx) stateFigure() *figure {
 		caps = append(caps, rr.run.Summary.Cap)
 	}
 	f.Rules = c.capRules(caps)
+	c.splitQueueAxis(f)
 	return f
+}
+
+// axisSplit is the ratio of scales from which in_flight and queue_depth get
+// an axis each: on one axis, whichever is five times smaller is squeezed into
+// the bottom fifth (a short queue under a full engine, or the running count
+// under a queue hundreds deep), where its changes cannot be read.
+const axisSplit = 5
+
+// splitQueueAxis moves the mean_queue_depth series to a right-hand axis when
+// its largest value and that of mean_in_flight (with the cap) differ by a
+// factor of axisSplit or more, either way.
+func (c *chartCtx) splitQueueAxis(f *figure) {
+	var inMax, qMax float64
+	for _, s := range f.Series {
+		for _, y := range s.Y {
+			v, ok := finite(y)
+			if !ok {
+				continue
+			}
+			if s.Metric == "mean_queue_depth" {
+				qMax = math.Max(qMax, v)
+			} else {
+				inMax = math.Max(inMax, v)
+			}
+		}
+	}
+	for _, r := range f.Rules {
+		inMax = math.Max(inMax, r.Y)
+	}
+	if qMax <= 0 || inMax <= 0 || (inMax < axisSplit*qMax && qMax < axisSplit*inMax) {
+		return
+	}
+	for i := range f.Series {
+		if f.Series[i].Metric == "mean_queue_depth" {
+			f.Series[i].axis2 = true
+			f.Series[i].Label += " (right axis)"
+		}
+	}
+	f.YLabel = "requests running (mean_in_flight)"
+	f.Y2Label = "requests waiting (mean_queue_depth)"
+	f.y2Axis = axisSpec{zero: true}
 }
 
 // capRules draws each run's cap, once when the runs share it.
@@ -273,9 +315,9 @@ func (c *chartCtx) gapFigure() *figure {
 
 func (c *chartCtx) latencyFigure() *figure {
 	f := &figure{Name: "latency_cdf", Title: "Latency distribution of successful spans: ttft and t_queue (CDF)",
-		Alt:    "Cumulative distribution of time to first token (solid) and queueing time (dashed); a curve further left is faster.",
-		XLabel: "seconds", YLabel: "fraction of successful spans",
-		xAxis: axisSpec{zero: true}, yAxis: axisSpec{min: num(0), max: num(1)}}
+		Alt:    "Cumulative distribution of time to first token (solid) and queueing time (dashed) on a logarithmic time axis, so that milliseconds and seconds are both readable; a curve further left is faster, and spans that did not queue at all start at the left edge.",
+		XLabel: "seconds (log scale; 0 s at the left edge)", YLabel: "fraction of successful spans",
+		xAxis: axisSpec{log: true, seconds: true}, yAxis: axisSpec{min: num(0), max: num(1)}}
 	for i, rr := range c.runs {
 		t := quantileSeries(c.label(rr.role, "ttft"), rr.role, "ttft", rr.run.TTFTQuantiles)
 		q := quantileSeries(c.label(rr.role, "t_queue"), rr.role, "t_queue", rr.run.TQueueQuantiles)
@@ -288,7 +330,7 @@ func (c *chartCtx) latencyFigure() *figure {
 	if f.hasData() {
 		f.Rules = []rule{
 			{Label: "p50", Y: 0.5, color: colMuted, dash: dotted},
-			{Label: "p99", Y: 0.99, color: colMuted, dash: dotted, left: true},
+			{Label: "p99", Y: 0.99, color: colMuted, dash: dotted},
 		}
 	}
 	return f
@@ -342,12 +384,27 @@ func (c *chartCtx) concurrencyFigure() *figure {
 	return f
 }
 
+// failureRate is 1 − success_rate: the share of completed requests with no
+// successful attempt. Plotted instead of success_rate so that it shares a
+// scaled axis with retry_rate (both are small; 99 % and 1 % on one axis
+// would need 0–100 %).
+func failureRate(m *schemas.Metrics) *float64 {
+	if v, ok := finite(m.SuccessRate); ok {
+		return num(1 - v)
+	}
+	return nil
+}
+
 func (c *chartCtx) ratesFigure() *figure {
-	f := &figure{Name: "rates", Title: "Outcomes per window: success_rate and retry_rate",
-		Alt:    "Share of completed requests that succeeded (solid) and share of attempts that were retries (dashed) in each window; windows with no completed request are left blank.",
-		XLabel: c.xLabel, xAxis: axisSpec{zero: true}, YLabel: "% of requests / attempts", yAxis: axisSpec{min: num(0), max: num(1), percent: true}}
+	f := &figure{Name: "rates", Title: "Failures and retries per window: failed requests (1 − success_rate) and retry_rate",
+		Alt:    "Share of completed requests that failed, 1 − success_rate (solid), and share of attempts that were retries (dashed) in each window, on an axis scaled to the data; windows with no completed request are left blank.",
+		XLabel: c.xLabel, xAxis: axisSpec{zero: true}, YLabel: "% of requests / attempts", yAxis: axisSpec{zero: true, percent: true}}
 	for i, rr := range c.runs {
-		sr := c.windowSeries(rr, "success_rate", func(m *schemas.Metrics) *float64 { return m.SuccessRate })
+		sr := c.windowSeries(rr, "failed", failureRate)
+		sr.Label = c.label(rr.role, "failed requests (1 − success_rate)")
+		if v, ok := finite(failureRate(&rr.run.Summary.Metrics)); ok {
+			sr.Label += ", run " + fmtPercent(v)
+		}
 		rt := c.windowSeries(rr, "retry_rate", func(m *schemas.Metrics) *float64 { return m.RetryRate })
 		sr.color, rt.color, rt.dash, rt.width = c.color(i), c.color(i), dashed, 2
 		if !c.compare {

@@ -1,7 +1,8 @@
 package report
 
-// definition is one row of the report's definitions section: a metric as SPEC
-// §2/§4 defines it, and how other tools' metrics of a similar name differ.
+// definition is one row of the report's definitions section: a metric as
+// docs/metrics.md defines it, and how other tools' metrics of a similar name
+// differ.
 type definition struct {
 	Metric    string `json:"metric"`
 	Formula   string `json:"formula"`

@@ -83,10 +83,15 @@ func TestE2EBrowser(t *testing.T) {
 		sections []string
 		images   int
 		width    int
+		viewport int64 // CSS px; 0 keeps the window's 1366
 	}{
-		{"single", report(singleInput()), wantSections, 6, chartWidth},
-		{"compare", report(compareInput()), wantSections, 6, chartWidth},
-		{"index", index, []string{"runs", "trends"}, 4, chartWidth},
+		{"single", report(singleInput()), wantSections, 6, chartWidth, 0},
+		{"compare", report(compareInput()), wantSections, 6, chartWidth, 0},
+		{"index", index, []string{"runs", "trends"}, 4, chartWidth, 0},
+		// A code review's side panel: every table must fit, wrapping text.
+		{"compare_800", report(compareInput()), wantSections, 6, chartWidth, 800},
+		{"single_800", report(singleInput()), wantSections, 6, chartWidth, 800},
+		{"index_800", index, []string{"runs", "trends"}, 4, chartWidth, 800},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -129,6 +134,11 @@ func TestE2EBrowser(t *testing.T) {
 			defer cancel()
 			ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
 			defer cancelT()
+			if tc.viewport > 0 {
+				if err := chromedp.Do(ctx, chromedp.EmulateViewport(tc.viewport, 900)); err != nil {
+					t.Fatalf("viewport: %v", err)
+				}
+			}
 			if err := chromedp.Do(ctx,
 				chromedp.Navigate(page),
 				chromedp.WaitReady(chromedp.ID(tc.sections[len(tc.sections)-1])),
@@ -138,6 +148,13 @@ func TestE2EBrowser(t *testing.T) {
 			ids, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("section[id]")).map(s => s.id)`))
 			if err != nil {
 				t.Fatal(err)
+			}
+			overflows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](overflowJS))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range overflows {
+				t.Errorf("overflow at %d px: %s", tc.viewport, o)
 			}
 			shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 			if err != nil {
@@ -175,3 +192,35 @@ func TestE2EBrowser(t *testing.T) {
 		})
 	}
 }
+
+// overflowJS lists what does not fit: a table cell whose content is wider
+// than the cell (clipped or spilling), a table wider than its container, and
+// a page wider than the viewport. The report holds no script; only the test
+// evaluates this.
+const overflowJS = `(() => {
+  const out = [];
+  const name = e => {
+    const t = e.closest("table");
+    const s = e.closest("section[id]");
+    return (s ? "#" + s.id + " " : "") + (t && t.className ? "table." + t.className.split(" ")[0] + " " : "") +
+      e.tagName.toLowerCase() + " \"" + e.textContent.trim().slice(0, 40) + "\"";
+  };
+  for (const c of document.querySelectorAll("td, th")) {
+    if (c.scrollWidth > c.clientWidth + 1) {
+      out.push(name(c) + ": content " + c.scrollWidth + " px in a " + c.clientWidth + " px cell");
+    }
+  }
+  for (const t of document.querySelectorAll("table")) {
+    const box = t.parentElement.clientWidth;
+    if (t.offsetWidth > box + 1) {
+      out.push(name(t) + ": table " + t.offsetWidth + " px in a " + box + " px container");
+    }
+    if (t.getBoundingClientRect().right > document.documentElement.clientWidth + 1) {
+      out.push(name(t) + ": table ends at " + Math.round(t.getBoundingClientRect().right) + " px, past the viewport");
+    }
+  }
+  if (document.documentElement.scrollWidth > document.documentElement.clientWidth + 1) {
+    out.push("page is " + document.documentElement.scrollWidth + " px wide in a " + document.documentElement.clientWidth + " px viewport");
+  }
+  return out;
+})()`

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/tpsreport/tpsreport/schemas"
@@ -136,6 +137,7 @@ func makeRun(s runShape) Run {
 		DataQuality: schemas.DataQuality{
 			RecordsRead: sum.att + 93, SpansWritten: sum.att, RecordsRejected: 81, RecordsSkipped: 12,
 			RejectedBy:       map[string]int64{"bad_json": 52, "bad_timestamp": 29},
+			SkippedBy:        map[string]int64{"blank": 9, "unused_line": 3},
 			MissingTimestamp: map[string]int64{"admitted_at": 14, "queued_at": 0},
 			OutOfOrder:       3,
 			Models:           []string{"meta-llama/Llama-3.1-8B-Instruct"},
@@ -152,10 +154,12 @@ func makeRun(s runShape) Run {
 			RunID: s.id, Tool: "tpsreport", Version: "0.4.0",
 			Inputs: []schemas.InputFile{
 				{Path: "logs/" + s.id + "/vllm-0.jsonl.gz", Format: "vllm-otel", Size: 12_884_301, SHA256: "9f2c1e0d8b7a6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d"},
-				{Path: "logs/" + s.id + "/gateway.jsonl", Format: "litellm", Size: 3_201_554, SHA256: "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9"},
+				{Path: "logs/" + s.id + "/gateway.jsonl", Format: "litellm", Detected: true, Size: 3_201_554, SHA256: "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9"},
 			},
 			Counts:          schemas.Counts{Read: sum.att + 93, Written: sum.att, Rejected: 81, Skipped: 12},
 			RejectedBy:      map[string]int64{"bad_json": 52, "bad_timestamp": 29},
+			SkippedBy:       map[string]int64{"blank": 9, "unused_line": 3},
+			Ignored:         []schemas.IgnoredFile{{Path: "logs/" + s.id + "/README.md", Reason: "no format claims it"}},
 			TimeRange:       &schemas.TimeRange{Start: s.start, End: s.end},
 			FormatsDetected: []string{"litellm", "vllm-otel"},
 		},
@@ -263,16 +267,16 @@ func compareInput() Input {
 		Criteria: []schemas.Criterion{
 			{Name: "throughput", Title: "Throughput improves", Verdict: schemas.Pass, Metric: "retry_adjusted_system_tps",
 				Baseline: ptr(1012.4), Candidate: ptr(1166.1), Ratio: ptr(1.1518), Lo: ptr(1.081), Hi: ptr(1.224),
-				Reason: "Candidate retry-adjusted throughput over backlog windows is 1.152× the baseline's, and the whole 95 % interval lies above 1."},
+				Reason: "Delivered throughput under backlog rose 15.2 % (ratio 1.152, 95 % interval 1.081–1.224, all above 1)."},
 			{Name: "success_rate", Title: "Success rate not reduced", Verdict: schemas.Fail, Metric: "success_rate",
 				Baseline: ptr(0.9961), Candidate: ptr(0.9812), Diff: ptr(-0.0149), PValue: ptr(0.00031),
-				Reason: "Success rate fell by 1.49 pp, more than the 0.1 pp tolerance, and the one-sided test rejects equality (p = 0.00031)."},
+				Reason: "Success rate fell from 99.6 % to 98.1 % (−1.49 pp, p < 0.001, below alpha 0.05)."},
 			{Name: "gap_fraction", Title: "gap_fraction decreases when backlog exists", Verdict: schemas.Inconclusive, Metric: "gap_fraction",
 				Baseline: ptr(0.0431), Candidate: ptr(0.0398), Diff: ptr(-0.0033),
-				Reason: "gap_fraction over backlog windows fell by 0.33 pp, within the 0.5 pp tolerance."},
+				Reason: "gap_fraction 4.3 % → 4.0 % (−0.33 pp) is within the 0.5 pp tolerance."},
 			{Name: "retry_rate", Title: "Retry rate does not increase", Verdict: schemas.Pass, Metric: "retry_rate",
 				Baseline: ptr(0.0210), Candidate: ptr(0.0235), Diff: ptr(0.0025), PValue: ptr(0.21),
-				Reason: "Retry rate rose by 0.25 pp, but the one-sided test does not reject equality (p = 0.21)."},
+				Reason: "Retry rate 2.1 % → 2.4 % (+0.25 pp), not significantly higher (p = 0.21, not below alpha 0.05)."},
 		},
 		Settings:  schemas.DefaultCriteria(),
 		Bootstrap: schemas.Bootstrap{Resamples: 2000, Seed: 20261120, BaselineWindows: 30, CandidateWindows: 28, Method: "percentile"},
@@ -299,5 +303,26 @@ func hostileInput() Input {
 	in.Verdict.Guards = []string{"guard " + hostile}
 	in.Verdict.Criteria[0].Reason = "reason " + hostile
 	in.Command = "tpsreport compare '" + hostile + "'"
+	return in
+}
+
+// saturatedInput is a run at its cap of 32 with a short queue: mean_in_flight
+// sits on the cap line at the right end, and the queue is under a tenth of it.
+func saturatedInput() Input {
+	in := singleInput()
+	r := &in.Baseline
+	c := int64(32)
+	r.Summary.Cap, r.Summary.CapSource = &c, "samples"
+	r.Summary.Warnings = nil
+	r.Windows = slices.Clone(r.Windows)
+	for i := range r.Windows {
+		w := &r.Windows[i]
+		if v, ok := finite(w.MeanQueueDepth); ok {
+			w.MeanQueueDepth = ptr(v / 8)
+		}
+		if _, ok := finite(w.MeanInFlight); ok && i >= 16 {
+			w.MeanInFlight = ptr(32)
+		}
+	}
 	return in
 }

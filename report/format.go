@@ -39,13 +39,13 @@ func num(v float64) *float64 {
 	return &v
 }
 
-// fmtSig formats v with about three significant digits: no exponent for the
-// magnitudes tokens, seconds and requests take, thousands separated.
+// fmtSig formats v with about three significant digits, thousands
+// separated, never with an exponent: below 0.0001 it shows 0 (without a sign).
 func fmtSig(v float64) string {
 	a := math.Abs(v)
 	var s string
 	switch {
-	case a == 0:
+	case a < 0.5e-4:
 		return "0"
 	case a >= 1000 || (a >= 1 && v == math.Trunc(v)):
 		s = strconv.FormatFloat(v, 'f', 0, 64)
@@ -55,17 +55,17 @@ func fmtSig(v float64) string {
 		s = strconv.FormatFloat(v, 'f', 1, 64)
 	case a >= 1:
 		s = strconv.FormatFloat(v, 'f', 2, 64)
-	case a >= 1e-4:
-		// three significant digits below 1: 0.123, 0.0123, 0.00123
-		d := 2 - int(math.Floor(math.Log10(a)))
-		s = strconv.FormatFloat(v, 'f', d, 64)
 	default:
-		s = strconv.FormatFloat(v, 'e', 2, 64)
+		// three significant digits below 1: 0.123, 0.0123, 0.00123
+		d := min(2-int(math.Floor(math.Log10(a))), 6)
+		s = strconv.FormatFloat(v, 'f', d, 64)
 	}
 	return group(s)
 }
 
-// group inserts thousands separators into the integer part of a formatted number.
+// group inserts thousands separators into the integer part of a formatted
+// number and writes its minus sign as U+2212; a negative number that shows as
+// zero loses its sign.
 func group(s string) string {
 	neg := strings.HasPrefix(s, "-")
 	if neg {
@@ -89,15 +89,23 @@ func group(s string) string {
 		}
 		intPart = b.String()
 	}
-	if neg {
-		return "-" + intPart + frac
+	if neg && !zeroText(intPart+frac) {
+		return minus + intPart + frac
 	}
 	return intPart + frac
 }
 
-// signed puts an explicit sign in front of a formatted magnitude.
+// zeroText reports whether a formatted number shows no non-zero digit.
+func zeroText(s string) bool {
+	return !strings.ContainsAny(s, "123456789")
+}
+
+// signed puts an explicit sign in front of a formatted magnitude, unless the
+// magnitude shows as zero: a tiny change rounds to 0 without a sign.
 func signed(v float64, magnitude string) string {
 	switch {
+	case zeroText(magnitude):
+		return magnitude
 	case v > 0:
 		return "+" + magnitude
 	case v < 0:
@@ -111,12 +119,16 @@ func fmtCount(n int64) string {
 	return group(strconv.FormatInt(n, 10))
 }
 
-// fmtSeconds formats a duration in seconds: milliseconds below one second.
+// fmtSeconds formats a duration in seconds: milliseconds below one second,
+// microseconds below one millisecond. Instants are whole microseconds, so a
+// duration under half a microsecond is 0.
 func fmtSeconds(v float64) string {
 	a := math.Abs(v)
 	switch {
-	case a == 0:
+	case a < 0.5e-6:
 		return "0 s"
+	case a < 1e-3:
+		return fmtSig(v*1e6) + " µs"
 	case a < 1:
 		return fmtSig(v*1000) + " ms"
 	}
@@ -124,7 +136,8 @@ func fmtSeconds(v float64) string {
 }
 
 // fmtPercent formats a fraction (0..1) as a percentage with enough decimals
-// that 99.6 % and 99.96 % stay distinct.
+// that 99.6 % and 99.96 % stay distinct, and that a rate which is not exactly
+// 1 never shows as 100 %: 0.9999972 is "99.9997 %".
 func fmtPercent(f float64) string {
 	p := f * 100
 	a := math.Abs(p)
@@ -134,6 +147,9 @@ func fmtPercent(f float64) string {
 		d = 0
 	case a >= 90 && a < 100:
 		d = 2
+		for d < 6 && strconv.FormatFloat(a, 'f', d, 64) == "100."+strings.Repeat("0", d) {
+			d++
+		}
 	case a >= 10:
 		d = 1
 	case a >= 0.1:
@@ -141,7 +157,7 @@ func fmtPercent(f float64) string {
 	default:
 		return fmtSig(p) + " %"
 	}
-	return strconv.FormatFloat(p, 'f', d, 64) + " %"
+	return group(strconv.FormatFloat(p, 'f', d, 64)) + " %"
 }
 
 // fmtLevel formats a confidence level: 0.95 is "95 %".
@@ -198,10 +214,12 @@ func fmtRatio(r float64) string {
 	return strconv.FormatFloat(r, 'f', 3, 64) + "×"
 }
 
-// fmtPValue formats a p-value.
+// fmtPValue formats a p-value with two significant digits; below 0.001 it
+// says "p < 0.001", since the normal approximation behind it means nothing
+// to more digits (and a p of exactly 0 is only a rounded one).
 func fmtPValue(p float64) string {
-	if p < 0.0001 {
-		return "p < 0.0001"
+	if p < 0.001 {
+		return "p < 0.001"
 	}
 	return "p = " + strconv.FormatFloat(p, 'g', 2, 64)
 }

@@ -20,8 +20,18 @@ func TestFormat(t *testing.T) {
 		{"sig units", fmtSig(1.905), "1.91"},
 		{"sig integer", fmtSig(60), "60"},
 		{"sig small", fmtSig(0.012345), "0.0123"},
-		{"sig tiny", fmtSig(0.00001234), "1.23e-05"},
-		{"sig negative", fmtSig(-1234.4), "-1,234"},
+		{"sig tiny", fmtSig(0.00001234), "0"},
+		{"sig tiny negative", fmtSig(-0.00001234), "0"},
+		{"sig large no exponent", fmtSig(24690), "24,690"},
+		{"sig 1e-4", fmtSig(0.000123), "0.000123"},
+		{"sig negative", fmtSig(-1234.4), "−1,234"},
+		{"sig negative small", fmtSig(-0.0123), "−0.0123"},
+		{"seconds tiny negative", fmtSeconds(-1.23e-8), "0 s"},
+		{"seconds µs", fmtSeconds(0.000412), "412 µs"},
+		{"seconds negative ms", fmtSeconds(-0.0123), "−12.3 ms"},
+		{"percent nearly one", fmtPercent(0.9999972), "99.9997 %"},
+		{"percent 99.995", fmtPercent(0.99995), "99.995 %"},
+		{"percent negative", fmtPercent(-0.0158), "−1.58 %"},
 		{"sig zero", fmtSig(0), "0"},
 		{"seconds ms", fmtSeconds(0.3104), "310 ms"},
 		{"seconds", fmtSeconds(1.9), "1.90 s"},
@@ -34,11 +44,17 @@ func TestFormat(t *testing.T) {
 		{"pp down", fmtPP(-0.0149), "−1.49 pp"},
 		{"pp up", fmtPP(0.0025), "+0.25 pp"},
 		{"pp zero", fmtPP(0), "0 pp"},
+		{"pp tiny", fmtPP(-1e-9), "0 pp"},
+		{"rel tiny", fmtRel(-0.000001), "0.00 %"},
 		{"rel", fmtRel(0.1518), "+15.2 %"},
 		{"rel small", fmtRel(-0.0012), "−0.12 %"},
 		{"ratio", fmtRatio(1.1518), "1.152×"},
-		{"p small", fmtPValue(0.00001), "p < 0.0001"},
-		{"p", fmtPValue(0.00031), "p = 0.00031"},
+		{"p small", fmtPValue(0.00001), "p < 0.001"},
+		{"p tiny", fmtPValue(3.05e-258), "p < 0.001"},
+		{"p zero", fmtPValue(0), "p < 0.001"},
+		{"p", fmtPValue(0.0031), "p = 0.0031"},
+		{"p boundary", fmtPValue(0.001), "p = 0.001"},
+		{"p large", fmtPValue(0.21), "p = 0.21"},
 		{"bytes", fmtBytes(12_884_301), "12.3 MiB"},
 		{"bytes small", fmtBytes(10), "10 B"},
 		{"count", fmtCount(48213), "48,213"},
@@ -53,6 +69,8 @@ func TestFormat(t *testing.T) {
 		{"null", unitTPS.format(nil), "—"},
 		{"nan", unitSeconds.format(ptr(math.NaN())), "—"},
 		{"delta tps", unitTPS.formatDelta(-43.4), "−43.4 tok/s"},
+		{"delta tiny seconds", unitSeconds.formatDelta(-1.23e-8), "0 s"},
+		{"negative seconds", unitSeconds.format(ptr(-0.0021)), "−2.10 ms"},
 		{"delta seconds", unitSeconds.formatDelta(-0.0434), "−43.4 ms"},
 		{"delta fraction", unitFraction.formatDelta(0.0151), "+1.51 pp"},
 	}
@@ -87,6 +105,9 @@ func TestNiceTicks(t *testing.T) {
 	s := scale{step: 0.025, percent: true}
 	if got := s.label(0.075); got != "7.5 %" {
 		t.Errorf("percent tick label = %q, want 7.5 %%", got)
+	}
+	if got := (scale{step: 0.5}).label(-1.5); got != "−1.5" {
+		t.Errorf("negative tick label = %q, want −1.5", got)
 	}
 }
 

@@ -20,6 +20,7 @@ var templates = template.Must(template.New("report").Funcs(template.FuncMap{
 	"upper":    strings.ToUpper,
 	"shortsha": shortSHA,
 	"count":    fmtCount,
+	"wbr":      wbr,
 }).ParseFS(templateFS, "templates/*.html"))
 
 // stylesheet is inlined into every page.
@@ -42,6 +43,15 @@ func verdictClass(v string) string {
 		return "inconclusive"
 	}
 	return "none"
+}
+
+// wbr escapes a metric name and lets it break after "_" and ".", so that a
+// narrow table column can wrap system_tps rather than overflow.
+func wbr(s string) template.HTML {
+	e := template.HTMLEscapeString(s)
+	e = strings.ReplaceAll(e, "_", "_<wbr>")
+	e = strings.ReplaceAll(e, ".", ".<wbr>")
+	return template.HTML(e)
 }
 
 func shortSHA(s string) string {

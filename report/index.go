@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
 	"html/template"
 	"io"
@@ -16,8 +15,8 @@ import (
 	"github.com/wcharczuk/go-chart/v2/drawing"
 )
 
-// IndexEntry is one run of a nightly history (SPEC §1.3: ROOT/run=NAME/).
-// Dir is the run's directory, absolute or relative to the index root; empty
+// IndexEntry is one run of a nightly history (ROOT/run=NAME/, schemas/README.md
+// "A run dataset"). Dir is the run's directory, absolute or relative to the index root; empty
 // means ROOT/run=NAME. The index links to Dir/report.html, or to
 // Dir/report/report.html when only that one exists.
 type IndexEntry struct {
@@ -56,15 +55,19 @@ func IndexHTML(w io.Writer, root string, runs []IndexEntry) error {
 
 // indexRow is one run of the index table.
 type indexRow struct {
-	Name     string
-	Href     string
-	Start    string
-	Span     string
-	Cells    []metricRow
-	Cap      string
-	Inferred bool
-	Verdict  string
-	Warnings int
+	Name string
+	Href string
+	// CompareHref links the verdict badge to the comparison report, when
+	// the run has one; ComparedWith names the run it was compared with.
+	CompareHref  string
+	ComparedWith string
+	Start        string
+	Span         string
+	Cells        []metricRow
+	Cap          string
+	Inferred     bool
+	Verdict      string
+	Warnings     int
 }
 
 type indexPage struct {
@@ -76,8 +79,9 @@ type indexPage struct {
 
 var indexKeys = []string{"system_tps", "gap_fraction", "success_rate", "ttft.p99"}
 
+// indexHTML lists runs in the order given: the caller sorts them (by run
+// start, ties by name), and the trend charts follow the same order.
 func indexHTML(w io.Writer, root string, runs []IndexEntry) ([]Chart, error) {
-	runs = sortedRuns(runs)
 	figs := trendFigures(runs)
 	charts, err := renderFigures(figs)
 	if err != nil {
@@ -100,6 +104,8 @@ func indexHTML(w io.Writer, root string, runs []IndexEntry) ([]Chart, error) {
 		}
 		if e.Verdict != nil {
 			row.Verdict = e.Verdict.Overall
+			row.ComparedWith = e.Verdict.Baseline
+			row.CompareHref = compareHref(root, e)
 		}
 		page.Rows = append(page.Rows, row)
 	}
@@ -109,20 +115,27 @@ func indexHTML(w io.Writer, root string, runs []IndexEntry) ([]Chart, error) {
 	return charts, nil
 }
 
-// sortedRuns orders runs by start time, then name, without changing runs.
-func sortedRuns(runs []IndexEntry) []IndexEntry {
-	out := slices.Clone(runs)
-	slices.SortStableFunc(out, func(a, b IndexEntry) int {
-		if c := a.Summary.RunStart.Compare(b.Summary.RunStart); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Name, b.Name)
-	})
-	return out
-}
-
 // reportHref is the relative link from root/index.html to a run's report.html.
 func reportHref(root string, e IndexEntry) string {
+	dir := runDir(root, e)
+	if !exists(filepath.Join(root, dir, "report.html")) && exists(filepath.Join(root, dir, "report", "report.html")) {
+		dir = filepath.Join(dir, "report")
+	}
+	return relHref(dir, "report.html")
+}
+
+// compareHref is the relative link to the run's comparison report,
+// Dir/compare/report.html, or "" when there is none.
+func compareHref(root string, e IndexEntry) string {
+	dir := runDir(root, e)
+	if !exists(filepath.Join(root, dir, "compare", "report.html")) {
+		return ""
+	}
+	return relHref(filepath.Join(dir, "compare"), "report.html")
+}
+
+// runDir is the directory of a run relative to root.
+func runDir(root string, e IndexEntry) string {
 	dir := e.Dir
 	switch {
 	case dir == "":
@@ -140,10 +153,11 @@ func reportHref(root string, e IndexEntry) string {
 			dir = rel
 		}
 	}
-	dir = filepath.Clean(dir)
-	if !exists(filepath.Join(root, dir, "report.html")) && exists(filepath.Join(root, dir, "report", "report.html")) {
-		dir = filepath.Join(dir, "report")
-	}
+	return filepath.Clean(dir)
+}
+
+// relHref is the URL of dir/file relative to the index, each segment escaped.
+func relHref(dir, file string) string {
 	parts := strings.Split(filepath.ToSlash(dir), "/")
 	for i, p := range parts {
 		if p != "." && p != ".." {
@@ -151,7 +165,7 @@ func reportHref(root string, e IndexEntry) string {
 		}
 	}
 	// "./" keeps a first segment with a colon from reading as a URL scheme.
-	return "./" + strings.TrimPrefix(strings.Join(append(parts, "report.html"), "/"), "./")
+	return "./" + strings.TrimPrefix(strings.Join(append(parts, file), "/"), "./")
 }
 
 func exists(path string) bool {
@@ -159,29 +173,55 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// trendFigures are the index's charts: one headline metric per run.
+// Dot colours of the trend charts, by verdict against the run compared with.
+var verdictColors = []struct {
+	verdict, label string
+	color          drawing.Color
+}{
+	{schemas.Pass, "PASS", colGood},
+	{schemas.Fail, "FAIL", colBad},
+	{schemas.Inconclusive, "INCONCLUSIVE", colWarn},
+	{"", "not compared", colNone},
+}
+
+// trendFigures are the index's charts: one headline metric per run, in the
+// order of runs, each labelled by its start date (UTC) and, when it fits,
+// its name.
 func trendFigures(runs []IndexEntry) []*figure {
 	cats := make([]string, len(runs))
+	names := make([]string, len(runs))
 	colors := make([]drawing.Color, len(runs))
-	anyVerdict := false
+	present := map[string]bool{}
 	for i, e := range runs {
 		cats[i] = shorten(e.Name, 22)
-		colors[i] = colBaseline
+		if !e.Summary.RunStart.IsZero() {
+			cats[i] = e.Summary.RunStart.UTC().Format("2006-01-02")
+			names[i] = shorten(e.Name, 22)
+		}
+		v := ""
 		if e.Verdict != nil {
-			anyVerdict = true
-			switch e.Verdict.Overall {
-			case schemas.Pass:
-				colors[i] = colGood
-			case schemas.Fail:
-				colors[i] = colBad
-			default:
-				colors[i] = colWarn
+			v = e.Verdict.Overall
+			if v != schemas.Pass && v != schemas.Fail {
+				v = schemas.Inconclusive
+			}
+		}
+		present[v] = true
+		for _, vc := range verdictColors {
+			if vc.verdict == v {
+				colors[i] = vc.color
 			}
 		}
 	}
-	note := ""
-	if anyVerdict {
-		note = "dot colour: verdict against the earlier run (green PASS, red FAIL, amber INCONCLUSIVE)"
+	var keys []legendKey
+	for _, vc := range verdictColors {
+		if present[vc.verdict] {
+			keys = append(keys, legendKey{label: vc.label, color: vc.color})
+		}
+	}
+	note := "dot colour: verdict against the run it was compared with"
+	xlabel := "run start (UTC date) and run name, oldest first"
+	if slices.Equal(cats, names) || allEmpty(names) {
+		xlabel = "run, oldest first"
 	}
 	specs := []struct {
 		name, key, title, ylabel string
@@ -202,11 +242,20 @@ func trendFigures(runs []IndexEntry) []*figure {
 			s.Y[i] = clean(def.Get(&runs[i].Summary.Metrics))
 		}
 		f := &figure{Name: sp.name, File: sp.name + ".png", Title: sp.title, Alt: sp.title + " across the runs of this history, oldest first.",
-			XLabel: "run (oldest first)", YLabel: sp.ylabel, Series: []series{s}, Note: note,
-			yAxis: sp.axis, cats: cats, height: trendHeight}
+			XLabel: xlabel, YLabel: sp.ylabel, Series: []series{s}, Note: note,
+			yAxis: sp.axis, cats: cats, cats2: names, keys: keys, height: trendHeight}
 		figs = append(figs, f)
 	}
 	return figs
+}
+
+func allEmpty(ss []string) bool {
+	for _, s := range ss {
+		if s != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // shorten cuts s to n runes with an ellipsis.

@@ -44,10 +44,17 @@ func writeMarkdown(w io.Writer, d *document) error {
 		if r.CapInferred {
 			capNote = " ⚠️ inferred: gap metrics are lower bounds"
 		}
-		p("%s%s · %s · cap %s%s · records read %s, rejected %s<br>", prefix, mdEscape(r.TimeText), mdEscape(r.SpanText),
-			mdEscape(r.CapText), capNote, fmtCount(r.Counts.Read), fmtCount(r.Counts.Rejected))
+		p("%s%s · %s · cap %s%s · records read %s, rejected %s%s, skipped %s%s<br>", prefix, mdEscape(r.TimeText), mdEscape(r.SpanText),
+			mdEscape(r.CapText), capNote, fmtCount(r.Counts.Read), fmtCount(r.Counts.Rejected), mdReasons(r.RejectedBy),
+			fmtCount(r.Counts.Skipped), mdReasons(r.SkippedBy))
 	}
 	p("")
+	for _, f := range d.Findings {
+		p("- %s", mdEscape(f))
+	}
+	if len(d.Findings) > 0 {
+		p("")
+	}
 
 	// Verdict table.
 	if v := d.Verdict; v != nil {
@@ -146,6 +153,14 @@ func writeMarkdown(w io.Writer, d *document) error {
 	}
 	p("<sub>tpsreport %s%s · charts, facts and definitions in report.html</sub>", mdEscape(version), cmd)
 	return bw.Flush()
+}
+
+// mdReasons shows counts by reason after a total: " (bad_json 52, bad_timestamp 29)".
+func mdReasons(cs []countFact) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	return " (" + mdEscape(reasonList(cs)) + ")"
 }
 
 func verdictMark(v string) string {

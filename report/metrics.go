@@ -6,8 +6,9 @@ import (
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
-// unit says how a metric's values are shown. Values are always held in SPEC
-// units (seconds, fractions 0..1, tokens per second); unit only formats them.
+// unit says how a metric's values are shown. Values are always held in the
+// units of docs/metrics.md (seconds, fractions 0..1, tokens per second); unit
+// only formats them.
 type unit string
 
 const (
@@ -60,8 +61,9 @@ const (
 	neutral      = 0
 )
 
-// metricDef is one row of the key-metrics table: a SPEC name, how to read it
-// from schemas.Metrics, its unit and which way is good.
+// metricDef is one row of the key-metrics table: its name in
+// docs/metrics.md, how to read it from schemas.Metrics, its unit and which
+// way is good.
 type metricDef struct {
 	Key    string
 	Hint   string
@@ -162,7 +164,7 @@ var metricGroups = []metricGroupDef{
 	}},
 }
 
-// metricByKey finds a metric of the table by its SPEC name.
+// metricByKey finds a metric of the table by its name in docs/metrics.md.
 func metricByKey(key string) (metricDef, bool) {
 	for _, g := range metricGroups {
 		for _, m := range g.Metrics {

@@ -64,8 +64,8 @@ type roleRun struct {
 const docFormat = "tpsreport.report/1"
 
 // document is what a report shows, as data: report.json is this value, and
-// report.html and summary.md render it. Values are in SPEC units; *Text
-// fields hold them as shown.
+// report.html and summary.md render it. Values are in the units of
+// docs/metrics.md; *Text fields hold them as shown.
 type document struct {
 	Format      string        `json:"format"`
 	Tool        string        `json:"tool"`
@@ -80,7 +80,9 @@ type document struct {
 	Charts      []*figure     `json:"charts"`
 	Definitions []definition  `json:"definitions"`
 	Notes       []string      `json:"notes,omitempty"`
-	runs        []roleRun     // inputs, for renderers
+	// Findings say what a single run's numbers mean for it (findings.go).
+	Findings []string  `json:"findings,omitempty"`
+	runs     []roleRun // inputs, for renderers
 }
 
 // runFacts are the facts section of one run.
@@ -103,6 +105,8 @@ type runFacts struct {
 	Counts          schemas.Counts `json:"counts"`
 	CountsReconcile bool           `json:"counts_reconcile"`
 	RejectedBy      []countFact    `json:"rejected_by_reason"`
+	SkippedBy       []countFact    `json:"skipped_by_reason"`
+	Ignored         []ignoredFact  `json:"ignored_files"`
 	DataQuality     []countFact    `json:"data_quality"`
 	Models          []string       `json:"models"`
 	Warnings        []string       `json:"warnings"`
@@ -119,9 +123,16 @@ type runFacts struct {
 type inputFact struct {
 	Path     string `json:"path"`
 	Format   string `json:"format"`
+	Detected bool   `json:"detected"` // Format was chosen by sniffing the input
 	Size     int64  `json:"size"`
 	SHA256   string `json:"sha256"`
 	SizeText string `json:"-"`
+}
+
+// ignoredFact is a file of a directory input that ingest did not read.
+type ignoredFact struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // countFact is one named count; Flag marks a count that signals a problem.
@@ -210,6 +221,7 @@ func newDocument(in Input) *document {
 	} else {
 		d.Mode = "single"
 		d.Title = runName(&in.Baseline)
+		d.Findings = findings(&in.Baseline)
 	}
 	d.Headline = metricRows(headlineKeys, ms)
 	d.Metrics = metricTable(ms)
@@ -244,7 +256,7 @@ func newRunFacts(role string, r *Run) runFacts {
 		Warnings:      nonNil(s.Warnings),
 	}
 	for _, in := range r.Manifest.Inputs {
-		f.Inputs = append(f.Inputs, inputFact{Path: in.Path, Format: in.Format, Size: in.Size, SHA256: in.SHA256, SizeText: fmtBytes(in.Size)})
+		f.Inputs = append(f.Inputs, inputFact{Path: in.Path, Format: in.Format, Detected: in.Detected, Size: in.Size, SHA256: in.SHA256, SizeText: fmtBytes(in.Size)})
 		f.InputBytes += in.Size
 	}
 	if f.Inputs == nil {
@@ -289,6 +301,18 @@ func newRunFacts(role string, r *Run) runFacts {
 		by = s.DataQuality.RejectedBy
 	}
 	f.RejectedBy = countFacts(by)
+	skipped := r.Manifest.SkippedBy
+	if len(skipped) == 0 {
+		skipped = s.DataQuality.SkippedBy
+	}
+	f.SkippedBy = countFacts(skipped)
+	for i := range f.SkippedBy {
+		f.SkippedBy[i].Flag = false // skipping a record is no error
+	}
+	f.Ignored = []ignoredFact{}
+	for _, ig := range r.Manifest.Ignored {
+		f.Ignored = append(f.Ignored, ignoredFact{Path: ig.Path, Reason: ig.Reason})
+	}
 	f.DataQuality = qualityFacts(&s.DataQuality)
 	for _, rs := range s.Replicas {
 		rf := replicaFact{
@@ -307,8 +331,48 @@ func newRunFacts(role string, r *Run) runFacts {
 			unitRequests.format(rf.MeanInFlight), unitRequests.format(rf.MeanQueueDepth)}
 		f.Replicas = append(f.Replicas, rf)
 	}
+	slices.SortStableFunc(f.Replicas, func(a, b replicaFact) int { return naturalCompare(a.Replica, b.Replica) })
 	return f
 }
+
+// naturalCompare orders strings as people number things: runs of digits
+// compare by value, so vllm-2 comes before vllm-10. Equal values with
+// different spellings (vllm-02, vllm-2) fall back to byte order.
+func naturalCompare(a, b string) int {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		ca, cb := a[i], b[j]
+		if isDigit(ca) && isDigit(cb) {
+			si, sj := i, j
+			for i < len(a) && isDigit(a[i]) {
+				i++
+			}
+			for j < len(b) && isDigit(b[j]) {
+				j++
+			}
+			na := strings.TrimLeft(a[si:i], "0")
+			nb := strings.TrimLeft(b[sj:j], "0")
+			if c := cmp.Compare(len(na), len(nb)); c != 0 {
+				return c
+			}
+			if c := strings.Compare(na, nb); c != 0 {
+				return c
+			}
+			continue
+		}
+		if ca != cb {
+			return cmp.Compare(ca, cb)
+		}
+		i++
+		j++
+	}
+	if c := cmp.Compare(len(a)-i, len(b)-j); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func nonNil(s []string) []string {
 	if s == nil {
@@ -335,7 +399,8 @@ func countFacts(m map[string]int64) []countFact {
 // timestampColumns orders the missing-timestamp counts as a span's life runs.
 var timestampColumns = []string{"queued_at", "admitted_at", "first_token_at", "last_token_at", "released_at"}
 
-// qualityFacts lists the data-quality counts of SPEC §6; non-zero ones are flagged.
+// qualityFacts lists the data-quality counts (docs/metrics.md "Data
+// quality"); non-zero ones are flagged.
 func qualityFacts(dq *schemas.DataQuality) []countFact {
 	var out []countFact
 	add := func(name string, v int64) {

@@ -36,12 +36,16 @@ type figure struct {
 	Bands  []band   `json:"bands,omitempty"`
 	Rules  []rule   `json:"rules,omitempty"`
 	Note   string   `json:"note,omitempty"`
+	// Y2Label names the right-hand axis of the series with axis2 set.
+	Y2Label string `json:"y2_label,omitempty"`
 
-	xAxis, yAxis axisSpec
-	strips       []string // labels of the strip rows above the plot; bands with strip > 0 go there
-	cats         []string // categorical x axis: labels of x = 0, 1, 2, ...
-	width        int
-	height       int
+	xAxis, yAxis, y2Axis axisSpec
+	strips               []string    // labels of the strip rows above the plot; bands with strip > 0 go there
+	cats                 []string    // categorical x axis: labels of x = 0, 1, 2, ...
+	cats2                []string    // a second line under each category label, drawn where it fits
+	keys                 []legendKey // legend entries that are no series: what dot colours mean
+	width                int
+	height               int
 }
 
 // series is one line, step line, set of bars or points. Y[i] nil is NULL.
@@ -61,6 +65,13 @@ type series struct {
 	slot   int // bars: which of slots side-by-side bars this series draws
 	slots  int
 	colors []drawing.Color // points: per-point colour overriding color
+	axis2  bool            // plotted against the right-hand axis
+}
+
+// legendKey is a legend entry for a dot colour.
+type legendKey struct {
+	label string
+	color drawing.Color
 }
 
 // band shades the x interval [X0, X1]: full plot height when Strip is 0,
@@ -82,7 +93,6 @@ type rule struct {
 
 	color drawing.Color
 	dash  []float64
-	left  bool // label at the left end instead of the right
 }
 
 // axisSpec fixes an axis range (nil ends come from the data) and how ticks read.
@@ -90,6 +100,8 @@ type axisSpec struct {
 	min, max *float64
 	percent  bool // values are fractions shown as %
 	zero     bool // the range includes 0
+	log      bool // logarithmic; values ≤ 0 sit at the axis' low end
+	seconds  bool // values are seconds, ticks read "10 ms", "1 s"
 }
 
 // Palette. Baseline blue and candidate orange stay distinguishable for the
@@ -108,6 +120,7 @@ var (
 	colAxis      = drawing.ColorFromHex("888888")
 	colCap       = drawing.ColorFromHex("444444")
 	colWhite     = drawing.ColorFromHex("FFFFFF")
+	colNone      = drawing.ColorFromHex("8C959F")
 	dashed       = []float64{9, 5}
 	dotted       = []float64{3, 4}
 )
@@ -210,12 +223,18 @@ type scale struct {
 	ticks   []float64
 	step    float64
 	percent bool
+	seconds bool
+	log     bool
 	cats    []string
 }
 
 func (s scale) px(v float64) int {
 	if s.hi == s.lo {
 		return s.p0
+	}
+	if s.log {
+		v = math.Max(v, s.lo) // 0 and below: at the low end
+		return s.p0 + int(math.Round(math.Log10(v/s.lo)/math.Log10(s.hi/s.lo)*float64(s.p1-s.p0)))
 	}
 	return s.p0 + int(math.Round((v-s.lo)/(s.hi-s.lo)*float64(s.p1-s.p0)))
 }
@@ -228,6 +247,9 @@ func (s scale) label(v float64) string {
 			return s.cats[i]
 		}
 		return ""
+	}
+	if s.seconds {
+		return fmtSeconds(v)
 	}
 	step := s.step
 	if s.percent {
@@ -291,11 +313,15 @@ func niceTicks(lo, hi float64, target int) (min, max, step float64, ticks []floa
 	return min, max, step, ticks
 }
 
-// extent returns the finite data range of f's x and y values.
-func (f *figure) extent() (x0, x1, y0, y1 float64, ok bool) {
+// extent returns the finite data range of f's x values and of the y values
+// of the series on the left-hand axis (axis2 false) or the right-hand one.
+func (f *figure) extent(axis2 bool) (x0, x1, y0, y1 float64, ok bool) {
 	x0, y0 = math.Inf(1), math.Inf(1)
 	x1, y1 = math.Inf(-1), math.Inf(-1)
 	for _, s := range f.Series {
+		if s.axis2 != axis2 {
+			continue
+		}
 		for i := range s.X {
 			y, yok := finite(s.Y[i])
 			if !yok {
@@ -312,10 +338,35 @@ func (f *figure) extent() (x0, x1, y0, y1 float64, ok bool) {
 	for _, b := range f.Bands {
 		x0, x1 = math.Min(x0, b.X0), math.Max(x1, b.X1)
 	}
-	for _, r := range f.Rules {
-		y0, y1 = math.Min(y0, r.Y), math.Max(y1, r.Y)
+	if !axis2 {
+		for _, r := range f.Rules {
+			y0, y1 = math.Min(y0, r.Y), math.Max(y1, r.Y)
+		}
 	}
 	return x0, x1, y0, y1, ok
+}
+
+// hasAxis2 reports whether some series is drawn against the right-hand axis.
+func (f *figure) hasAxis2() bool {
+	for _, s := range f.Series {
+		if s.axis2 {
+			return true
+		}
+	}
+	return false
+}
+
+// minPositiveX is the smallest x > 0 of a finite point, for a log axis.
+func (f *figure) minPositiveX() (float64, bool) {
+	m, ok := math.Inf(1), false
+	for _, s := range f.Series {
+		for i, x := range s.X {
+			if _, yok := finite(s.Y[i]); yok && x > 0 && !math.IsInf(x, 0) {
+				m, ok = math.Min(m, x), true
+			}
+		}
+	}
+	return m, ok
 }
 
 func (f *figure) size() (int, int) {
@@ -363,12 +414,25 @@ func (f *figure) render() ([]byte, error) {
 	}
 	top += 12
 
-	x0, x1, y0, y1, _ := f.extent()
+	x0, x1, y0, y1, _ := f.extent(false)
 	if !hasData {
 		x0, x1, y0, y1 = 0, 1, 0, 1
 	}
+	if f.xAxis.log {
+		if m, ok := f.minPositiveX(); ok && hasData {
+			x0 = m
+		} else {
+			x0, x1 = 0.001, 1
+		}
+	}
 	xs := f.scaleFor(f.xAxis, x0, x1, xTicks)
 	ys := f.scaleFor(f.yAxis, y0, y1, yTicks)
+	axis2 := hasData && f.hasAxis2()
+	var ys2 scale
+	if axis2 {
+		_, _, a, b, _ := f.extent(true)
+		ys2 = f.scaleFor(f.y2Axis, a, b, yTicks)
+	}
 
 	// Margins: y tick labels and the rotated y label on the left; x tick
 	// labels and the x label below.
@@ -382,8 +446,18 @@ func (f *figure) render() ([]byte, error) {
 		left = max(left, 16+first(p.measure(s, noteSize))+8)
 	}
 	right := w - 24
+	if axis2 {
+		tw2 := 0
+		for _, t := range ys2.ticks {
+			tw2 = max(tw2, first(p.measure(ys2.label(t), tickSize)))
+		}
+		right = w - (16 + lh + 10 + tw2 + 8)
+	}
 	_, tkh := p.measure("0", tickSize)
 	bottom := h - (10 + lh + 10 + tkh + 8)
+	if hasText(f.cats2) {
+		bottom -= tkh + 6
+	}
 	stripH, stripGap := 13, 4
 	if len(f.strips) > 0 {
 		top += len(f.strips)*(stripH+stripGap) + 10
@@ -391,6 +465,7 @@ func (f *figure) render() ([]byte, error) {
 	top += 4
 	xs.p0, xs.p1 = left, right
 	ys.p0, ys.p1 = bottom, top
+	ys2.p0, ys2.p1 = bottom, top
 
 	// Grid, bands, series, rules, axes.
 	if hasData {
@@ -400,6 +475,13 @@ func (f *figure) render() ([]byte, error) {
 			p.text(ys.label(t), left-8, y+tkh/2, tickSize, colMuted, 2)
 		}
 		f.drawXTicks(p, xs, bottom, tkh)
+		if axis2 {
+			for _, t := range ys2.ticks {
+				y := ys2.px(t)
+				p.rect(right, y, right+5, y+1, colAxis)
+				p.text(ys2.label(t), right+8, y+tkh/2, tickSize, colMuted, 0)
+			}
+		}
 	}
 	for i, s := range f.strips {
 		sy := stripY(top, i, len(f.strips), stripH, stripGap)
@@ -423,26 +505,39 @@ func (f *figure) render() ([]byte, error) {
 		sy := stripY(top, b.Strip-1, len(f.strips), stripH, stripGap)
 		p.rect(bx0, sy, bx1, sy+stripH, c)
 	}
+	var paths [][][2]int // every drawn line, in pixels, for placing labels
 	for i := range f.Series {
-		f.drawSeries(p, &f.Series[i], xs, ys)
+		sc := ys
+		if f.Series[i].axis2 && axis2 {
+			sc = ys2
+		}
+		f.drawSeries(p, &f.Series[i], xs, sc)
+		paths = append(paths, seriesPaths(&f.Series[i], xs, sc)...)
 	}
+	var taken []box
 	for _, rl := range f.Rules {
 		y := ys.px(rl.Y)
 		p.polyline([][2]int{{left, y}, {right, y}}, rl.color, 1.5, rl.dash)
-		switch {
-		case rl.Label == "":
-		case rl.left:
-			p.text(rl.Label, left+6, y-5, noteSize, rl.color, 0)
-		default:
-			p.text(rl.Label, right-6, y-5, noteSize, rl.color, 2)
+		if rl.Label == "" {
+			continue
 		}
+		lw, lh := p.measure(rl.Label, noteSize)
+		b := placeLabel(lw, lh, y, left, right, top, bottom, paths, taken)
+		taken = append(taken, b)
+		p.text(rl.Label, b.x0, b.y1, noteSize, rl.color, 0)
 	}
 	p.rect(left, bottom, right+1, bottom+1, colAxis)
 	p.rect(left-1, top, left, bottom+1, colAxis)
+	if axis2 {
+		p.rect(right, top, right+1, bottom+1, colAxis)
+	}
 
 	// Axis labels.
 	p.text(f.XLabel, (left+right)/2, h-10, labelSize, colText, 1)
 	p.vtext(f.YLabel, 16+lh, (top+bottom)/2, labelSize, colText)
+	if axis2 {
+		p.vtext(f.Y2Label, w-12, (top+bottom)/2, labelSize, colText)
+	}
 
 	if !hasData {
 		msg := "no data"
@@ -486,6 +581,9 @@ func (f *figure) scaleFor(a axisSpec, lo, hi float64, target int) scale {
 	if f.cats != nil && target == xTicks {
 		return scale{lo: -0.5, hi: float64(len(f.cats)) - 0.5, cats: f.cats, step: 1, ticks: catTicks(len(f.cats))}
 	}
+	if a.log {
+		return logScale(lo, hi, a)
+	}
 	if a.zero {
 		lo, hi = math.Min(lo, 0), math.Max(hi, 0)
 	}
@@ -497,19 +595,91 @@ func (f *figure) scaleFor(a axisSpec, lo, hi float64, target int) scale {
 	} else if target == yTicks && hi > lo && f.hasData() {
 		hi += 0.03 * (hi - lo) // data never touches the top of the frame
 	}
+	if a.percent && hi-lo < minPercentSpan {
+		// A flat rate gets a span of one percentage point around it, not
+		// niceTicks' ±10 % of its value (which put 100 % on a 90–110 % axis).
+		c := (lo + hi) / 2
+		lo, hi = c-minPercentSpan/2, c+minPercentSpan/2
+		if a.zero && lo < 0 && c >= 0 {
+			lo, hi = 0, minPercentSpan
+		}
+		if a.max != nil && hi > *a.max {
+			lo, hi = *a.max-minPercentSpan, *a.max
+		}
+	}
 	mn, mx, step, ticks := niceTicks(lo, hi, target)
-	if a.min != nil && a.max != nil && *a.max > *a.min {
-		// A fixed range keeps its ends; ticks inside it.
-		mn, mx = *a.min, *a.max
-		var in []float64
+	// A fixed end stays where it is, with the ticks inside it.
+	if a.min != nil && mn < *a.min {
+		mn = *a.min
+	}
+	if a.max != nil && mx > *a.max {
+		mx = *a.max
+	}
+	var in []float64
+	for _, t := range ticks {
+		if t >= mn-step*1e-9 && t <= mx+step*1e-9 {
+			in = append(in, t)
+		}
+	}
+	return scale{lo: mn, hi: mx, step: step, ticks: in, percent: a.percent, seconds: a.seconds}
+}
+
+// minPercentSpan is the narrowest range of a percent axis: one percentage point.
+const minPercentSpan = 0.01
+
+// logScale covers [lo, hi] (lo > 0) with 1-2-5 ticks, at most four decades
+// below hi so that one tiny value does not squash the rest.
+func logScale(lo, hi float64, a axisSpec) scale {
+	if !(hi > 0) || math.IsInf(hi, 0) {
+		lo, hi = 0.001, 1
+	}
+	lo = math.Max(lo, hi*1e-4)
+	if !(lo > 0) || lo >= hi {
+		lo = hi / 10
+	}
+	var cands []float64
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		for _, m := range []float64{1, 2, 5} {
+			cands = append(cands, m*math.Pow(10, e))
+		}
+	}
+	mn, mx := cands[0], cands[len(cands)-1]
+	for _, c := range cands {
+		if c <= lo*(1+1e-9) {
+			mn = c
+		}
+	}
+	for i := len(cands) - 1; i >= 0; i-- {
+		if cands[i] >= hi*(1-1e-9) {
+			mx = cands[i]
+		}
+	}
+	var ticks []float64
+	for _, c := range cands {
+		if c >= mn && c <= mx {
+			ticks = append(ticks, c)
+		}
+	}
+	// Too many ticks for a readable axis: keep decades only.
+	if len(ticks) > 12 {
+		var dec []float64
 		for _, t := range ticks {
-			if t >= mn-step*1e-9 && t <= mx+step*1e-9 {
-				in = append(in, t)
+			if l := math.Log10(t); math.Abs(l-math.Round(l)) < 1e-9 {
+				dec = append(dec, t)
 			}
 		}
-		ticks = in
+		ticks = dec
 	}
-	return scale{lo: mn, hi: mx, step: step, ticks: ticks, percent: a.percent}
+	return scale{lo: mn, hi: mx, ticks: ticks, log: true, seconds: a.seconds, percent: a.percent, step: mn}
+}
+
+func hasText(ss []string) bool {
+	for _, s := range ss {
+		if s != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func catTicks(n int) []float64 {
@@ -537,6 +707,98 @@ func (f *figure) drawXTicks(p *painter, xs scale, bottom, tkh int) {
 		p.text(label, x, bottom+8+tkh, tickSize, colMuted, 1)
 		lastRight = x + lw/2
 	}
+	// The second line (a run's name under its date) only where it fits
+	// between its neighbours' labels.
+	if xs.cats == nil || len(f.cats2) != len(xs.cats) || len(xs.ticks) == 0 {
+		return
+	}
+	slot := xs.px(1) - xs.px(0)
+	if len(xs.ticks) == 1 {
+		slot = xs.p1 - xs.p0
+	}
+	for i, t := range xs.ticks {
+		name := f.cats2[i]
+		if name == "" {
+			continue
+		}
+		if lw, _ := p.measure(name, tickSize); lw+8 <= slot {
+			p.text(name, xs.px(t), bottom+8+2*tkh+6, tickSize, colMuted, 1)
+		}
+	}
+}
+
+// box is a rectangle of pixels.
+type box struct{ x0, y0, x1, y1 int }
+
+func (b box) hits(pts [][2]int) bool {
+	for k := 1; k < len(pts); k++ {
+		a, c := pts[k-1], pts[k]
+		// Sample the segment every 2 px: exact enough for a label's box.
+		n := max(abs(c[0]-a[0]), abs(c[1]-a[1]))/2 + 1
+		for j := 0; j <= n; j++ {
+			x := a[0] + (c[0]-a[0])*j/n
+			y := a[1] + (c[1]-a[1])*j/n
+			if x >= b.x0 && x <= b.x1 && y >= b.y0 && y <= b.y1 {
+				return true
+			}
+		}
+	}
+	if len(pts) == 1 {
+		x, y := pts[0][0], pts[0][1]
+		return x >= b.x0-4 && x <= b.x1+4 && y >= b.y0-4 && y <= b.y1+4
+	}
+	return false
+}
+
+func (b box) overlaps(o box) bool {
+	return b.x0 <= o.x1 && o.x0 <= b.x1 && b.y0 <= o.y1 && o.y0 <= b.y1
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// placeLabel finds where a rule's label of w×h pixels at height y touches no
+// data line and no other label: just above the rule, else just below it, at
+// the right end first, then the left, then further in. With no free place it
+// takes the right end above the rule.
+func placeLabel(w, h, y, left, right, top, bottom int, paths [][][2]int, taken []box) box {
+	const pad = 5 // clear of a line's stroke by a few pixels
+	xs := []int{right - 6 - w, left + 6}
+	for _, f := range []float64{0.75, 0.25, 0.5, 0.875, 0.125, 0.625, 0.375} {
+		xs = append(xs, left+int(f*float64(right-left))-w/2)
+	}
+	for _, above := range []bool{true, false} {
+		y1 := y - 5 // text baseline above the rule
+		if !above {
+			y1 = y + h + 5
+		}
+		if y1-h < top || y1 > bottom {
+			continue
+		}
+		for _, x := range xs {
+			b := box{x, y1 - h, x + w, y1}
+			pb := box{b.x0 - pad, b.y0 - pad, b.x1 + pad, b.y1 + pad}
+			free := true
+			for _, t := range taken {
+				free = free && !pb.overlaps(t)
+			}
+			for _, pts := range paths {
+				if !free {
+					break
+				}
+				free = !pb.hits(pts)
+			}
+			if free {
+				return b
+			}
+		}
+	}
+	y1 := max(y-5, top+h)
+	return box{right - 6 - w, y1 - h, right - 6, y1}
 }
 
 // drawLegend lays out the series legend (and the note) from x, wrapping at
@@ -548,6 +810,7 @@ func (f *figure) drawLegend(p *painter, x, y, maxX int) int {
 		dash  []float64
 		box   bool
 		dot   bool
+		key   bool // a dot colour only
 		run   string
 	}
 	var es []entry
@@ -558,6 +821,9 @@ func (f *figure) drawLegend(p *painter, x, y, maxX int) int {
 		}
 		seen[s.Label] = true
 		es = append(es, entry{label: s.Label, color: s.color, dash: s.dash, box: s.Kind == "bars", dot: s.Kind == "points", run: s.Run})
+	}
+	for _, k := range f.keys {
+		es = append(es, entry{label: k.label, color: k.color, key: true, run: "key"})
 	}
 	_, lh := p.measure("Mg", legendSize)
 	cx, cy := x, y+lh
@@ -577,6 +843,8 @@ func (f *figure) drawLegend(p *painter, x, y, maxX int) int {
 		}
 		mid := cy - lh/2 + 1
 		switch {
+		case e.key:
+			p.dot(cx+15, mid, 5, e.color, colWhite)
 		case e.box:
 			p.rect(cx+4, mid-6, cx+26, mid+6, e.color)
 		case e.dot:
@@ -712,4 +980,47 @@ func (f *figure) drawSeries(p *painter, s *series, xs, ys scale) {
 		}
 		p.polyline(path, s.color, width, s.dash)
 	}
+}
+
+// seriesPaths are the pixel polylines drawSeries draws for s (bars as their
+// outline, points as single-point paths), for keeping labels off the data.
+func seriesPaths(s *series, xs, ys scale) [][][2]int {
+	var out [][][2]int
+	var path [][2]int
+	flush := func() {
+		if len(path) > 0 {
+			out = append(out, path)
+		}
+		path = nil
+	}
+	for i := range s.X {
+		y, ok := finite(s.Y[i])
+		if !ok {
+			flush()
+			continue
+		}
+		x0, py := xs.px(s.X[i]), ys.px(y)
+		switch s.Kind {
+		case "bars":
+			if i < len(s.XEnd) {
+				x1 := xs.px(s.XEnd[i])
+				out = append(out, [][2]int{{x0, ys.p0}, {x0, py}, {x1, py}, {x1, ys.p0}})
+			}
+		case "points":
+			out = append(out, [][2]int{{x0, py}})
+			path = append(path, [2]int{x0, py})
+		case "step":
+			if len(path) > 0 && i > 0 && i-1 < len(s.XEnd) && math.Abs(s.XEnd[i-1]-s.X[i]) > 1e-9 {
+				flush()
+			}
+			path = append(path, [2]int{x0, py})
+			if i < len(s.XEnd) {
+				path = append(path, [2]int{xs.px(s.XEnd[i]), py})
+			}
+		default:
+			path = append(path, [2]int{x0, py})
+		}
+	}
+	flush()
+	return out
 }

@@ -84,7 +84,7 @@ func TestMarkdownContent(t *testing.T) {
 	for _, want := range []string{
 		"# ❌ FAIL: baseline vs candidate",
 		"| Throughput improves | ✅ PASS | 1,012 tok/s | 1,166 tok/s | 1.152× (+15.2 %), 95 % CI 1.081× … 1.224× |",
-		"| Success rate not reduced | ❌ FAIL | 99.61 % | 98.12 % | −1.49 pp, p = 0.00031 |",
+		"| Success rate not reduced | ❌ FAIL | 99.61 % | 98.12 % | −1.49 pp, p < 0.001 |",
 		"| gap\\_fraction decreases when backlog exists | ⚠️ INCONCLUSIVE | 4.31 % | 3.98 % | −0.33 pp |",
 		"| `success_rate` | 99.63 % | 98.15 % | ▼ −1.48 pp (−1.5 %) · worse |",
 		"| `gap_fraction` | 5.24 % | 4.76 % | ▼ −0.48 pp (−9.2 %) · better |",
@@ -231,7 +231,7 @@ func TestHTML(t *testing.T) {
 			"Throughput improved, but the candidate fails 1 criterion: Success rate not reduced.",
 			"2 passed · 1 failed · 1 inconclusive",
 			"95 % CI 1.081× … 1.224×",
-			"p = 0.00031",
+			"p < 0.001",
 			"No guard fired: both runs have at least 5 backlog windows, their offered load differs by at most 20 %",
 			"the 30 baseline backlog windows and 28 candidate backlog windows were resampled with replacement 2,000 times (method percentile, seed 20261120)",
 			"vLLM bench's TPOT, which excludes the first token; GuideLLM's time per output token includes the first token",
@@ -639,20 +639,24 @@ func TestIndex(t *testing.T) {
 		s.SystemTPS = &tps
 		return IndexEntry{Name: name, Summary: s, Verdict: v}
 	}
+	// The caller's order is kept, even when it is not by date.
 	runs := []IndexEntry{
-		mk("nightly-2026-11-22", 2, &schemas.Verdict{Overall: schemas.Fail}),
+		mk("nightly-2026-11-22", 2, &schemas.Verdict{Baseline: "nightly-2026-11-21", Overall: schemas.Fail}),
 		mk("nightly-2026-11-20", 0, nil),
-		mk("nightly-2026-11-21", 1, &schemas.Verdict{Overall: schemas.Pass}),
+		mk("nightly-2026-11-21", 1, &schemas.Verdict{Baseline: "nightly-2026-11-20", Overall: schemas.Pass}),
 		mk(hostile, 3, nil),
 	}
 	runs[2].Dir = filepath.Join(root, "run=nightly-2026-11-21", "report")
-	// The nightly layout: ROOT/run=NAME/report/report.html, Dir the run's directory.
+	// The nightly layout: ROOT/run=NAME/report/report.html and
+	// ROOT/run=NAME/compare/report.html, Dir the run's directory.
 	runs[0].Dir = "run=nightly-2026-11-22"
-	if err := os.MkdirAll(filepath.Join(root, runs[0].Dir, "report"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, runs[0].Dir, "report", "report.html"), nil, 0o644); err != nil {
-		t.Fatal(err)
+	for _, sub := range []string{"report", "compare"} {
+		if err := os.MkdirAll(filepath.Join(root, runs[0].Dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, runs[0].Dir, sub, "report.html"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := WriteIndex(root, runs); err != nil {
 		t.Fatal(err)
@@ -676,9 +680,10 @@ func TestIndex(t *testing.T) {
 		}
 	}
 	want := []string{
-		"./run=nightly-2026-11-20/report.html",
-		"./run=nightly-2026-11-21/report/report.html",
 		"./run=nightly-2026-11-22/report/report.html",
+		"./run=nightly-2026-11-22/compare/report.html", // the FAIL badge
+		"./run=nightly-2026-11-20/report.html",
+		"./run=nightly-2026-11-21/report/report.html", // no comparison report: the PASS badge is no link
 		"./run=%3Cscript%3Ealert%281%29%3C/script%3E/report.html",
 	}
 	if !slices.Equal(links, want) {
@@ -698,7 +703,7 @@ func TestIndex(t *testing.T) {
 		}
 	}
 	text := doc.Text.String()
-	for _, w := range []string{"FAIL", "PASS", "1,000 tok/s", "950 tok/s", "inferred"} {
+	for _, w := range []string{"FAIL", "vs nightly-2026-11-21", "PASS", "vs nightly-2026-11-20", "not compared", "1,000 tok/s", "950 tok/s", "inferred"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("index text lacks %q", w)
 		}
@@ -737,5 +742,137 @@ func TestReportHref(t *testing.T) {
 		if got := reportHref(tt.root, tt.e); got != tt.want {
 			t.Errorf("reportHref(%q, %+v) = %q, want %q", tt.root, tt.e, got, tt.want)
 		}
+	}
+}
+
+func TestTrendFigures(t *testing.T) {
+	mk := func(name string, day int, v *schemas.Verdict, success float64) IndexEntry {
+		s := singleInput().Baseline.Summary
+		s.RunStart = time.Date(2026, 11, 20+day, 23, 30, 0, 0, time.FixedZone("CET", 3600))
+		s.SuccessRate = ptr(success)
+		return IndexEntry{Name: name, Summary: s, Verdict: v}
+	}
+	runs := []IndexEntry{
+		mk("b", 0, nil, 1),
+		mk("a", 1, &schemas.Verdict{Overall: schemas.Pass}, 1),
+		mk("c", 2, &schemas.Verdict{Overall: schemas.Fail}, 1),
+	}
+	figs := trendFigures(runs)
+	f := figs[2]
+	if f.Name != "trend_success_rate" {
+		t.Fatalf("figure %s, want trend_success_rate", f.Name)
+	}
+	// x axis: UTC dates of the run starts (23:30 CET is 22:30 UTC), names below.
+	if want := []string{"2026-11-20", "2026-11-21", "2026-11-22"}; !slices.Equal(f.cats, want) {
+		t.Errorf("categories %q, want %q", f.cats, want)
+	}
+	if want := []string{"b", "a", "c"}; !slices.Equal(f.cats2, want) {
+		t.Errorf("second line %q, want the names in the caller's order %q", f.cats2, want)
+	}
+	var keys []string
+	for _, k := range f.keys {
+		keys = append(keys, k.label)
+	}
+	if want := []string{"PASS", "FAIL", "not compared"}; !slices.Equal(keys, want) {
+		t.Errorf("legend keys %q, want %q", keys, want)
+	}
+	// Every run at 100 %: the axis is 99–100 %, not 90–110 %.
+	_, _, y0, y1, _ := f.extent(false)
+	sc := f.scaleFor(f.yAxis, y0, y1, yTicks)
+	if sc.lo != 0.99 || sc.hi != 1 {
+		t.Errorf("success_rate axis %v–%v, want 0.99–1", sc.lo, sc.hi)
+	}
+}
+
+func TestChartAxes(t *testing.T) {
+	// Rates: failed requests and retries on an axis scaled to them. The
+	// largest value is the baseline's last retry rate, 2.73 %; with 3 %
+	// headroom the axis ends at the next 0.5 pp tick, 3 %.
+	rates := figures(compareInput())[5]
+	_, _, y0, y1, _ := rates.extent(false)
+	if sc := rates.scaleFor(rates.yAxis, y0, y1, yTicks); sc.lo != 0 || math.Abs(sc.hi-0.03) > 1e-12 {
+		t.Errorf("rates axis %v–%v, want 0–0.03", sc.lo, sc.hi)
+	}
+	// All zero: 0–1 %, not 0–100 %.
+	if sc := rates.scaleFor(rates.yAxis, 0, 0, yTicks); sc.hi != 0.01 {
+		t.Errorf("rates axis of zeros ends at %v, want 0.01", sc.hi)
+	}
+
+	// Latency: a log time axis from the 1-2-5 tick at or below the smallest
+	// positive quantile to the one at or above the largest.
+	lat := figures(compareInput())[3]
+	if !lat.xAxis.log {
+		t.Fatal("latency CDF has a linear time axis")
+	}
+	// 1.3 ms … 2.2 s: 1 ms … 5 s, ticks 1-2-5 in each of 3.7 decades.
+	sc := logScale(0.0013, 2.2, lat.xAxis)
+	if math.Abs(sc.lo-0.001) > 1e-15 || sc.hi != 5 || len(sc.ticks) != 12 || sc.label(0.01) != "10 ms" || sc.label(2) != "2 s" {
+		t.Errorf("log scale %v–%v ticks %v", sc.lo, sc.hi, sc.ticks)
+	}
+	// 10 ms is log10(10)/log10(5000) = 0.2703 of the way: 108 px of 400.
+	sc.p0, sc.p1 = 0, 400
+	if sc.px(0) != 0 || sc.px(0.01) != 108 || sc.px(5) != 400 {
+		t.Errorf("log px: 0→%d, 10 ms→%d, 5 s→%d; want 0, 108, 400", sc.px(0), sc.px(0.01), sc.px(5))
+	}
+	// One value far below the rest does not stretch the axis past 4 decades.
+	if sc := logScale(1e-9, 2, lat.xAxis); sc.lo != 0.0002 || len(sc.ticks) != 4 {
+		t.Errorf("log scale from 1 ns: %v–%v ticks %v; want from 0.2 ms, decades only", sc.lo, sc.hi, sc.ticks)
+	}
+
+	// State: a queue under a fifth of the running count (and cap), or five
+	// times above it, gets its own axis.
+	deep := singleInput()
+	for i := range deep.Baseline.Windows {
+		if q := deep.Baseline.Windows[i].MeanQueueDepth; q != nil {
+			v := *q * 50 // at most 685, against in_flight 60.8 and cap 64
+			deep.Baseline.Windows[i].MeanQueueDepth = &v
+		}
+	}
+	tests := []struct {
+		name  string
+		in    Input
+		split bool
+	}{
+		{"queue at most 13.7, in_flight 60.8 and cap 64 (4.7×)", singleInput(), false},
+		{"queue at most 1.7, cap 32", saturatedInput(), true},
+		{"queue at most 685, in_flight 60.8 and cap 64", deep, true},
+	}
+	for _, tt := range tests {
+		st := figures(tt.in)[1]
+		var got bool
+		for _, s := range st.Series {
+			if s.Metric == "mean_queue_depth" {
+				got = s.axis2
+			}
+		}
+		if got != tt.split || (st.Y2Label != "") != tt.split {
+			t.Errorf("%s: queue on its own axis %v, want %v", tt.name, got, tt.split)
+		}
+	}
+}
+
+func TestPlaceLabel(t *testing.T) {
+	// Plot 100..900 × 50..350; a rule at y = 200 and a 60×12 label.
+	// A line along the rule at the right half takes away the right-end
+	// places above it; the label goes to the left end, above the rule.
+	flat := [][][2]int{{{500, 199}, {900, 199}}, {{500, 185}, {900, 185}}}
+	if b := placeLabel(60, 12, 200, 100, 900, 50, 350, flat, nil); b != (box{106, 183, 166, 195}) {
+		t.Errorf("got %+v, want the left end above the rule", b)
+	}
+	// Lines above and below across the whole width: no free place, so the
+	// right end above the rule.
+	full := [][][2]int{{{100, 190}, {900, 190}}, {{100, 210}, {900, 210}}}
+	if b := placeLabel(60, 12, 200, 100, 900, 50, 350, full, nil); b != (box{834, 183, 894, 195}) {
+		t.Errorf("got %+v, want the fallback at the right end", b)
+	}
+	// A label already there is avoided like a line.
+	taken := []box{{834, 183, 894, 195}}
+	if b := placeLabel(60, 12, 200, 100, 900, 50, 350, nil, taken); b.x0 != 106 {
+		t.Errorf("got %+v, want the left end", b)
+	}
+	// The state chart of a saturated run: the cap label is clear of every line.
+	f := figures(saturatedInput())[1]
+	if _, err := f.render(); err != nil {
+		t.Fatal(err)
 	}
 }
