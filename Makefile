@@ -6,12 +6,14 @@ PKG := ./cmd/tpsreport
 GOBIN := $(shell $(GO) env GOPATH)/bin
 STATICCHECK_VERSION := v0.8.2
 FUZZTIME ?= 10s
+# The build names itself (tpsreport --version, manifest.json, the report footer).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
 .PHONY: help build test demo demo-data bench lint update-golden tidy-check e2e fuzz clean
 
 ## build: build bin/tpsreport
 build:
-	$(GO) build -o $(BIN) $(PKG)
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) $(PKG)
 
 ## demo: build, then run the whole pipeline on the shipped sample logs into ./tpsreport-demo/
 demo: build

@@ -27,6 +27,10 @@ const (
 	CurvesFile   = "curves.json"
 )
 
+// outputFiles are the files analyze adds to a run dataset, all written in a
+// temporary directory and renamed into place at the end.
+var outputFiles = []string{WindowsFile, RequestsFile, SummaryFile, CurvesFile}
+
 // runWidth is the window width that makes the whole run one window: every instant
 // t of the epoch has t / runWidth = 0.
 const runWidth int64 = 1 << 62
@@ -104,6 +108,17 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The window count, bounded before any query: from --from/--to, else
+	// from the instants ingest saw (the extent is checked again once known).
+	if opt.From != nil {
+		if err := checkWindowCount(schemas.Micros(*opt.From), schemas.Micros(*opt.To), width.Microseconds()); err != nil {
+			return nil, err
+		}
+	} else if tr := man.TimeRange; tr != nil {
+		if err := checkWindowCount(schemas.Micros(tr.Start), schemas.Micros(tr.End), width.Microseconds()); err != nil {
+			return nil, err
+		}
+	}
 
 	tmpDir, err := os.MkdirTemp(opt.Dir, ".analyze-")
 	if err != nil {
@@ -129,7 +144,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		return nil, err
 	}
 	// Every output is complete in tmpDir: move them into place.
-	for _, name := range []string{WindowsFile, RequestsFile, SummaryFile, CurvesFile} {
+	for _, name := range outputFiles {
 		if err := os.Rename(filepath.Join(tmpDir, name), filepath.Join(opt.Dir, name)); err != nil {
 			return nil, fmt.Errorf("write %s: %w", name, err)
 		}

@@ -2,10 +2,13 @@ package analyze
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tpsreport/tpsreport/ingest"
 )
 
 // syncBuffer is a bytes.Buffer the progress goroutine and the test share.
@@ -70,5 +73,16 @@ func TestWindowCount(t *testing.T) {
 	}
 	if err := checkWindowCount(0, 24*3600*s, s); err != nil {
 		t.Errorf("a day at 1 s (86,400 windows) is refused: %v", err)
+	}
+}
+
+// TestOutputsAreDerivedFiles: ingest removes exactly the files analyze
+// writes when it replaces a dataset, so no output of an old analysis stays
+// beside new spans.
+func TestOutputsAreDerivedFiles(t *testing.T) {
+	got := slices.Sorted(slices.Values(outputFiles))
+	want := slices.Sorted(slices.Values(ingest.DerivedFiles))
+	if !slices.Equal(got, want) {
+		t.Errorf("analyze writes %v, ingest removes %v", got, want)
 	}
 }

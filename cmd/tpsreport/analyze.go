@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -25,12 +28,7 @@ logs, else the largest in_flight seen (then gap_time is a lower bound).
 
 Example:
    tpsreport analyze --window 30s --cap 64 runs/baseline`,
-		Flags: []cli.Flag{
-			&cli.DurationFlag{Name: "window", Aliases: []string{"w"}, Value: defaultWindow, Usage: "window width"},
-			&cli.Int64Flag{Name: "cap", Usage: "concurrency cap per replica (vLLM max_num_seqs)"},
-			&cli.TimestampFlag{Name: "from", Layout: timeLayout, Usage: "clip the run from this RFC 3339 instant"},
-			&cli.TimestampFlag{Name: "to", Layout: timeLayout, Usage: "clip the run to this RFC 3339 instant"},
-		},
+		Flags: analyzeFlags(),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageError(c, "want one DIR, got %d arguments", c.NArg())
@@ -41,14 +39,17 @@ Example:
 			}
 			opt.Dir = c.Args().First()
 			opt.Log = e.log
+			if e.isTerminal(e.stderr) {
+				opt.Progress = e.stderr
+			}
 			res, err := analyze.Run(c.Context, opt)
 			if err != nil {
 				return err
 			}
 			s := res.Summary
-			fmt.Fprintf(e.stdout, "%s: %d windows of %gs; system_tps %s, gap_fraction %s, success_rate %s (cap %s, %s)\n",
-				opt.Dir, len(res.Windows), s.WindowWidth, fmtFloat(s.SystemTPS), fmtFloat(s.GapFraction),
-				fmtFloat(s.SuccessRate), fmtInt(s.Cap), s.CapSource)
+			fmt.Fprintf(e.stdout, "%s: %d windows of %gs; system_tps %s tok/s, gap_fraction %s, success_rate %s (cap %s, %s)\n",
+				opt.Dir, len(res.Windows), s.WindowWidth, fmtFloat(s.SystemTPS), fmtPct(s.GapFraction),
+				fmtPct(s.SuccessRate), fmtInt(s.Cap), s.CapSource)
 			for _, w := range s.Warnings {
 				fmt.Fprintln(e.stderr, "warning:", w)
 			}
@@ -57,12 +58,26 @@ Example:
 	}
 }
 
+// analyzeFlags are the analyze settings, shared by analyze and run.
+func analyzeFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.DurationFlag{Name: "window", Aliases: []string{"w"}, Value: defaultWindow, Usage: "window width, a duration with its unit (30s, 5m)"},
+		&cli.Int64Flag{Name: "cap", DefaultText: "0 = auto", Usage: "concurrency cap per replica (vLLM max_num_seqs); auto takes the samples', the logs' or the largest in_flight seen"},
+		&cli.TimestampFlag{Name: "from", Layout: timeLayout, Usage: "clip the run from this RFC 3339 instant (with --to)"},
+		&cli.TimestampFlag{Name: "to", Layout: timeLayout, Usage: "clip the run to this RFC 3339 instant (with --from)"},
+	}
+}
+
 // analyzeOptions reads the analyze flags shared by analyze, run and demo.
 func analyzeOptions(c *cli.Context) (analyze.Options, error) {
 	var opt analyze.Options
 	opt.Window = c.Duration("window")
-	if c.IsSet("cap") {
-		v := c.Int64("cap")
+	if opt.Window <= 0 {
+		return opt, usageError(c, "--window %s: want a positive duration, such as 60s", opt.Window)
+	}
+	if v := c.Int64("cap"); v < 0 {
+		return opt, usageError(c, "--cap %d: want a positive number of slots, or 0 for auto", v)
+	} else if v > 0 {
 		opt.Cap = &v
 	}
 	opt.From, opt.To = c.Timestamp("from"), c.Timestamp("to")
@@ -72,11 +87,45 @@ func analyzeOptions(c *cli.Context) (analyze.Options, error) {
 	return opt, nil
 }
 
+// fmtFloat prints a rate for the console: four significant digits, never in
+// e-notation, thousands grouped (24,690 rather than 2.469e+04).
 func fmtFloat(p *float64) string {
 	if p == nil {
 		return "—"
 	}
-	return fmt.Sprintf("%.4g", *p)
+	x := *p
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	digits := max(0, 3-int(math.Floor(math.Log10(math.Abs(x)))))
+	s := strconv.FormatFloat(x, 'f', digits, 64)
+	intPart, frac, _ := strings.Cut(s, ".")
+	sign := ""
+	if strings.HasPrefix(intPart, "-") {
+		sign, intPart = "−", intPart[1:]
+	}
+	for i := len(intPart) - 3; i > 0; i -= 3 {
+		intPart = intPart[:i] + "," + intPart[i:]
+	}
+	if frac != "" {
+		return sign + intPart + "." + frac
+	}
+	return sign + intPart
+}
+
+// fmtPct prints a fraction as a percentage with two decimals, or as many more
+// as it takes not to round a value short of 1 (or above 0) to 100 % (or 0 %).
+func fmtPct(p *float64) string {
+	if p == nil {
+		return "—"
+	}
+	x := *p
+	for digits := 2; ; digits++ {
+		s := strconv.FormatFloat(x*100, 'f', digits, 64)
+		if digits >= 6 || (x == 1 || s != "100."+strings.Repeat("0", digits)) && (x == 0 || s != "0."+strings.Repeat("0", digits)) {
+			return s + " %"
+		}
+	}
 }
 
 func fmtInt(p *int64) string {

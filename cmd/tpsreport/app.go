@@ -8,14 +8,16 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 )
 
-// Exit codes (STYLE.md, SPEC §5): one table, applied in run.
+// Exit codes (STYLE.md, docs/acceptance.md): one table, applied in run.
 const (
 	exitOK           = 0
 	exitFail         = 1 // a FAIL verdict with --gate
@@ -31,17 +33,48 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.msg }
 
-// version is set with -ldflags "-X main.version=..."; otherwise the module version.
+// version is set with -ldflags "-X main.version=..." (make build sets it to
+// git describe); otherwise toolVersion reads the build's own information.
 var version = ""
 
 func toolVersion() string {
-	if version != "" {
-		return version
+	bi, _ := debug.ReadBuildInfo()
+	return versionOf(version, bi)
+}
+
+// versionOf names a build: the version it was linked with, else its module
+// version (go install m@v1.2.3), else the VCS revision Go stamped into it
+// (go build in a checkout), with "-dirty" for uncommitted changes, else "dev".
+func versionOf(linked string, bi *debug.BuildInfo) string {
+	if linked != "" {
+		return linked
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	if bi == nil {
+		return "dev"
 	}
-	return "dev"
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev string
+	var dirty bool
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return rev
 }
 
 // env is what every subcommand may touch of the outside world.
@@ -58,7 +91,7 @@ type env struct {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{
 		stdin: stdin, stdout: stdout, stderr: stderr, args: args,
-		log:        slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		log:        slog.New(newConsoleHandler(stderr)),
 		isTerminal: isTerminal,
 	}
 	app := newApp(e)
@@ -96,10 +129,17 @@ acceptance reports comparing a baseline run with a candidate run.
    tpsreport ingest --format spans --run base --out runs/base logs/*.jsonl
    tpsreport analyze runs/base
    tpsreport report --out reports/base runs/base`,
-		Reader:          e.stdin,
-		Writer:          e.stdout,
-		ErrWriter:       e.stderr,
-		HideHelpCommand: true,
+		Reader:    e.stdin,
+		Writer:    e.stdout,
+		ErrWriter: e.stderr,
+		// A positional argument that names no command reaches the app's
+		// action: tell the user so, with the commands there are.
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return unknownCommand(c.App, c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
 		// urfave/cli would call os.Exit itself; run maps errors to exit codes instead.
 		ExitErrHandler: func(*cli.Context, error) {},
 		Flags: []cli.Flag{
@@ -140,13 +180,130 @@ acceptance reports comparing a baseline run with a candidate run.
 			runCommand(e),
 			simulateCommand(e),
 			demoCommand(e),
+			versionCommand(e),
 		},
-		OnUsageError: func(c *cli.Context, err error, _ bool) error { return err },
+		OnUsageError: func(c *cli.Context, err error, _ bool) error { return flagValueError(c, err) },
 	}
 	for _, c := range app.Commands {
 		c.OnUsageError = app.OnUsageError
+		checkRequired(c)
 	}
 	return app
+}
+
+func versionCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "version",
+		Usage: "print the version of this build (as --version does)",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 0 {
+				return usageError(c, "takes no arguments")
+			}
+			fmt.Fprintf(e.stdout, "%s version %s\n", c.App.Name, c.App.Version)
+			return nil
+		},
+	}
+}
+
+// badFlagValue matches the error Go's flag package gives for a value that
+// does not parse.
+var badFlagValue = regexp.MustCompile(`^invalid value "(.*)" for flag -([a-z0-9-]+): `)
+
+// flagValueError rewrites a flag value that does not parse into what the
+// flag wants, instead of the Go parser's words ("parse error", a time layout).
+func flagValueError(c *cli.Context, err error) error {
+	m := badFlagValue.FindStringSubmatch(err.Error())
+	if m == nil || c.Command == nil {
+		return err
+	}
+	value, name := m[1], m[2]
+	for _, f := range c.Command.Flags {
+		if !slices.Contains(f.Names(), name) {
+			continue
+		}
+		var want string
+		switch f.(type) {
+		case *cli.DurationFlag:
+			want = "a duration with its unit, such as 60s, 5m or 1h30m"
+		case *cli.TimestampFlag:
+			want = "an RFC 3339 instant, such as 2026-11-20T10:00:00Z"
+		case *cli.IntFlag, *cli.Int64Flag, *cli.Uint64Flag:
+			want = "a whole number"
+		case *cli.Float64Flag:
+			want = "a number, such as 0.05"
+		default:
+			return err
+		}
+		return usageError(c, "--%s %q: want %s", f.Names()[0], value, want)
+	}
+	return err
+}
+
+// unknownCommand is the error for a first argument that names no command:
+// it lists the commands, and the closest one when the name looks like a typo.
+func unknownCommand(app *cli.App, name string) error {
+	var names []string
+	best, bestDist := "", 3
+	for _, c := range app.Commands {
+		if c.Hidden {
+			continue
+		}
+		names = append(names, c.Name)
+		if d := editDistance(name, c.Name); d < bestDist {
+			best, bestDist = c.Name, d
+		}
+	}
+	hint := ""
+	if best != "" {
+		hint = fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return fmt.Errorf("unknown command %q%s; commands: %s (see: tpsreport help)", name, hint, strings.Join(names, ", "))
+}
+
+// editDistance is the Levenshtein distance of a and b, for did-you-mean hints.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// checkRequired moves the check of a command's required flags into its
+// action: urfave/cli would print the command's whole help to stdout before
+// the one-line error, which is noise in a CI log. Help still lists the flags.
+func checkRequired(c *cli.Command) {
+	var names []string
+	for _, f := range c.Flags {
+		if sf, ok := f.(*cli.StringFlag); ok && sf.Required {
+			sf.Required = false
+			names = append(names, sf.Name)
+		}
+	}
+	if len(names) == 0 || c.Action == nil {
+		return
+	}
+	action := c.Action
+	c.Action = func(ctx *cli.Context) error {
+		for _, n := range names {
+			if !ctx.IsSet(n) {
+				return usageError(ctx, "--%s is required", n)
+			}
+		}
+		return action(ctx)
+	}
 }
 
 // reorderArgs moves a subcommand's flags in front of its positional arguments,

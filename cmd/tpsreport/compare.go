@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"text/tabwriter"
@@ -16,7 +18,7 @@ import (
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
-// criteriaFlags are the thresholds of SPEC §5; they override an acceptance file.
+// criteriaFlags are the thresholds of docs/acceptance.md; they override an acceptance file.
 func criteriaFlags() []cli.Flag {
 	d := schemas.DefaultCriteria()
 	return []cli.Flag{
@@ -78,7 +80,7 @@ status is 0 PASS, 1 FAIL, 3 INCONCLUSIVE (2 for usage and input errors).
 Example:
    tpsreport compare --gate --out reports/fix runs/baseline runs/candidate`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "report directory (`OUTDIR`)", Required: true},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the report into `OUTDIR`", Required: true},
 		}, criteriaFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
@@ -100,36 +102,63 @@ Example:
 // runCompare loads two analysed runs, decides the criteria, and writes
 // verdict.json and the comparison report into out.
 func runCompare(ctx context.Context, e *env, baseDir, candDir, out string, cr schemas.Criteria) (schemas.Verdict, error) {
-	base, err := analyze.Load(ctx, baseDir)
+	base, err := loadRun(ctx, baseDir)
 	if err != nil {
 		return schemas.Verdict{}, err
 	}
-	cand, err := analyze.Load(ctx, candDir)
+	cand, err := loadRun(ctx, candDir)
 	if err != nil {
 		return schemas.Verdict{}, err
 	}
-	v, err := compare.Evaluate(compare.Run{Summary: base.Summary, Windows: base.Windows},
-		compare.Run{Summary: cand.Summary, Windows: cand.Windows}, cr)
+	v, paths, err := compareRuns(e, base, cand, out, cr)
 	if err != nil {
 		return v, err
 	}
-	candRun := reportRun(candDir, cand)
+	printVerdict(e.stdout, v)
+	fmt.Fprintln(e.stdout, reportPath(paths))
+	return v, nil
+}
+
+// analysedRun is an analysed run and the directory a report names it by.
+type analysedRun struct {
+	dir string
+	res *analyze.Result
+}
+
+// loadRun reads the analysed run in dir, saying so plainly when dir is not
+// there at all rather than that it was not analysed.
+func loadRun(ctx context.Context, dir string) (analysedRun, error) {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return analysedRun{}, fmt.Errorf("run directory %q does not exist", dir)
+	}
+	res, err := analyze.Load(ctx, dir)
+	return analysedRun{dir: dir, res: res}, err
+}
+
+// compareRuns decides the criteria on two analysed runs and writes
+// verdict.json and the comparison report into out; it returns the paths the
+// report wrote.
+func compareRuns(e *env, base, cand analysedRun, out string, cr schemas.Criteria) (schemas.Verdict, []string, error) {
+	v, err := compare.Evaluate(compare.Run{Summary: base.res.Summary, Windows: base.res.Windows},
+		compare.Run{Summary: cand.res.Summary, Windows: cand.res.Windows}, cr)
+	if err != nil {
+		return v, nil, err
+	}
+	candRun := reportRun(cand.dir, cand.res)
 	paths, err := report.Write(out, report.Input{
-		Baseline:  reportRun(baseDir, base),
+		Baseline:  reportRun(base.dir, base.res),
 		Candidate: &candRun,
 		Verdict:   &v,
 		Command:   commandLine(e.args),
 		Version:   toolVersion(),
 	})
 	if err != nil {
-		return v, err
+		return v, nil, err
 	}
 	if err := writeJSONAtomic(filepath.Join(out, "verdict.json"), v); err != nil {
-		return v, err
+		return v, nil, err
 	}
-	printVerdict(e.stdout, v)
-	fmt.Fprintln(e.stdout, reportPath(paths))
-	return v, nil
+	return v, paths, nil
 }
 
 // gateExit maps the overall verdict to the exit code when gating.
@@ -155,7 +184,7 @@ func printVerdict(w io.Writer, v schemas.Verdict) {
 	for _, g := range v.Guards {
 		fmt.Fprintf(tw, "guard\t\t%s\n", g)
 	}
-	fmt.Fprintf(tw, "%s\toverall\t%s vs %s\n", v.Overall, v.Candidate, v.Baseline)
+	fmt.Fprintf(tw, "%s\toverall\t%s vs %s\n", v.Overall, v.Baseline, v.Candidate)
 	tw.Flush()
 }
 

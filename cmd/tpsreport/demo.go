@@ -32,7 +32,7 @@ analyses, compares and writes the report:
 Example:
    tpsreport demo --out /tmp/tpsreport-demo`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "tpsreport-demo", Usage: "output directory (`DIR`)"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "tpsreport-demo", Usage: "write into `DIR`"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
@@ -74,9 +74,9 @@ Example:
 				if j == nil {
 					return fmt.Errorf("demo %s: the gateway and engine spans did not join", name)
 				}
-				fmt.Fprintf(e.stdout, "%-9s %d LiteLLM + %d vLLM spans, %d joined; %d samples; cap %d (%s); system_tps %s, gap_fraction %s (sampled %s)\n",
+				fmt.Fprintf(e.stdout, "%-9s %d LiteLLM + %d vLLM spans, %d joined; %d samples; cap %d (%s); system_tps %s tok/s, gap_fraction %s (sampled %s)\n",
 					name, j.GatewaySpans, j.EngineSpans, j.Matched, man.SamplesWritten, *sum.Cap, sum.CapSource,
-					fmtFloat(sum.SystemTPS), fmtFloat(sum.GapFraction), fmtFloat(sum.GapFractionSampled))
+					fmtFloat(sum.SystemTPS), fmtPct(sum.GapFraction), fmtPct(sum.GapFractionSampled))
 				runs[name] = dir
 			}
 			fmt.Fprintln(e.stdout)

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,11 +28,9 @@ Examples:
    tpsreport ingest --format spans --run baseline --out runs/baseline logs/spans-*.jsonl.gz
    tpsreport ingest --run r1 --out runs/r1 'litellm:gw/*.json' 'vllm-otel:engine/*.jsonl'`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "auto", Usage: "input format: auto or one of " + strings.Join(ingest.Formats(), ", ")},
-			&cli.StringFlag{Name: "run", Usage: "run id written into every span (`NAME`)", Required: true},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "run dataset directory (`DIR`)", Required: true},
-			&cli.BoolFlag{Name: "strict", Usage: "stop at the first malformed record (exit 2)"},
-			&cli.IntFlag{Name: "max-line-bytes", Usage: "longest input line accepted; longer ones are rejected (default 1 MiB)"},
+			&cli.StringFlag{Name: "run", Usage: "the run's `NAME`, written into every span", Required: true},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the run dataset into `DIR` (replacing a dataset it holds)", Required: true},
+			&cli.IntFlag{Name: "max-line-bytes", DefaultText: "1 MiB", Usage: "longest input line accepted; longer ones are rejected"},
 		}, sourceFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
@@ -60,19 +60,26 @@ Examples:
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "%s: %d read, %d written, %d rejected, %d skipped\n",
-				c.String("out"), man.Counts.Read, man.Counts.Written, man.Counts.Rejected, man.Counts.Skipped)
+			fmt.Fprintf(e.stdout, "%s: %d read, %d written, %d rejected%s, %d skipped%s",
+				c.String("out"), man.Counts.Read, man.Counts.Written,
+				man.Counts.Rejected, byReason(man.RejectedBy), man.Counts.Skipped, byReason(man.SkippedBy))
+			if n := len(man.Ignored); n > 0 {
+				fmt.Fprintf(e.stdout, "; %d %s ignored", n, plural(n, "file", "files"))
+			}
+			fmt.Fprintln(e.stdout)
 			return nil
 		},
 	}
 }
 
-// sourceFlags are the source-specific ingest settings, shared by ingest and run.
+// sourceFlags are the ingest settings shared by ingest and run.
 func sourceFlags() []cli.Flag {
 	return []cli.Flag{
+		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "auto", Usage: "input format: auto (sniff each input) or one of " + strings.Join(ingest.Formats(), ", ")},
+		&cli.BoolFlag{Name: "strict", Usage: "stop at the first malformed record (exit 2)"},
 		&cli.StringFlag{Name: "tz", Value: "UTC", Usage: "IANA zone of timestamps that carry none (vLLM log stamps, LiteLLM naive times)"},
-		&cli.IntFlag{Name: "year", Usage: "year of vLLM log stamps (MM-DD) when no outer RFC 3339 stamp gives it (default: this year)"},
-		&cli.StringFlag{Name: "mapping", Usage: "mapping file (YAML) for --format mapping"},
+		&cli.IntFlag{Name: "year", DefaultText: "this year", Usage: "year of vLLM log stamps (MM-DD) when no outer RFC 3339 stamp gives it"},
+		&cli.StringFlag{Name: "mapping", Usage: "mapping `FILE` (YAML) for --format mapping"},
 	}
 }
 
@@ -85,4 +92,40 @@ func sourceOptions(c *cli.Context) (ingest.Options, error) {
 	}
 	o.TZ, o.Year, o.Mapping = loc, c.Int("year"), c.String("mapping")
 	return o, nil
+}
+
+// byReason renders counts by reason for the console, largest first:
+// " (blank 3, unused_line 2)"; "" when there are none.
+func byReason(m map[string]int64) string {
+	type kv struct {
+		k string
+		v int64
+	}
+	var kvs []kv
+	for k, v := range m {
+		if v > 0 {
+			kvs = append(kvs, kv{k, v})
+		}
+	}
+	if len(kvs) == 0 {
+		return ""
+	}
+	slices.SortFunc(kvs, func(a, b kv) int {
+		if a.v != b.v {
+			return cmp.Compare(b.v, a.v)
+		}
+		return strings.Compare(a.k, b.k)
+	})
+	parts := make([]string, len(kvs))
+	for i, p := range kvs {
+		parts[i] = fmt.Sprintf("%s %d", p.k, p.v)
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -20,19 +20,19 @@ func reportCommand(e *env) *cli.Command {
 Example:
    tpsreport report --out reports/baseline runs/baseline`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "report directory (`OUTDIR`)", Required: true},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the report into `OUTDIR`", Required: true},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageError(c, "want one DIR, got %d arguments", c.NArg())
 			}
 			dir := c.Args().First()
-			res, err := analyze.Load(c.Context, dir)
+			run, err := loadRun(c.Context, dir)
 			if err != nil {
 				return err
 			}
 			paths, err := report.Write(c.String("out"), report.Input{
-				Baseline: reportRun(dir, res),
+				Baseline: reportRun(dir, run.res),
 				Command:  commandLine(e.args),
 				Version:  toolVersion(),
 			})

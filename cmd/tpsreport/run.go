@@ -3,9 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,28 +32,24 @@ func runCommand(e *env) *cli.Command {
 		Description: `Everything of one run lands in ROOT/run=NAME/ (the dataset, its analysis, and
 report/), built aside and swapped in at the end, so a re-run of the same night
 replaces it atomically. With --baseline NAME|previous the run is also compared with
-an earlier run of ROOT (compare/ holds the verdict and its report). ROOT/index.html
-lists every run with its headline numbers and trend charts. The whole history
-reads as one Hive-partitioned table: read_parquet('ROOT/*/spans.parquet', hive_partitioning = true).
+an earlier run of ROOT (compare/ holds the verdict and its report); a named
+baseline is checked before any work. Runs are ordered by their start (the first
+instant of their logs), ties by run name; "previous" is the last run before this
+one in that order. A run that fails leaves ROOT as it was. ROOT/index.html lists
+every run with its headline numbers, verdict and trend charts. The whole history
+reads as one Hive-partitioned table, one row per attempt (a gateway's and an
+engine's span of one attempt joined into one):
+   read_parquet('ROOT/*/requests.parquet', hive_partitioning = true)
 
 Examples:
    tpsreport run --root /data/tps --run nightly-2026-11-20 --baseline previous /logs/2026-11-20/*.jsonl.gz
    tpsreport run --root /data/tps --run nightly-2026-11-20 --baseline previous \
        'litellm:/logs/gw/2026-11-20/*.json' 'vllm-otel:/logs/vllm/2026-11-20/*.jsonl'`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "root", Usage: "nightly root (`ROOT`)", Required: true},
-			&cli.StringFlag{Name: "run", Usage: "run name (`NAME`)", Required: true},
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "auto", Usage: "input format: auto or one of the registered formats"},
-			&cli.BoolFlag{Name: "strict", Usage: "stop at the first malformed record (exit 2)"},
-			&cli.StringFlag{Name: "tz", Value: "UTC", Usage: "IANA zone of timestamps that carry none (vLLM log stamps, LiteLLM naive times)"},
-			&cli.IntFlag{Name: "year", Usage: "year of vLLM log stamps (MM-DD) when no outer RFC 3339 stamp gives it (default: this year)"},
-			&cli.StringFlag{Name: "mapping", Usage: "mapping file (YAML) for --format mapping"},
-			&cli.StringFlag{Name: "baseline", Usage: "compare with run `NAME` of ROOT, or \"previous\""},
-			&cli.DurationFlag{Name: "window", Aliases: []string{"w"}, Value: defaultWindow, Usage: "window width"},
-			&cli.Int64Flag{Name: "cap", Usage: "concurrency cap per replica (vLLM max_num_seqs)"},
-			&cli.TimestampFlag{Name: "from", Layout: timeLayout, Usage: "clip the run from this RFC 3339 instant"},
-			&cli.TimestampFlag{Name: "to", Layout: timeLayout, Usage: "clip the run to this RFC 3339 instant"},
-		}, criteriaFlags()...),
+			&cli.StringFlag{Name: "root", Usage: "the nightly `ROOT` directory; the run lands in ROOT/run=NAME/", Required: true},
+			&cli.StringFlag{Name: "run", Usage: "the run's `NAME`, written into every span", Required: true},
+			&cli.StringFlag{Name: "baseline", Usage: "compare with run `NAME` of ROOT, or with \"previous\": the latest run of ROOT before this one (by run start, ties by name)"},
+		}, slices.Concat(sourceFlags(), analyzeFlags(), criteriaFlags())...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usageError(c, "no INPUT given")
@@ -96,11 +96,31 @@ type nightlyOptions struct {
 	source             ingest.Options // TZ, Year, Mapping
 }
 
-// nightly builds ROOT/run=NAME aside, swaps it in, compares it if asked, and
-// rewrites ROOT/index.html.
-func nightly(ctx context.Context, e *env, o nightlyOptions) (*schemas.Verdict, error) {
+// nightly builds ROOT/run=NAME aside — dataset, analysis, report and the
+// comparison with its baseline — then swaps it in and rewrites
+// ROOT/index.html. A run that fails at any step leaves ROOT as it was: no
+// partial run, no index entry, and no ROOT at all when it did not exist.
+func nightly(ctx context.Context, e *env, o nightlyOptions) (v *schemas.Verdict, err error) {
+	// --baseline NAME must name an analysed run of ROOT before any work is
+	// done; "previous" is resolved once this run's start is known.
+	if o.baseline == o.name {
+		return nil, fmt.Errorf("--baseline %q: that is the run itself; name an earlier run of %s, or previous", o.baseline, o.root)
+	}
+	if o.baseline != "" && o.baseline != "previous" {
+		if _, err := pickBaseline(o.root, o.name, o.baseline, schemas.Summary{}); err != nil {
+			return nil, err
+		}
+	}
+	_, statErr := os.Stat(o.root)
 	if err := os.MkdirAll(o.root, 0o755); err != nil {
 		return nil, fmt.Errorf("create root: %w", err)
+	}
+	if errors.Is(statErr, fs.ErrNotExist) {
+		defer func() {
+			if err != nil {
+				os.Remove(o.root) // only when still empty
+			}
+		}()
 	}
 	final := filepath.Join(o.root, runPrefix+o.name)
 	stage, err := os.MkdirTemp(o.root, "."+runPrefix+o.name+".tmp-")
@@ -109,15 +129,19 @@ func nightly(ctx context.Context, e *env, o nightlyOptions) (*schemas.Verdict, e
 	}
 	defer os.RemoveAll(stage)
 
+	var progress io.Writer
+	if e.isTerminal(e.stderr) {
+		progress = e.stderr
+	}
 	if _, err := ingest.Run(ctx, ingest.Options{
 		RunID: o.name, Format: o.format, OutDir: stage, Inputs: o.inputs, Strict: o.strict,
 		TZ: o.source.TZ, Year: o.source.Year, Mapping: o.source.Mapping,
-		Stdin: e.stdin, Log: e.log, Version: toolVersion(),
+		Stdin: e.stdin, Log: e.log, Version: toolVersion(), Progress: progress,
 	}); err != nil {
 		return nil, err
 	}
 	aopt := o.analyze
-	aopt.Dir, aopt.Log = stage, e.log
+	aopt.Dir, aopt.Log, aopt.Progress = stage, e.log, progress
 	res, err := analyze.Run(ctx, aopt)
 	if err != nil {
 		return nil, err
@@ -126,6 +150,27 @@ func nightly(ctx context.Context, e *env, o nightlyOptions) (*schemas.Verdict, e
 		Baseline: reportRun(final, res), Command: commandLine(e.args), Version: toolVersion(),
 	}); err != nil {
 		return nil, err
+	}
+
+	var verdict *schemas.Verdict
+	if o.baseline != "" {
+		base, err := pickBaseline(o.root, o.name, o.baseline, res.Summary)
+		if err != nil {
+			return nil, err
+		}
+		if base != "" {
+			b, err := loadRun(ctx, filepath.Join(o.root, runPrefix+base))
+			if err != nil {
+				return nil, err
+			}
+			cv, _, err := compareRuns(e, b, analysedRun{dir: final, res: res}, filepath.Join(stage, "compare"), o.criteria)
+			if err != nil {
+				return nil, err
+			}
+			verdict = &cv
+		} else {
+			fmt.Fprintln(e.stderr, "tpsreport: no earlier run to compare with; skipping the comparison")
+		}
 	}
 
 	// Swap the new run in: the old one (if any) moves aside first, so a crash
@@ -147,22 +192,9 @@ func nightly(ctx context.Context, e *env, o nightlyOptions) (*schemas.Verdict, e
 		os.RemoveAll(old)
 	}
 	fmt.Fprintln(e.stdout, filepath.Join(final, "report", "report.html"))
-
-	var verdict *schemas.Verdict
-	if o.baseline != "" {
-		base, err := pickBaseline(o.root, o.name, o.baseline, res.Summary)
-		if err != nil {
-			return nil, err
-		}
-		if base != "" {
-			v, err := runCompare(ctx, e, filepath.Join(o.root, runPrefix+base), final, filepath.Join(final, "compare"), o.criteria)
-			if err != nil {
-				return nil, err
-			}
-			verdict = &v
-		} else {
-			fmt.Fprintln(e.stderr, "tpsreport: no earlier run to compare with; skipping the comparison")
-		}
+	if verdict != nil {
+		printVerdict(e.stdout, *verdict)
+		fmt.Fprintln(e.stdout, filepath.Join(final, "compare", "report.html"))
 	}
 	if err := writeIndex(o.root); err != nil {
 		return nil, err
@@ -181,6 +213,9 @@ type nightlyRun struct {
 // then name).
 func listRuns(root string) ([]nightlyRun, error) {
 	entries, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read root: %w", err)
 	}

@@ -26,15 +26,15 @@ Example:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "scenario", Aliases: []string{"s"}, Value: "stall", Usage: "named scenario"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed: the same seed gives byte-identical logs"},
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output directory (`DIR`)", Required: true},
-			&cli.StringFlag{Name: "run", Usage: "run id of the spans (default: the scenario name)"},
-			&cli.DurationFlag{Name: "duration", Usage: "length of the arrival window (default: the scenario's)"},
-			&cli.Float64Flag{Name: "rate", Usage: "mean arrivals per second (default: the scenario's)"},
-			&cli.Int64Flag{Name: "max-arrivals", Usage: "stop after this many requests"},
-			&cli.IntFlag{Name: "replicas", Usage: "engine replicas (default: the scenario's)"},
-			&cli.IntFlag{Name: "max-num-seqs", Usage: "cap of each replica (default: the scenario's)"},
-			&cli.Float64Flag{Name: "error-rate", Usage: "probability that an admitted attempt fails partway (default: the scenario's)"},
-			&cli.StringFlag{Name: "model", Usage: "model name of every span (default: the scenario's)"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write into `DIR`", Required: true},
+			&cli.StringFlag{Name: "run", DefaultText: "the scenario name", Usage: "run id of the spans"},
+			&cli.DurationFlag{Name: "duration", DefaultText: "the scenario's", Usage: "length of the arrival window"},
+			&cli.Float64Flag{Name: "rate", DefaultText: "the scenario's", Usage: "mean arrivals per second"},
+			&cli.Int64Flag{Name: "max-arrivals", DefaultText: "0 = no limit", Usage: "stop after this many requests"},
+			&cli.IntFlag{Name: "replicas", DefaultText: "the scenario's", Usage: "engine replicas"},
+			&cli.IntFlag{Name: "max-num-seqs", DefaultText: "the scenario's", Usage: "cap of each replica"},
+			&cli.Float64Flag{Name: "error-rate", DefaultText: "the scenario's", Usage: "probability that an admitted attempt fails partway"},
+			&cli.StringFlag{Name: "model", DefaultText: "the scenario's", Usage: "model name of every span"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
@@ -76,8 +76,8 @@ Example:
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "%s: %d spans, %d requests; truth.json system_tps %s, gap_fraction %s\n",
-				out, truth.Spans, truth.Requests, fmtFloat(truth.SystemTPS), fmtFloat(truth.GapFraction))
+			fmt.Fprintf(e.stdout, "%s: %d spans, %d requests; truth.json system_tps %s tok/s, gap_fraction %s\n",
+				out, truth.Spans, truth.Requests, fmtFloat(truth.SystemTPS), fmtPct(truth.GapFraction))
 			return nil
 		},
 	}

@@ -83,7 +83,7 @@ func projectOTel(sp schemas.Span) (schemas.Span, bool) {
 // Metrics LiteLLM's gateway payloads carry exactly. The gateway sees every
 // attempt from receipt to end, so every event count, rate and request-level
 // metric is exact. Excluded, by design: a gateway never knows admitted_at,
-// so every span stays out of the state (SPEC §3) and backlog_time,
+// so every span stays out of the state (docs/metrics.md) and backlog_time,
 // gap_time, gap_fraction, backlog_gap_fraction, mean_in_flight,
 // mean_queue_depth, utilization, over_cap_time are 0; LiteLLM logs 0 tokens
 // for a call that raised (no usage object), which ingest reads as unknown,
@@ -254,9 +254,9 @@ func checkFormat(t *testing.T, dir string, sc sim.Scenario, truth sim.Truth, fc 
 		compareKeys(t, fmt.Sprintf("truth window %d", i), only(jsonMap(t, res.Windows[i]), fc.exact), only(tw[i].(map[string]any), fc.exact))
 	}
 	// 2. The projection, on everything.
-	compareRuns(t, "projection", res, want)
+	sameAnalyses(t, "projection", res, want)
 	// auto detection gives the same run.
-	compareRuns(t, "auto", results[1], res)
+	sameAnalyses(t, "auto", results[1], res)
 }
 
 // analyzeInput ingests one file in format and analyses it with opt.
@@ -274,8 +274,8 @@ func analyzeInput(t *testing.T, ctx context.Context, dir, name, format, input st
 	return res
 }
 
-// compareRuns compares every truth key of two analyses, run and windows.
-func compareRuns(t *testing.T, what string, got, want *analyze.Result) {
+// sameAnalyses compares every truth key of two analyses, run and windows.
+func sameAnalyses(t *testing.T, what string, got, want *analyze.Result) {
 	t.Helper()
 	compareKeys(t, what+" run", jsonMap(t, got.Summary), jsonMap(t, want.Summary))
 	if len(got.Windows) != len(want.Windows) {

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+func TestVersionOf(t *testing.T) {
+	rev := []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "false"}}
+	dirty := []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "true"}}
+	for _, tc := range []struct {
+		name   string
+		linked string
+		bi     *debug.BuildInfo
+		want   string
+	}{
+		{"linked wins", "v1.2.3-4-gabc", &debug.BuildInfo{Main: debug.Module{Version: "v9.9.9"}}, "v1.2.3-4-gabc"},
+		{"module version", "", &debug.BuildInfo{Main: debug.Module{Version: "v0.4.0"}}, "v0.4.0"},
+		{"vcs revision", "", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: rev}, "0123456789ab"},
+		{"dirty tree", "", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: dirty}, "0123456789ab-dirty"},
+		{"nothing known", "", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "dev"},
+		{"no build info", "", nil, "dev"},
+	} {
+		if got := versionOf(tc.linked, tc.bi); got != tc.want {
+			t.Errorf("%s: versionOf = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestFmtFloat(t *testing.T) {
+	for _, tc := range []struct {
+		x    float64
+		want string
+	}{
+		{24690.4, "24,690"},
+		{1242.525, "1,243"},
+		{5.095238, "5.095"},
+		{296.5, "296.5"},
+		{0.0123456, "0.01235"},
+		{1234567.8, "1,234,568"},
+		{-1234.6, "−1,235"},
+		{0, "0"},
+	} {
+		if got := fmtFloat(&tc.x); got != tc.want {
+			t.Errorf("fmtFloat(%v) = %q, want %q", tc.x, got, tc.want)
+		}
+	}
+	if got := fmtFloat(nil); got != "—" {
+		t.Errorf("fmtFloat(nil) = %q", got)
+	}
+}
+
+func TestFmtPct(t *testing.T) {
+	for _, tc := range []struct {
+		x    float64
+		want string
+	}{
+		{0.3153521907230869, "31.54 %"},
+		{1, "100.00 %"},
+		{0, "0.00 %"},
+		{0.9999972, "99.9997 %"},
+		{0.99996, "99.996 %"},
+		{0.0000004, "0.00004 %"},
+		{0.75, "75.00 %"},
+	} {
+		if got := fmtPct(&tc.x); got != tc.want {
+			t.Errorf("fmtPct(%v) = %q, want %q", tc.x, got, tc.want)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"analyze", "analyze", 0},
+		{"anlyze", "analyze", 1},
+		{"compre", "compare", 1},
+		{"", "run", 3},
+		{"ingest", "digest", 2},
+	} {
+		if got := editDistance(tc.a, tc.b); got != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+func TestConsoleHandler(t *testing.T) {
+	var b strings.Builder
+	log := slog.New(newConsoleHandler(&b))
+	log.Info("not shown")
+	log.Warn("ignoring a/truth.json: no format recognises it")
+	log.With("dir", "runs/r1").Warn("replacing run", "old", "baseline")
+	log.Error("broken")
+	want := "tpsreport: warning: ignoring a/truth.json: no format recognises it\n" +
+		"tpsreport: warning: replacing run dir=runs/r1 old=baseline\n" +
+		"tpsreport: error: broken\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
