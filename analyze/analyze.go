@@ -12,8 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tpsreport/tpsreport/schemas"
@@ -265,16 +263,6 @@ func (t *sideTask) stop() {
 	<-t.done
 }
 
-func (a *analysis) exec(name string, args ...any) error {
-	a.stage(name)
-	start := time.Now()
-	if _, err := a.db.ExecContext(a.ctx, query(name), args...); err != nil {
-		return fmt.Errorf("analyze %s: %w", name, err)
-	}
-	a.logQuery(name, start)
-	return nil
-}
-
 // logQuery logs the time a statement took (tpsreport --debug), the CPU time
 // the process used since the connection's last statement logged (about twice
 // the elapsed time when the statement kept both cores busy, about the same
@@ -290,7 +278,7 @@ func (a *analysis) logQuery(name string, start time.Time) {
 	cpuUsed := cpu - a.cpu
 	a.cpu = cpu
 	var mem, spilled sql.NullInt64
-	err := a.db.QueryRowContext(a.ctx, "SELECT sum(memory_usage_bytes), sum(temporary_storage_bytes) FROM duckdb_memory()").Scan(&mem, &spilled)
+	err := a.db.QueryRowContext(a.ctx, query("memory")).Scan(&mem, &spilled)
 	if err != nil {
 		a.log.Debug("query", "name", name, "conn", a.name, "elapsed", elapsed, "cpu", cpuUsed, "memory_error", err)
 		return
@@ -298,194 +286,65 @@ func (a *analysis) logQuery(name string, start time.Time) {
 	a.log.Debug("query", "name", name, "conn", a.name, "elapsed", elapsed, "cpu", cpuUsed, "memory_mb", mem.Int64>>20, "spilled_mb", spilled.Int64>>20)
 }
 
-// copyTo writes the rows of the named query to path as Parquet. zstd at level 1
-// rather than DuckDB's default 3: on requests.parquet (a row per span) it
-// compresses in about 60 % of the time for a file about 5 % larger. options
-// adds to the COPY's options.
-func (a *analysis) copyTo(name, path, options string) error {
-	a.stage(name)
-	start := time.Now()
+// copyRows writes the rows of the named query to path as Parquet. zstd at
+// level 1 rather than DuckDB's default 3: on requests.parquet (a row per
+// span) it compresses in about 60 % of the time for a file about 5 % larger.
+// options adds to the COPY's options. COPY takes no parameter for its
+// destination: the path, which this package builds, is quoted by sqlString.
+func (a *analysis) copyRows(name, path, options string) error {
 	q := "COPY (" + query(name) + ") TO " + sqlString(path) + " (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1" + options + ")"
 	if _, err := a.db.ExecContext(a.ctx, q); err != nil {
 		return fmt.Errorf("analyze %s: %w", name, err)
 	}
-	a.logQuery(name, start)
 	return nil
 }
 
 func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.Manifest, tmpDir string) (*Result, error) {
-	for _, name := range []string{"span_metrics", "sorted_quantiles", "sweep"} {
-		if err := a.exec(name); err != nil {
-			return nil, err
+	st := &runState{opt: opt, man: man, width: width, spansPath: spansPath, tmpDir: tmpDir, runID: man.RunID}
+	if p := filepath.Join(opt.Dir, "samples.parquet"); fileExists(p) {
+		st.samplesPath = p
+	}
+	defer func() {
+		if st.sideTask != nil {
+			st.sideTask.stop()
 		}
-	}
-	join, err := a.loadSpans(spansPath)
-	if err != nil {
+	}()
+	if err := a.runSteps(st, pipeline); err != nil {
 		return nil, err
 	}
-	if err := a.completeSpans(); err != nil {
-		return nil, err
-	}
-	samplesPath := filepath.Join(opt.Dir, "samples.parquet")
-	if _, err := os.Stat(samplesPath); err == nil {
-		if err := a.exec("load_samples", samplesPath); err != nil {
-			return nil, err
-		}
-	} else if err := a.exec("empty_samples"); err != nil {
-		return nil, err
-	}
+	return st.result()
+}
 
-	// The run extent.
-	var t0, t1 sql.NullInt64
-	start := time.Now()
-	if err := a.db.QueryRowContext(a.ctx, query("extent")).Scan(&t0, &t1); err != nil {
-		return nil, fmt.Errorf("analyze extent: %w", err)
-	}
-	a.logQuery("extent", start)
-	if opt.From != nil {
-		t0 = sql.NullInt64{Int64: schemas.Micros(*opt.From), Valid: true}
-		t1 = sql.NullInt64{Int64: schemas.Micros(*opt.To), Valid: true}
-	}
-	// With no instant at all there is no extent: write empty tables and NULL metrics.
-	noExtent := !t0.Valid
-	if noExtent {
-		t0 = sql.NullInt64{Int64: 0, Valid: true}
-		t1 = t0
-	}
-	if err := checkWindowCount(t0.Int64, t1.Int64, width); err != nil {
-		return nil, err
-	}
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
 
-	// What needs the columns the spans table leaves out reads them from
-	// span_src: the run_id here, and beside the sweeps the data-quality
-	// counts of quality_source and requests.parquet.
-	runID := man.RunID
-	if runID == "" {
-		if err := a.db.QueryRowContext(a.ctx, "SELECT coalesce(min(run_id), '') FROM span_src").Scan(&runID); err != nil {
-			return nil, fmt.Errorf("analyze run_id: %w", err)
-		}
-	}
-	dq, err := a.quality(t0.Int64, t1.Int64, opt.From != nil, man)
-	if err != nil {
-		return nil, err
-	}
-
-	// The windows' events are the last reader of the request facts, a row per
-	// request: count them now, so that the facts are gone before
-	// requests.parquet and the sweeps need the memory. metrics sets params
-	// again, with the cap.
-	if err := a.exec("params", t0.Int64, t1.Int64, width, 0, false); err != nil {
-		return nil, err
-	}
-	for _, name := range []string{"logical_requests", "win_events"} {
-		if err := a.exec(name); err != nil {
-			return nil, err
-		}
-	}
-	for _, v := range []string{"logical_requests", "request_facts"} {
-		if _, err := a.db.ExecContext(a.ctx, "DROP VIEW "+v); err != nil {
-			return nil, fmt.Errorf("analyze drop %s: %w", v, err)
-		}
-	}
-	if err := a.drop("multi_facts", "multi_requests"); err != nil {
-		return nil, err
-	}
-	// Nothing after the windows' events groups spans by request: the spans
-	// table's largest column goes (at 10 M spans, less to spill in the sweeps).
-	if err := a.dropColumns("spans", "request_id", "attempt", "solo"); err != nil {
-		return nil, err
-	}
-	// The pool's and the replicas' sweeps run on one thread: beside them, on
-	// the side connection, go quality_source and requests.parquet, which read
-	// span_src, the attempts and the delivered flags, none of which this
-	// connection changes meanwhile. They start once the request facts are
-	// dropped and the spans table narrowed, when their memory adds to the
-	// least.
-	requests := a.onSide(func(b *analysis) error {
-		if err := b.sourceQuality(&dq); err != nil {
-			return err
-		}
-		return b.writeRequests(tmpDir, spansPath, join != nil)
-	})
-	defer requests.stop()
-
-	for _, name := range []string{"quantities", "span_steps", "state_events", "pool_segments"} {
-		if err := a.exec(name); err != nil {
-			return nil, err
-		}
-	}
-	// The pool's steps are in its segments now: sort the replicas' only then.
-	if err := a.drop("state_events"); err != nil {
-		return nil, err
-	}
-	if err := a.replicaSegments(t0.Int64, t1.Int64); err != nil {
-		return nil, err
-	}
-	caps, err := a.caps(opt.Cap, man)
-	if err != nil {
-		return nil, err
-	}
-	if err := a.exec("sample_segments"); err != nil {
-		return nil, err
-	}
-	// What reads the segments alone comes before the windows, so that their
-	// tables are gone by the distributions (win_dists_*), which hold every value
-	// of a window in memory outside DuckDB's memory_limit.
-	replicas, err := a.replicaStates(t0.Int64, t1.Int64)
-	if err != nil {
-		return nil, err
-	}
-	if err := a.drop("rseg"); err != nil {
-		return nil, err
-	}
-	curves, err := a.curves()
-	if err != nil {
-		return nil, err
-	}
-
+// result assembles summary.json and curves.json from what the steps
+// computed, and writes them into tmpDir.
+func (st *runState) result() (*Result, error) {
 	sum := schemas.Summary{
-		RunID:       runID,
-		WindowWidth: float64(width) / 1e6,
-		CapSource:   caps.Source,
+		RunID:       st.runID,
+		WindowWidth: float64(st.width) / 1e6,
+		CapSource:   st.caps.Source,
 		Warnings:    []string{},
 	}
-	if caps.Warning != "" {
-		sum.Warnings = append(sum.Warnings, caps.Warning)
+	if st.caps.Warning != "" {
+		sum.Warnings = append(sum.Warnings, st.caps.Warning)
 	}
-	sum.Cap = &caps.Pool
-	res := &Result{Manifest: man, Windows: []schemas.Metrics{}}
-
-	if noExtent {
+	sum.Cap = &st.caps.Pool
+	if st.noExtent {
 		sum.Warnings = append(sum.Warnings, "no span has a timestamp: no extent to measure")
 	}
-	sum.RunStart, sum.RunEnd = schemas.Time(t0.Int64), schemas.Time(t1.Int64)
-
-	if err := requests.wait(); err != nil {
-		return nil, err
-	}
-
-	// Per window, then the run as one window.
-	if res.Windows, err = a.metrics(t0.Int64, t1.Int64, width, caps.Pool); err != nil {
-		return nil, err
-	}
-	if err := a.copyTo("windows_out", filepath.Join(tmpDir, WindowsFile), ""); err != nil {
-		return nil, err
-	}
-	runRows, err := a.metrics(t0.Int64, t1.Int64, runWidth, caps.Pool)
-	if err != nil {
-		return nil, err
-	}
-	if len(runRows) != 1 {
-		return nil, fmt.Errorf("analyze run window: %d rows, want 1", len(runRows))
-	}
-	sum.Metrics = runRows[0]
+	sum.RunStart, sum.RunEnd = schemas.Time(st.t0), schemas.Time(st.t1)
+	sum.Metrics = st.run
 	sum.WindowStart, sum.WindowEnd = sum.RunStart, sum.RunEnd
 
-	sum.Replicas = replicas
-	sum.DataQuality = dq
+	sum.Replicas = st.replicas
+	sum.DataQuality = st.dq
 	sum.DataQuality.OverCapTime = sum.OverCapTime
-	sum.DataQuality.Join = join
-	sum.Warnings = append(sum.Warnings, joinWarnings(join)...)
+	sum.DataQuality.Join = st.join
+	sum.Warnings = append(sum.Warnings, joinWarnings(st.join)...)
 	if n := sum.DataQuality.CoarseTimeSpans; n > 0 {
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%d spans have timestamps only to the second (vLLM request log lines): their durations and proration are ±1 s", n))
 	}
@@ -495,16 +354,61 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 	if len(sum.DataQuality.Models) > 1 {
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf("mixed models %q: token counts are tokenizer-specific", sum.DataQuality.Models))
 	}
-	res.Curves = curves
-	res.Summary = sum
-
-	if err := writeJSON(filepath.Join(tmpDir, SummaryFile), sum); err != nil {
+	res := &Result{Manifest: st.man, Windows: st.windows, Curves: st.curves, Summary: sum}
+	if err := writeJSON(filepath.Join(st.tmpDir, SummaryFile), sum); err != nil {
 		return nil, err
 	}
-	if err := writeJSON(filepath.Join(tmpDir, CurvesFile), res.Curves); err != nil {
+	if err := writeJSON(filepath.Join(st.tmpDir, CurvesFile), res.Curves); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// extent finds the run extent (or takes --from/--to) and checks the window
+// count it gives.
+func (a *analysis) extent(st *runState) error {
+	var t0, t1 sql.NullInt64
+	if err := a.db.QueryRowContext(a.ctx, query("extent")).Scan(&t0, &t1); err != nil {
+		return fmt.Errorf("analyze extent: %w", err)
+	}
+	if st.opt.From != nil {
+		t0 = sql.NullInt64{Int64: schemas.Micros(*st.opt.From), Valid: true}
+		t1 = sql.NullInt64{Int64: schemas.Micros(*st.opt.To), Valid: true}
+	}
+	// With no instant at all there is no extent: write empty tables and NULL metrics.
+	st.noExtent = !t0.Valid
+	if st.noExtent {
+		t0 = sql.NullInt64{Int64: 0, Valid: true}
+		t1 = t0
+	}
+	st.t0, st.t1 = t0.Int64, t1.Int64
+	return checkWindowCount(st.t0, st.t1, st.width)
+}
+
+// spansRunID takes the run's id from its spans.
+func (a *analysis) spansRunID(st *runState) error {
+	if err := a.db.QueryRowContext(a.ctx, query("run_id")).Scan(&st.runID); err != nil {
+		return fmt.Errorf("analyze run_id: %w", err)
+	}
+	return nil
+}
+
+// spanFacts reads the largest idx and whether some span has no attempt number.
+func (a *analysis) spanFacts(st *runState) error {
+	var maxIdx sql.NullInt64
+	if err := a.db.QueryRowContext(a.ctx, query("span_facts")).Scan(&maxIdx, &st.unnumbered); err != nil {
+		return fmt.Errorf("analyze span_facts: %w", err)
+	}
+	st.maxIdx = maxIdx.Int64
+	return nil
+}
+
+// replicaCount counts the replicas the spans name.
+func (a *analysis) replicaCount(st *runState) error {
+	if err := a.db.QueryRowContext(a.ctx, query("replica_count")).Scan(&st.replicaCount); err != nil {
+		return fmt.Errorf("analyze replica_count: %w", err)
+	}
+	return nil
 }
 
 // writeRequests writes requests.parquet into tmpDir. In a run without a
@@ -515,13 +419,10 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 // (spans.parquet from an ingest with other row groups than DuckDB's) or a
 // column is missing, and in a run with a join, DuckDB writes every column
 // (requests_out). Either way the file holds the same values.
-func (a *analysis) writeRequests(tmpDir, spansPath string, joined bool) error {
-	if err := a.exec("request_values"); err != nil {
-		return err
-	}
-	out := filepath.Join(tmpDir, RequestsFile)
-	if !joined {
-		err := a.spliceRequests(out, spansPath, filepath.Join(tmpDir, "requests_added.parquet"))
+func (a *analysis) writeRequests(st *runState) error {
+	out := filepath.Join(st.tmpDir, RequestsFile)
+	if st.join == nil {
+		err := a.spliceRequests(out, st.spansPath, filepath.Join(st.tmpDir, "requests_added.parquet"))
 		if err == nil {
 			a.log.Debug("requests.parquet spliced from spans.parquet")
 			return nil
@@ -531,7 +432,7 @@ func (a *analysis) writeRequests(tmpDir, spansPath string, joined bool) error {
 		}
 		a.log.Debug("requests.parquet written whole", "reason", err)
 	}
-	return a.copyTo("requests_out", out, "")
+	return a.copyRows("requests_out", out, "")
 }
 
 // spliceRequests writes requests.parquet to out: requests_added (through
@@ -542,14 +443,13 @@ func (a *analysis) spliceRequests(out, spansPath, added string) error {
 	// Without dictionaries, which DuckDB tries on every column: the added
 	// columns are mostly doubles that barely repeat (at 10 M spans 0.3 s of
 	// 3.6 s less, for a file 3 % larger).
-	if err := a.copyTo("requests_added", added, ", DICTIONARY_SIZE_LIMIT 1"); err != nil {
+	if err := a.copyRows("requests_added", added, ", DICTIONARY_SIZE_LIMIT 1"); err != nil {
 		return err
 	}
-	start := time.Now()
 	// The splice pairs row i of each file: the added columns must be in
 	// spans.parquet's order, as DuckDB keeps it (preserve_insertion_order).
 	var inOrder sql.NullBool
-	err := a.db.QueryRowContext(a.ctx, "SELECT bool_and(idx = file_row_number) FROM read_parquet(?, file_row_number = true, hive_partitioning = false)", added).Scan(&inOrder)
+	err := a.db.QueryRowContext(a.ctx, query("requests_order"), sql.Named("path", added)).Scan(&inOrder)
 	if err != nil {
 		return fmt.Errorf("analyze requests_added: %w", err)
 	}
@@ -592,7 +492,6 @@ func (a *analysis) spliceRequests(out, spansPath, added string) error {
 		os.Remove(out)
 		return err
 	}
-	a.logQuery("requests_splice", start)
 	return nil
 }
 
@@ -615,92 +514,14 @@ func (a *analysis) columns(name string) ([]string, error) {
 	return names, rows.Err()
 }
 
-// completeSpans finishes the spans table that load_spans filled from span_src:
-// the attempt numbers the source left out, and each request's delivered span.
-// Both reach request_values looked up by idx (attempt_list, delivered_bits), the
-// delivered flags quantities too.
-func (a *analysis) completeSpans() error {
-	var maxIdx sql.NullInt64
-	var unnumbered bool
-	start := time.Now()
-	err := a.db.QueryRowContext(a.ctx, "SELECT max(idx), coalesce(bool_or(attempt IS NULL), false) FROM spans").Scan(&maxIdx, &unnumbered)
-	if err != nil {
-		return fmt.Errorf("analyze spans: %w", err)
-	}
-	a.logQuery("span_facts", start)
-	steps := []string{"request_facts", "request_ties", "delivered_bits", "no_attempt_list"}
-	if unnumbered {
-		steps = []string{"number_attempts", "request_facts", "request_ties", "delivered_bits", "attempt_list"}
-	}
-	for _, name := range steps {
-		q := query(name)
-		if name == "delivered_bits" || name == "attempt_list" {
-			// bitstring_agg and range need their bounds as constants, not parameters.
-			q = strings.ReplaceAll(q, "MAX_IDX", strconv.FormatInt(maxIdx.Int64, 10))
-		}
-		start := time.Now()
-		if _, err := a.db.ExecContext(a.ctx, q); err != nil {
-			return fmt.Errorf("analyze %s: %w", name, err)
-		}
-		a.logQuery(name, start)
-		// The delivered flags are a variable, which each connection holds
-		// on its own: the side connection writes requests.parquet.
-		if name == "delivered_bits" && a.side != nil {
-			if _, err := a.side.ExecContext(a.ctx, q); err != nil {
-				return fmt.Errorf("analyze %s: %w", name, err)
-			}
-		}
-	}
-	return nil
+// resolveCaps resolves the cap of every replica and loads them into the caps
+// table.
+func (a *analysis) resolveCaps(st *runState) (err error) {
+	st.caps, err = a.caps(st.opt.Cap, st.man)
+	return err
 }
 
-// dropColumns drops columns of a table that no later statement reads.
-func (a *analysis) dropColumns(table string, cols ...string) error {
-	for _, c := range cols {
-		if _, err := a.db.ExecContext(a.ctx, "ALTER TABLE "+table+" DROP COLUMN "+c); err != nil {
-			return fmt.Errorf("analyze drop %s.%s: %w", table, c, err)
-		}
-	}
-	return nil
-}
-
-// replicaSegments sums each replica's segments into rseg (replica_segments).
-// With one replica they are the pool's: the replicas' sort and sweep
-// (replica_events, replica_sweep) run only when there are several.
-func (a *analysis) replicaSegments(t0, t1 int64) error {
-	var n int64
-	if err := a.db.QueryRowContext(a.ctx, "SELECT count(*) FROM replica_ids").Scan(&n); err != nil {
-		return fmt.Errorf("analyze replica_ids: %w", err)
-	}
-	sweep := []string{"replica_events", "replica_sweep"}
-	if n == 1 {
-		sweep = []string{"replica_sweep_pool"}
-	}
-	for _, name := range sweep {
-		if err := a.exec(name); err != nil {
-			return err
-		}
-	}
-	if err := a.exec("replica_segments", t0, t1); err != nil {
-		return err
-	}
-	// The steps are in the segments now; free their memory for what follows.
-	return a.drop("replica_events")
-}
-
-// drop drops the named tables of this package's queries.
-func (a *analysis) drop(tables ...string) error {
-	for _, t := range tables {
-		if _, err := a.db.ExecContext(a.ctx, "DROP TABLE IF EXISTS "+t); err != nil {
-			return fmt.Errorf("analyze drop %s: %w", t, err)
-		}
-	}
-	return nil
-}
-
-// caps resolves the cap of every replica and loads them into the caps table.
 func (a *analysis) caps(flag *int64, man schemas.Manifest) (resolvedCaps, error) {
-	defer a.logQuery("replicas", time.Now())
 	rows, err := a.db.QueryContext(a.ctx, query("replicas"))
 	if err != nil {
 		return resolvedCaps{}, fmt.Errorf("analyze replicas: %w", err)
@@ -734,44 +555,16 @@ func (a *analysis) caps(flag *int64, man schemas.Manifest) (resolvedCaps, error)
 		names = append(names, n)
 		vals = append(vals, rc.ByReplica[n])
 	}
-	if err := a.exec("caps", names, vals); err != nil {
-		return resolvedCaps{}, err
+	if _, err := a.db.ExecContext(a.ctx, query("caps"), sql.Named("names", names), sql.Named("caps", vals)); err != nil {
+		return resolvedCaps{}, fmt.Errorf("analyze caps: %w", err)
 	}
 	return rc, nil
 }
 
-// metrics computes the metrics table for windows of width µs over [t0, t1] and
-// returns its rows. The whole run (width runWidth) comes after the windows: its
-// event counts, state measures, tokens and the counts, means and maxima of
-// its distributions come from the windows' rows (run_events, run_state,
-// run_tokens, run_dists_*), exactly (tokens to 1e-9, see run_tokens.sql);
-// samples and quantiles are computed again, since their percentiles do not
-// add up. The windows come first: they drop the inputs only they read
-// (dropAfter).
-func (a *analysis) metrics(t0, t1, width, poolCap int64) ([]schemas.Metrics, error) {
-	whole := width == runWidth
-	if err := a.exec("params", t0, t1, width, poolCap, whole); err != nil {
-		return nil, err
-	}
-	// The windows' events (win_events) are counted before the sweeps (run).
-	names := []string{"windows", "win_tokens", "win_state", "win_sampled", "win_dists_a", "win_dists_b", "metrics"}
-	// Inputs are dropped after their last reader, before win_dists_* need the
-	// memory: the run's states are summed from the windows' rows, so the
-	// pool's segments serve the windows only.
-	dropAfter := map[string][]string{"win_state": {"seg"}}
-	if whole {
-		names = []string{"windows", "run_tokens", "run_events", "run_state", "win_sampled", "run_dists_a", "run_dists_b", "metrics"}
-		dropAfter = nil
-	}
-	for _, name := range names {
-		if err := a.exec(name); err != nil {
-			return nil, err
-		}
-		if err := a.drop(dropAfter[name]...); err != nil {
-			return nil, err
-		}
-	}
-	defer a.logQuery("metrics_json", time.Now())
+// metricRows reads the rows of the metrics table (windows or run) as
+// schemas.Metrics, through their JSON (metrics_json names every column as
+// the struct's tags do).
+func (a *analysis) metricRows() ([]schemas.Metrics, error) {
 	rows, err := a.db.QueryContext(a.ctx, query("metrics_json"))
 	if err != nil {
 		return nil, fmt.Errorf("analyze metrics_json: %w", err)
@@ -792,21 +585,22 @@ func (a *analysis) metrics(t0, t1, width, poolCap int64) ([]schemas.Metrics, err
 	return out, rows.Err()
 }
 
-func (a *analysis) replicaStates(t0, t1 int64) ([]schemas.ReplicaState, error) {
-	defer a.logQuery("replica_state", time.Now())
+// replicaStates reads each replica's state over the run (summary.json's
+// replicas, when there are two or more).
+func (a *analysis) replicaStates(st *runState) error {
 	rows, err := a.db.QueryContext(a.ctx, query("replica_state"))
 	if err != nil {
-		return nil, fmt.Errorf("analyze replica_state: %w", err)
+		return fmt.Errorf("analyze replica_state: %w", err)
 	}
 	defer rows.Close()
-	secs := float64(t1-t0) / 1e6
+	secs := float64(st.t1-st.t0) / 1e6
 	var out []schemas.ReplicaState
 	for rows.Next() {
 		var rs schemas.ReplicaState
 		var capv, backlog, gap int64
 		var inf, qd float64
 		if err := rows.Scan(&rs.Replica, &capv, &backlog, &gap, &inf, &qd); err != nil {
-			return nil, fmt.Errorf("analyze replica_state: %w", err)
+			return fmt.Errorf("analyze replica_state: %w", err)
 		}
 		rs.Cap = &capv
 		rs.BacklogTime = float64(backlog) / 1e6
@@ -822,17 +616,18 @@ func (a *analysis) replicaStates(t0, t1 int64) ([]schemas.ReplicaState, error) {
 		out = append(out, rs)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return err
 	}
-	if len(out) < 2 {
-		return nil, nil
+	if len(out) >= 2 {
+		st.replicas = out
 	}
-	return out, nil
+	return nil
 }
 
 // quality counts the data-quality measures of docs/metrics.md "Data quality" that the spans table
 // and the request facts show (quality_spans); sourceQuality adds the others.
-func (a *analysis) quality(t0, t1 int64, clipped bool, man schemas.Manifest) (schemas.DataQuality, error) {
+func (a *analysis) quality(st *runState) error {
+	man := st.man
 	dq := schemas.DataQuality{
 		RecordsRead:     man.Counts.Read,
 		SpansWritten:    man.Counts.Written,
@@ -845,29 +640,29 @@ func (a *analysis) quality(t0, t1 int64, clipped bool, man schemas.Manifest) (sc
 	if dq.RejectedBy == nil {
 		dq.RejectedBy = map[string]int64{}
 	}
-	defer a.logQuery("quality_spans", time.Now())
 	var mq, ma, mf, ml, mr, spansClipped int64
-	err := a.db.QueryRowContext(a.ctx, query("quality_spans"), t0, t1).Scan(
+	err := a.db.QueryRowContext(a.ctx, query("quality_spans"), sql.Named("t0", st.t0), sql.Named("t1", st.t1)).Scan(
 		&mq, &ma, &mf, &ml, &mr, &dq.OutOfOrder, &dq.UnlinkedRetries, &dq.SpansOutOfState, &spansClipped)
 	if err != nil {
-		return dq, fmt.Errorf("analyze quality_spans: %w", err)
+		return fmt.Errorf("analyze quality_spans: %w", err)
 	}
 	dq.MissingTimestamp = map[string]int64{
 		"queued_at": mq, "admitted_at": ma, "first_token_at": mf, "last_token_at": ml, "released_at": mr,
 	}
-	if clipped {
+	if st.opt.From != nil {
 		dq.SpansClipped = spansClipped
 	}
 	if err := a.db.QueryRowContext(a.ctx, query("sampling_holes")).Scan(&dq.SamplingHoles); err != nil {
-		return dq, fmt.Errorf("analyze sampling_holes: %w", err)
+		return fmt.Errorf("analyze sampling_holes: %w", err)
 	}
-	return dq, nil
+	st.dq = dq
+	return nil
 }
 
 // sourceQuality counts into dq the data-quality measures of docs/metrics.md "Data quality" read
 // from span_src's columns that the spans table leaves out (quality_source).
-func (a *analysis) sourceQuality(dq *schemas.DataQuality) error {
-	defer a.logQuery("quality_source", time.Now())
+func (a *analysis) sourceQuality(st *runState) error {
+	dq := &st.dq
 	var models []any
 	err := a.db.QueryRowContext(a.ctx, query("quality_source")).Scan(
 		&dq.DuplicateSpanIDs, &models, &dq.CoarseTimeSpans, &dq.RelativeSpans)
@@ -882,24 +677,21 @@ func (a *analysis) sourceQuality(dq *schemas.DataQuality) error {
 	return nil
 }
 
-// curves computes curves.json over the run extent of the params table p.
-func (a *analysis) curves() (Curves, error) {
-	if err := a.exec("curve_values"); err != nil {
-		return Curves{}, err
-	}
-	defer a.logQuery("curves", time.Now())
+// curves reads curves.json from curve_values over the run extent.
+func (a *analysis) curves(st *runState) error {
 	var s string
 	if err := a.db.QueryRowContext(a.ctx, query("curves")).Scan(&s); err != nil {
-		return Curves{}, fmt.Errorf("analyze curves: %w", err)
+		return fmt.Errorf("analyze curves: %w", err)
 	}
 	var c Curves
 	if err := json.Unmarshal([]byte(s), &c); err != nil {
-		return Curves{}, fmt.Errorf("analyze curves: %w", err)
+		return fmt.Errorf("analyze curves: %w", err)
 	}
 	if c.Concurrency == nil {
 		c.Concurrency = []ConcurrencyPoint{}
 	}
-	return c, nil
+	st.curves = c
+	return nil
 }
 
 func writeJSON(path string, v any) error {

@@ -3,6 +3,7 @@ package analyze
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -82,3 +83,11 @@ func at(s float64) *int64 {
 func i64(v int64) *int64   { return &v }
 func i32(v int32) *int32   { return &v }
 func str(v string) *string { return &v }
+
+// exec runs the named statement on a's connection.
+func (a *analysis) exec(name string, args ...any) error {
+	if _, err := a.db.ExecContext(a.ctx, query(name), args...); err != nil {
+		return fmt.Errorf("analyze %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"database/sql"
 	"fmt"
 
 	"github.com/tpsreport/tpsreport/schemas"
@@ -23,78 +24,45 @@ const joinToleranceUS = 1_000_000
 // of spans racing for one id settle within a few rounds.
 const maxJoinRounds = 8
 
-// loadSpans loads the run's spans into the spans table through the view
-// span_src: spans.parquet with its row numbers as idx, or, when the run holds
-// both a gateway's and an engine's spans, their join (join_*.sql). It returns
-// the join's coverage, nil without a join.
-func (a *analysis) loadSpans(path string) (*schemas.JoinCoverage, error) {
-	var gw, en int64
-	err := a.db.QueryRowContext(a.ctx,
-		"SELECT count(*) FILTER (source IN ?), count(*) FILTER (source IN ?) FROM read_parquet(?, hive_partitioning = false)",
-		gatewaySources, engineSources, path).Scan(&gw, &en)
+// spanSources counts the spans of each join role: with both a gateway's and
+// an engine's, the steps join_* join them and span_src reads the join
+// (pipeline.go).
+func (a *analysis) spanSources(st *runState) error {
+	err := a.db.QueryRowContext(a.ctx, query("span_sources"), sql.Named("path", st.spansPath),
+		sql.Named("gateway", gatewaySources), sql.Named("engine", engineSources)).Scan(&st.gateway, &st.engine)
 	if err != nil {
-		return nil, fmt.Errorf("analyze sources: %w", err)
+		return fmt.Errorf("analyze span_sources: %w", err)
 	}
-	var cov *schemas.JoinCoverage
-	src := "SELECT * EXCLUDE (file_row_number), file_row_number AS idx, NULL::BIGINT AS gw FROM read_parquet(" + sqlString(path) + ", file_row_number = true, hive_partitioning = false)"
-	if gw > 0 && en > 0 {
-		if cov, err = a.join(path, gw, en); err != nil {
-			return nil, err
-		}
-		src = "SELECT * FROM joined_spans"
-	}
-	if _, err := a.db.ExecContext(a.ctx, "CREATE OR REPLACE VIEW span_src AS "+src); err != nil {
-		return nil, fmt.Errorf("analyze span_src: %w", err)
-	}
-	for _, name := range []string{"span_times", "replica_ids", "multi_requests"} {
-		if err := a.exec(name); err != nil {
-			return nil, err
-		}
-	}
-	return cov, a.exec("load_spans")
+	return nil
 }
 
-// join joins the gateway's spans with the engine's and counts the coverage.
-func (a *analysis) join(path string, gw, en int64) (*schemas.JoinCoverage, error) {
-	if err := a.exec("join_raw", path, gatewaySources, engineSources); err != nil {
-		return nil, err
-	}
-	if err := a.exec("join_cand", joinToleranceUS); err != nil {
-		return nil, err
-	}
-	if _, err := a.db.ExecContext(a.ctx, "CREATE OR REPLACE TABLE join_pairs (gi BIGINT, ei BIGINT)"); err != nil {
-		return nil, fmt.Errorf("analyze join: %w", err)
-	}
+// joinRounds repeats join_pairs until a round adds no pair (or maxJoinRounds).
+func (a *analysis) joinRounds(*runState) error {
 	for round := 1; ; round++ {
 		res, err := a.db.ExecContext(a.ctx, query("join_pairs"))
 		if err != nil {
-			return nil, fmt.Errorf("analyze join_pairs: %w", err)
+			return fmt.Errorf("analyze join_pairs: %w", err)
 		}
 		n, err := res.RowsAffected()
 		if err != nil {
-			return nil, fmt.Errorf("analyze join_pairs: %w", err)
+			return fmt.Errorf("analyze join_pairs: %w", err)
 		}
 		a.log.Debug("join round", "round", round, "pairs", n)
 		if n == 0 || round == maxJoinRounds {
-			break
+			return nil
 		}
 	}
-	if err := a.exec("join_spans"); err != nil {
-		return nil, err
+}
+
+// joinCoverage counts how the gateway's and the engine's spans joined.
+func (a *analysis) joinCoverage(st *runState) error {
+	c := &schemas.JoinCoverage{GatewaySpans: st.gateway, EngineSpans: st.engine}
+	if err := a.db.QueryRowContext(a.ctx, query("join_coverage")).Scan(&c.Matched, &c.GatewayOnlyOK); err != nil {
+		return fmt.Errorf("analyze join coverage: %w", err)
 	}
-	c := &schemas.JoinCoverage{GatewaySpans: gw, EngineSpans: en}
-	err := a.db.QueryRowContext(a.ctx, `SELECT (SELECT count(*) FROM join_pairs),
-		count(*) FILTER (is_gw AND status = 'ok' AND idx NOT IN (SELECT gi FROM join_pairs)) FROM raw_spans`).Scan(&c.Matched, &c.GatewayOnlyOK)
-	if err != nil {
-		return nil, fmt.Errorf("analyze join coverage: %w", err)
-	}
-	c.GatewayOnly, c.EngineOnly = gw-c.Matched, en-c.Matched
-	for _, t := range []string{"raw_spans", "join_cand", "join_pairs"} {
-		if _, err := a.db.ExecContext(a.ctx, "DROP TABLE "+t); err != nil {
-			return nil, fmt.Errorf("analyze join: %w", err)
-		}
-	}
-	return c, nil
+	c.GatewayOnly, c.EngineOnly = st.gateway-c.Matched, st.engine-c.Matched
+	st.join = c
+	return nil
 }
 
 // joinWarnings explains a join that left many spans unmatched: when more than

@@ -51,7 +51,8 @@ func TestRequestsOutFindsSpansByIdx(t *testing.T) {
 	if _, err := db.ExecContext(t.Context(), "CREATE OR REPLACE TABLE spans AS SELECT * FROM spans ORDER BY idx DESC"); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.completeSpans(); err != nil {
+	if err := a.runNamed(&runState{}, "span_facts", "max_idx", "number_attempts", "request_facts", "request_ties",
+		"delivered_bits", "attempt_list", "no_attempt_list"); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.exec("request_values"); err != nil {

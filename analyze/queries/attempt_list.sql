@@ -4,8 +4,8 @@
 -- the attempts the source left out from it. Only a run with such spans builds
 -- the list (no_attempt_list otherwise). A table, not a variable: a variable's
 -- list is copied into every vector that reads it (2 M spans took 15 s), a
--- column of a one-row table joined to every row is not. MAX_IDX as in
+-- column of a one-row table joined to every row is not. max_idx as in
 -- delivered_bits.
 CREATE OR REPLACE TABLE attempt_list AS
 SELECT list(s.attempt ORDER BY i.i) AS attempts
-FROM range(0, MAX_IDX + 1) AS i(i) LEFT JOIN spans s ON s.idx = i.i;
+FROM range(0, getvariable('max_idx') + 1) AS i(i) LEFT JOIN spans s ON s.idx = i.i;

@@ -1,3 +1,3 @@
--- caps: the resolved cap of each replica ($1: replica names, $2: caps, same order).
+-- caps: the resolved cap of each replica ($names: replica names, $caps: caps, same order).
 CREATE OR REPLACE TABLE caps AS
-SELECT unnest($1::VARCHAR[]) AS rep, unnest($2::BIGINT[]) AS cap;
+SELECT unnest($names::VARCHAR[]) AS rep, unnest($caps::BIGINT[]) AS cap;

@@ -1,6 +1,6 @@
 -- join_cand: the candidate pairs of a gateway span and an engine span, with the
 -- rank keys (docs/metrics.md "Gateway and engine"); from raw_spans (join_raw.sql).
--- $1: the time tolerance (µs).
+-- $tolerance_us: the time tolerance (µs).
 --
 -- Keys: a gateway span offers its span_id and request_id, an engine span its
 -- request_id and that id without vLLM V1's internal suffix (-8 hex digits);
@@ -54,5 +54,5 @@ SELECT gw.idx AS gi, en.idx AS ei,
 FROM gk JOIN ek USING (k)
 JOIN gw ON gw.idx = gk.idx
 JOIN en ON en.idx = ek.idx
-WHERE en.t BETWEEN gw.lo - $1 - greatest(gw.res, en.res) AND gw.hi + $1 + greatest(gw.res, en.res)
+WHERE en.t BETWEEN gw.lo - $tolerance_us - greatest(gw.res, en.res) AND gw.hi + $tolerance_us + greatest(gw.res, en.res)
 GROUP BY ALL;

@@ -1,5 +1,5 @@
 -- quality_spans: the data-quality counts of docs/metrics.md "Data quality" that the spans' instants
--- and request facts show ($1 t0, $2 t1 in µs: an instant outside them makes a
+-- and request facts show ($t0, $t1 in µs: an instant outside them makes a
 -- span clipped), from the spans table, which holds every span's instants:
 -- reading them from spans.parquet again would decode them again.
 -- quality_source counts the rest from the columns only it reads.
@@ -30,6 +30,6 @@ SELECT
      END::BIGINT FROM request_facts) AS unlinked_retries,
     count(*) FILTER (WHERE NOT (a <= r) OR a IS NULL OR r IS NULL
         OR NOT (q <= a) OR q IS NULL) AS spans_outside_state,
-    count(*) FILTER (WHERE least(q, a, f, l, r) < $1::BIGINT
-        OR greatest(q, a, f, l, r) > $2::BIGINT) AS spans_clipped
+    count(*) FILTER (WHERE least(q, a, f, l, r) < $t0::BIGINT
+        OR greatest(q, a, f, l, r) > $t1::BIGINT) AS spans_clipped
 FROM spans;

@@ -53,6 +53,10 @@ Example:
 			runs := map[string]string{}
 			for _, name := range []string{"baseline", "candidate"} {
 				dir := filepath.Join(out, "runs", name)
+				// A fresh dataset each time: the demo is not replacing a user's run.
+				if err := os.RemoveAll(dir); err != nil {
+					return err
+				}
 				man, err := ingest.Run(c.Context, ingest.Options{
 					RunID: name, Format: "auto", OutDir: dir,
 					Inputs: []string{

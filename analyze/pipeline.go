@@ -1,0 +1,366 @@
+package analyze
+
+import (
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// The analysis is a list of steps, run in order by one loop (runSteps): each
+// names its statement (queries/NAME.sql), the tables, views and macros it
+// creates, and the ones it drops once it has run, so that a step's inputs
+// and the memory they hold can be read off the list. TestPipelineOrder
+// checks the list against the statements' text: every object a step reads
+// was created by an earlier step and not yet dropped, and every object a step
+// creates is read later or written out.
+//
+// The stages, in order (docs/pipeline.md draws them):
+//
+//	macros    the per-span metric macros, the quantile and sweep macros
+//	load      spans.parquet (or its gateway-engine join) into the spans table
+//	requests  attempt numbers, each request's delivered span, the samples,
+//	          the extent, data quality, and the windows' events
+//	side      beside the sweeps, on a second connection: requests.parquet
+//	state     in_flight and queue_depth by sweep, per pool and replica; caps
+//	curves    curves.json
+//	windows   the per-window metrics, windows.parquet
+//	run       the run as one window: summary.json's metrics
+type step struct {
+	// name is what the progress line and the debug log show, and the
+	// statement's name (queries/NAME.sql) unless query or do is set.
+	name string
+	// query names the statement when it is not name (one statement run at
+	// two points, with other parameters).
+	query string
+	// do runs a step that reads rows into Go (or loops), instead of
+	// executing the statement; uses names the statements it runs, for
+	// TestPipelineOrder.
+	do   func(a *analysis, st *runState) error
+	uses []string
+	// args gives the statement's parameters, by name.
+	args func(st *runState) []any
+	// copyTo, when set, writes the statement's rows to the file it names
+	// (Parquet, zstd).
+	copyTo   func(st *runState) string
+	copyOpts string
+	// when names the condition under which the step runs ("joined",
+	// "!joined", ...: conditions); "" always.
+	when string
+	// both runs the statement on the side connection as well: it sets a
+	// variable, which each connection holds on its own.
+	both bool
+	// side starts these steps on the side connection; wait waits for them.
+	side []step
+	wait bool
+	// dropOnly: the step runs no statement, it drops what it names.
+	dropOnly bool
+
+	creates []string // tables, views and macros created or replaced
+	drops   []string // dropped after the step: a table or view, or TABLE.COLUMN
+}
+
+// conditions are the facts of a dataset that choose between steps; the
+// pipeline test runs the list under every combination.
+var conditions = map[string]func(st *runState) bool{
+	// joined: the run holds a gateway's and an engine's spans (join.go).
+	"joined": func(st *runState) bool { return st.gateway > 0 && st.engine > 0 },
+	// unnumbered: some span has no attempt number.
+	"unnumbered": func(st *runState) bool { return st.unnumbered },
+	// samples: the dataset has samples.parquet.
+	"samples": func(st *runState) bool { return st.samplesPath != "" },
+	// replicas: spans name more than one replica.
+	"replicas": func(st *runState) bool { return st.replicaCount > 1 },
+	// unnamed: the manifest names no run; the spans' run_id is used.
+	"unnamed": func(st *runState) bool { return st.runID == "" },
+}
+
+func (s *step) enabled(st *runState) bool {
+	if s.when == "" {
+		return true
+	}
+	want := !strings.HasPrefix(s.when, "!")
+	return conditions[strings.TrimPrefix(s.when, "!")](st) == want
+}
+
+// statement is the name of the step's statement in queries/.
+func (s *step) statement() string {
+	if s.query != "" {
+		return s.query
+	}
+	return s.name
+}
+
+// runState is what the steps compute for the steps after them and for the
+// result.
+type runState struct {
+	opt         Options
+	man         schemas.Manifest
+	width       int64 // µs
+	spansPath   string
+	samplesPath string // "" without samples.parquet
+	tmpDir      string // where the outputs are written before they move
+
+	gateway, engine int64 // spans of each join role
+	join            *schemas.JoinCoverage
+	maxIdx          int64
+	unnumbered      bool
+	t0, t1          int64 // the extent, µs
+	noExtent        bool
+	runID           string
+	dq              schemas.DataQuality
+	replicaCount    int64
+	caps            resolvedCaps
+	replicas        []schemas.ReplicaState
+	curves          Curves
+	windows         []schemas.Metrics
+	run             schemas.Metrics
+
+	sideTask *sideTask
+}
+
+// params are the parameters of params.sql: the extent, the window width
+// (runWidth for the run as one window) and the pool's cap.
+func params(t0, t1, width, poolCap int64) []any {
+	return []any{
+		sql.Named("t0", t0), sql.Named("t1", t1), sql.Named("width", width),
+		sql.Named("pool_cap", poolCap), sql.Named("whole", width == runWidth),
+	}
+}
+
+// pipeline is the analysis, step by step.
+var pipeline = []step{
+	// macros
+	{name: "span_metrics", creates: []string{"t_queue_us", "t_first_token_us", "ttft_us", "t_stream_us", "t_in_flight_us",
+		"t_total_us", "gateway_overhead_us", "t_queue", "t_first_token", "ttft", "t_stream", "t_in_flight", "t_total",
+		"gateway_overhead", "stream_tps", "end_to_end_tps", "tpot", "delivered"}},
+	{name: "sorted_quantiles", creates: []string{"sorted_quantiles"}},
+	{name: "sweep", creates: []string{"sweep"}},
+
+	// load
+	{name: "span_sources", do: (*analysis).spanSources},
+	{name: "spans_path", both: true, args: func(st *runState) []any { return []any{sql.Named("path", st.spansPath)} }},
+	{name: "join_raw", when: "joined", creates: []string{"raw_spans"}, args: func(*runState) []any {
+		return []any{sql.Named("gateway", gatewaySources), sql.Named("engine", engineSources)}
+	}},
+	{name: "join_cand", when: "joined", creates: []string{"join_cand"},
+		args: func(*runState) []any { return []any{sql.Named("tolerance_us", joinToleranceUS)} }},
+	{name: "join_pairs_table", when: "joined", creates: []string{"join_pairs"}},
+	{name: "join_rounds", when: "joined", do: (*analysis).joinRounds, uses: []string{"join_pairs"}},
+	{name: "join_spans", when: "joined", creates: []string{"joined_spans"}},
+	{name: "join_coverage", when: "joined", do: (*analysis).joinCoverage, drops: []string{"raw_spans", "join_cand", "join_pairs"}},
+	{name: "span_src", when: "!joined", creates: []string{"span_src"}},
+	{name: "span_src_joined", when: "joined", creates: []string{"span_src"}},
+	{name: "span_times", creates: []string{"span_times"}},
+	{name: "replica_ids", creates: []string{"replica_ids"}},
+	{name: "multi_requests", creates: []string{"multi_requests"}},
+	{name: "load_spans", creates: []string{"spans"}},
+
+	// requests
+	{name: "span_facts", do: (*analysis).spanFacts},
+	{name: "max_idx", both: true, args: func(st *runState) []any { return []any{sql.Named("max_idx", st.maxIdx)} }},
+	{name: "number_attempts", when: "unnumbered", creates: []string{"spans"}},
+	{name: "request_facts", creates: []string{"multi_facts", "request_facts"}},
+	{name: "request_ties"},
+	{name: "delivered_bits", both: true},
+	{name: "attempt_list", when: "unnumbered", creates: []string{"attempt_list"}},
+	{name: "no_attempt_list", when: "!unnumbered", creates: []string{"attempt_list"}},
+	{name: "load_samples", when: "samples", creates: []string{"samples"},
+		args: func(st *runState) []any { return []any{sql.Named("path", st.samplesPath)} }},
+	{name: "empty_samples", when: "!samples", creates: []string{"samples"}},
+	{name: "extent", do: (*analysis).extent},
+	{name: "run_id", when: "unnamed", do: (*analysis).spansRunID},
+	{name: "quality", do: (*analysis).quality, uses: []string{"quality_spans", "sampling_holes"}},
+	// The windows' events are the last reader of the request facts, a row
+	// per request: count them now, so that the facts are gone before
+	// requests.parquet and the sweeps need the memory. Nothing after them
+	// groups spans by request: the spans table's largest column goes too
+	// (at 10 M spans, less to spill in the sweeps).
+	{name: "params_events", query: "params", creates: []string{"p"},
+		args: func(st *runState) []any { return params(st.t0, st.t1, st.width, 0) }},
+	{name: "logical_requests", creates: []string{"logical_requests"}},
+	{name: "win_events", creates: []string{"win_events"}, drops: []string{
+		"logical_requests", "request_facts", "multi_facts", "multi_requests",
+		"spans.request_id", "spans.attempt", "spans.solo"}},
+
+	// side: the pool's and the replicas' sweeps run on one thread; beside
+	// them, on the side connection, go quality_source and requests.parquet,
+	// which read span_src, the attempts and the delivered flags, none of
+	// which the main connection changes meanwhile. They start once the
+	// request facts are dropped and the spans table narrowed, when their
+	// memory adds to the least.
+	{name: "side", side: []step{
+		{name: "quality_source", do: (*analysis).sourceQuality},
+		{name: "request_values", creates: []string{"request_values"}},
+		{name: "requests_file", do: (*analysis).writeRequests, uses: []string{"requests_added", "requests_out", "requests_order"}},
+	}},
+
+	// state
+	{name: "quantities", creates: []string{"quantities"}},
+	{name: "span_steps", creates: []string{"span_steps"}},
+	{name: "state_events", creates: []string{"state_events"}},
+	// The pool's steps are in its segments now: the replicas' are sorted
+	// only then.
+	{name: "pool_segments", creates: []string{"seg"}, drops: []string{"state_events"}},
+	{name: "replica_count", do: (*analysis).replicaCount},
+	// One replica's segments are the pool's: the replicas' sort and sweep run
+	// only when there are several.
+	{name: "replica_events", when: "replicas", creates: []string{"replica_events"}},
+	{name: "replica_sweep", when: "replicas", creates: []string{"replica_sweep"}},
+	{name: "replica_sweep_pool", when: "!replicas", creates: []string{"replica_sweep"}},
+	{name: "replica_segments", creates: []string{"rseg"}, drops: []string{"replica_sweep"},
+		args: func(st *runState) []any { return []any{sql.Named("t0", st.t0), sql.Named("t1", st.t1)} }},
+	// The steps are in the segments now; their memory goes to what follows.
+	{name: "drop_replica_events", when: "replicas", dropOnly: true, drops: []string{"replica_events"}},
+	{name: "caps", do: (*analysis).resolveCaps, uses: []string{"replicas", "caps"}, creates: []string{"caps"}},
+	{name: "sample_segments", creates: []string{"sseg"}},
+	// What reads the segments alone comes before the windows, so that their
+	// tables are gone by the distributions (win_dists_*), which hold every
+	// value of a window in memory outside DuckDB's memory_limit.
+	{name: "replica_state", do: (*analysis).replicaStates, drops: []string{"rseg"}},
+
+	// curves
+	{name: "curve_values", creates: []string{"curve_spans", "curve_values"}},
+	{name: "curves", do: (*analysis).curves},
+	{name: "side_wait", wait: true},
+
+	// windows: each window's metrics. Inputs are dropped after their last
+	// reader, before win_dists_* need the memory: the run's states are
+	// summed from the windows' rows, so the pool's segments serve the
+	// windows only.
+	{name: "params_windows", query: "params", creates: []string{"p"},
+		args: func(st *runState) []any { return params(st.t0, st.t1, st.width, st.caps.Pool) }},
+	{name: "windows", creates: []string{"win"}},
+	{name: "win_tokens", creates: []string{"win_tokens"}},
+	{name: "win_state", creates: []string{"win_state"}, drops: []string{"seg"}},
+	{name: "win_sampled", creates: []string{"win_sampled"}},
+	{name: "win_dists_a", creates: []string{"win_dists_a"}},
+	{name: "win_dists_b", creates: []string{"win_dists_b"}},
+	{name: "metrics", creates: []string{"metrics"}},
+	{name: "metrics_windows", do: func(a *analysis, st *runState) (err error) {
+		st.windows, err = a.metricRows()
+		return err
+	}, uses: []string{"metrics_json"}},
+	{name: "windows_out", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, WindowsFile) }},
+
+	// run: the whole run as one window. Its event counts, state measures,
+	// tokens and the counts, means and maxima of its distributions come from
+	// the windows' rows (run_events, run_state, run_tokens, run_dists_*),
+	// exactly (tokens to 1e-9, see run_tokens.sql); samples and quantiles
+	// are computed again, since their percentiles do not add up.
+	{name: "params_run", query: "params", creates: []string{"p"},
+		args: func(st *runState) []any { return params(st.t0, st.t1, runWidth, st.caps.Pool) }},
+	{name: "run_window", query: "windows", creates: []string{"win"}},
+	{name: "run_tokens", creates: []string{"win_tokens"}},
+	{name: "run_events", creates: []string{"win_events"}},
+	{name: "run_state", creates: []string{"win_state"}},
+	{name: "run_sampled", query: "win_sampled", creates: []string{"win_sampled"}},
+	{name: "run_dists_a", creates: []string{"win_dists_a"}},
+	{name: "run_dists_b", creates: []string{"win_dists_b"}},
+	{name: "run_metrics", query: "metrics", creates: []string{"metrics"}},
+	{name: "metrics_run", do: func(a *analysis, st *runState) error {
+		rows, err := a.metricRows()
+		if err != nil {
+			return err
+		}
+		if len(rows) != 1 {
+			return fmt.Errorf("analyze run window: %d rows, want 1", len(rows))
+		}
+		st.run = rows[0]
+		return nil
+	}, uses: []string{"metrics_json"}},
+}
+
+// runSteps runs the enabled steps of steps in order.
+func (a *analysis) runSteps(st *runState, steps []step) error {
+	for i := range steps {
+		s := &steps[i]
+		if !s.enabled(st) {
+			continue
+		}
+		if err := a.runStep(st, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *analysis) runStep(st *runState, s *step) error {
+	switch {
+	case s.side != nil:
+		st.sideTask = a.onSide(func(b *analysis) error { return b.runSteps(st, s.side) })
+		return nil
+	case s.wait:
+		return st.sideTask.wait()
+	case s.dropOnly:
+		return a.drop(s.drops...)
+	}
+	a.stage(s.name)
+	start := time.Now()
+	var err error
+	var args []any
+	if s.args != nil {
+		args = s.args(st)
+	}
+	switch {
+	case s.do != nil:
+		err = s.do(a, st)
+	case s.copyTo != nil:
+		err = a.copyRows(s.statement(), s.copyTo(st), s.copyOpts)
+	default:
+		if _, err = a.db.ExecContext(a.ctx, query(s.statement()), args...); err == nil && s.both && a.side != nil {
+			_, err = a.side.ExecContext(a.ctx, query(s.statement()), args...)
+		}
+		if err != nil {
+			err = fmt.Errorf("analyze %s: %w", s.name, err)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	a.logQuery(s.name, start)
+	return a.drop(s.drops...)
+}
+
+// drop drops tables and views once no later step reads them, and
+// TABLE.COLUMN columns of a table that stays.
+func (a *analysis) drop(names ...string) error {
+	for _, n := range names {
+		var err error
+		if t, c, ok := strings.Cut(n, "."); ok {
+			_, err = a.db.ExecContext(a.ctx, "ALTER TABLE "+t+" DROP COLUMN "+c)
+		} else {
+			var views int
+			if err = a.db.QueryRowContext(a.ctx, query("is_view"), sql.Named("name", n)).Scan(&views); err == nil {
+				kind := "TABLE"
+				if views > 0 {
+					kind = "VIEW"
+				}
+				_, err = a.db.ExecContext(a.ctx, "DROP "+kind+" "+n)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("analyze drop %s: %w", n, err)
+		}
+	}
+	return nil
+}
+
+// runNamed runs the enabled steps of the pipeline whose names are given, in
+// the pipeline's order: a part of the analysis, for tests.
+func (a *analysis) runNamed(st *runState, names ...string) error {
+	var steps []step
+	for _, s := range pipeline {
+		if slices.Contains(names, s.name) {
+			steps = append(steps, s)
+		}
+	}
+	if len(steps) != len(names) {
+		return fmt.Errorf("runNamed %v: %d of them are steps", names, len(steps))
+	}
+	return a.runSteps(st, steps)
+}
