@@ -180,7 +180,7 @@ var pipeline = []step{
 	// requests.parquet and the sweeps need the memory. Nothing after them
 	// groups spans by request: the spans table's largest column goes too
 	// (at 10 M spans, less to spill in the sweeps).
-	{name: "params_events", query: "params", creates: []string{"p"},
+	{name: "params_events", query: "params", creates: []string{"params"},
 		args: func(st *runState) []any { return params(st.t0, st.t1, st.width, 0) }},
 	{name: "logical_requests", creates: []string{"logical_requests"}},
 	{name: "win_events", creates: []string{"win_events"}, drops: []string{
@@ -225,14 +225,14 @@ var pipeline = []step{
 
 	// curves
 	{name: "curve_values", creates: []string{"curve_spans", "curve_values"}},
-	{name: "curves", do: (*analysis).curves},
+	{name: "curves", do: (*analysis).curves, uses: []string{"curves"}},
 	{name: "side_wait", wait: true},
 
 	// windows: each window's metrics. Inputs are dropped after their last
 	// reader, before win_dists_* need the memory: the run's states are
 	// summed from the windows' rows, so the pool's segments serve the
 	// windows only.
-	{name: "params_windows", query: "params", creates: []string{"p"},
+	{name: "params_windows", query: "params", creates: []string{"params"},
 		args: func(st *runState) []any { return params(st.t0, st.t1, st.width, st.caps.Pool) }},
 	{name: "windows", creates: []string{"win"}},
 	{name: "win_tokens", creates: []string{"win_tokens"}},
@@ -252,7 +252,7 @@ var pipeline = []step{
 	// the windows' rows (run_events, run_state, run_tokens, run_dists_*),
 	// exactly (tokens to 1e-9, see run_tokens.sql); samples and quantiles
 	// are computed again, since their percentiles do not add up.
-	{name: "params_run", query: "params", creates: []string{"p"},
+	{name: "params_run", query: "params", creates: []string{"params"},
 		args: func(st *runState) []any { return params(st.t0, st.t1, runWidth, st.caps.Pool) }},
 	{name: "run_window", query: "windows", creates: []string{"win"}},
 	{name: "run_tokens", creates: []string{"win_tokens"}},

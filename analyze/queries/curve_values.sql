@@ -1,9 +1,9 @@
 -- curve_values: what the curves (curves) read: curve_spans, the successful
--- spans released in the run extent (p), and curve_values, their ttft and
+-- spans released in the run extent (params), and curve_values, their ttft and
 -- t_queue in seconds (m: 0 and 1; a string would cost the sort 1.5 s at 10 M
 -- spans). Views: each reader scans the spans itself.
 CREATE OR REPLACE VIEW curve_spans AS
-SELECT spans.* FROM spans, p WHERE ok AND r BETWEEN p.t0 AND p.t1;
+SELECT spans.* FROM spans, params WHERE ok AND r BETWEEN params.t0 AND params.t1;
 CREATE OR REPLACE VIEW curve_values AS
 SELECT 0 AS m, ttft(q, f) AS v FROM curve_spans
 UNION ALL

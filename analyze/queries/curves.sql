@@ -1,4 +1,4 @@
--- curves: what the report charts beyond the windows, over the run extent (p):
+-- curves: what the report charts beyond the windows, over the run extent (params):
 -- 101 quantiles (0, 0.01, …, 1) of ttft and t_queue over successful spans
 -- released in the extent (curve_values, sorted_quantiles), and stream_tps
 -- against the pool's in_flight at the middle of each successful span's stream

@@ -11,7 +11,7 @@
 CREATE OR REPLACE TABLE joined_spans AS
 WITH pairs AS (
     SELECT g.idx AS gi, e.idx AS ei, g.replica AS g_rep, e.replica AS e_rep
-    FROM join_pairs p JOIN raw_spans g ON g.idx = p.gi JOIN raw_spans e ON e.idx = p.ei
+    FROM join_pairs jp JOIN raw_spans g ON g.idx = jp.gi JOIN raw_spans e ON e.idx = jp.ei
 ), renames AS (
     -- The engine replica most of a gateway replica's joined spans went to.
     SELECT g_rep, arg_max(e_rep, (n, e_rep)) AS e_rep
@@ -33,7 +33,7 @@ SELECT
     g.idx,
     (epoch_us(g.released_at) - epoch_us(g.queued_at))
         - (epoch_us(e.released_at) - epoch_us(coalesce(e.queued_at, e.admitted_at))) AS gw
-FROM pairs p JOIN raw_spans g ON g.idx = p.gi JOIN raw_spans e ON e.idx = p.ei
+FROM pairs jp JOIN raw_spans g ON g.idx = jp.gi JOIN raw_spans e ON e.idx = jp.ei
 UNION ALL
 SELECT s.* EXCLUDE (idx, is_gw, is_en) REPLACE (renames.e_rep AS replica), s.idx, NULL::BIGINT AS gw
 FROM raw_spans s LEFT JOIN renames ON renames.g_rep = s.replica

@@ -54,7 +54,7 @@ SELECT
     gap_us / nullif(backlog_us, 0)::DOUBLE AS backlog_gap_fraction,
     in_flight_us::DOUBLE / 1e6 / nullif(secs, 0) AS mean_in_flight,
     queue_us::DOUBLE / 1e6 / nullif(secs, 0) AS mean_queue_depth,
-    in_flight_us::DOUBLE / 1e6 / nullif(secs, 0) / nullif(p.cap, 0) AS utilization,
+    in_flight_us::DOUBLE / 1e6 / nullif(secs, 0) / nullif(params.cap, 0) AS utilization,
     arrivals / nullif(secs, 0) * (request_total_us::DOUBLE / 1e6 / nullif(completed_arrivals, 0)) AS little_concurrency,
     over_cap_us / 1e6 AS over_cap_time,
     sampled_us / 1e6 AS sampled_seconds,
@@ -64,8 +64,8 @@ SELECT
     s_gap_us / nullif(s_backlog_us, 0)::DOUBLE AS backlog_gap_fraction_sampled,
     s_in_flight_us::DOUBLE / nullif(sampled_us, 0) AS mean_in_flight_sampled,
     s_queue_us::DOUBLE / nullif(sampled_us, 0) AS mean_queue_depth_sampled,
-    s_in_flight_us::DOUBLE / nullif(sampled_us, 0) / nullif(p.cap, 0) AS utilization_sampled,
+    s_in_flight_us::DOUBLE / nullif(sampled_us, 0) / nullif(params.cap, 0) AS utilization_sampled,
     t_queue, ttft, t_first_token, t_stream, t_in_flight, t_total, tpot, stream_tps, end_to_end_tps,
     gateway_overhead
-FROM j, p
+FROM j, params
 ORDER BY k;

@@ -1,7 +1,7 @@
 -- params: the one-row parameter table every per-window query joins ($t0, $t1,
 -- $width, all µs; $pool_cap; $whole true when the one window is the whole run,
 -- whose bounds are then the extent's). Windows are k = first … last.
-CREATE OR REPLACE TABLE p AS
+CREATE OR REPLACE TABLE params AS
 SELECT
     $t0::BIGINT AS t0,
     $t1::BIGINT AS t1,

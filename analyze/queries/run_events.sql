@@ -2,7 +2,7 @@
 -- win_events holds for the windows: every event counts in exactly one window,
 -- so the run's counts and its request_total_us are the windows' sums, exactly.
 CREATE OR REPLACE TABLE win_events AS
-SELECT p.last AS k,
+SELECT params.last AS k,
     coalesce(sum(attempts), 0)::BIGINT AS attempts,
     coalesce(sum(successful_attempts), 0)::BIGINT AS successful_attempts,
     coalesce(sum(retry_attempts), 0)::BIGINT AS retry_attempts,
@@ -11,5 +11,5 @@ SELECT p.last AS k,
     sum(request_total_us)::HUGEINT AS request_total_us,
     coalesce(sum(requests), 0)::BIGINT AS requests,
     coalesce(sum(succeeded_requests), 0)::BIGINT AS succeeded_requests
-FROM win_events, p
-GROUP BY p.last;
+FROM win_events, params
+GROUP BY params.last;

@@ -7,10 +7,10 @@
 -- quantities back, as the run's own pass would count them, and is far below
 -- any share that counts.
 CREATE OR REPLACE TABLE win_tokens AS
-SELECT p.last AS k,
+SELECT params.last AS k,
     round(sum(generated_tokens), 9) AS generated_tokens,
     round(sum(output_tokens), 9) AS output_tokens,
     round(sum(delivered_tokens), 9) AS delivered_tokens,
     round(sum(input_tokens), 9) AS input_tokens
-FROM win_tokens, p
-GROUP BY p.last;
+FROM win_tokens, params
+GROUP BY params.last;

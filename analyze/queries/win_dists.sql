@@ -17,7 +17,7 @@
 -- metrics per statement halves that peak, for one more scan of the spans.
 CREATE OR REPLACE TABLE {{.Table}} AS
 WITH agg AS (
-    SELECT least(r // p.width, p.last) AS k
+    SELECT least(r // params.width, params.last) AS k
 {{- range .Metrics}},
 {{- if not $.Run}}
         count({{.Name}}) AS {{.Name}}_n,
@@ -32,17 +32,17 @@ WITH agg AS (
             {{.Expr}} AS {{.Name}}
 {{- end}}
         FROM spans WHERE ok
-    ), p
-    WHERE r BETWEEN p.t0 AND p.t1
+    ), params
+    WHERE r BETWEEN params.t0 AND params.t1
     GROUP BY ALL
 )
 {{- if .Run}}, totals AS (
-    SELECT p.last AS k
+    SELECT params.last AS k
 {{- range .Metrics}},
         sum({{.Name}}_n)::BIGINT AS {{.Name}}_n, sum({{.Name}}_sum) AS {{.Name}}_sum, max({{.Name}}_max) AS {{.Name}}_max
 {{- end}}
-    FROM {{.Table}}, p
-    GROUP BY p.last
+    FROM {{.Table}}, params
+    GROUP BY params.last
 ), run AS (
     SELECT * FROM totals JOIN agg USING (k)
 )

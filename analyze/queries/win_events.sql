@@ -8,13 +8,13 @@
 -- facts (multi_facts): at 10 M spans about 0.6 M rows instead of 10 M.
 CREATE OR REPLACE TABLE win_events AS
 WITH att AS (
-    SELECT least(r // p.width, p.last) AS k,
+    SELECT least(r // params.width, params.last) AS k,
            count(*) AS attempts,
            count(*) FILTER (WHERE ok) AS successful_attempts,
            count(*) FILTER (WHERE attempt > 0) AS retry_attempts
-    FROM spans, p WHERE r BETWEEN p.t0 AND p.t1 GROUP BY ALL
+    FROM spans, params WHERE r BETWEEN params.t0 AND params.t1 GROUP BY ALL
 ), arr AS (
-    SELECT least(s.q // p.width, p.last) AS k,
+    SELECT least(s.q // params.width, params.last) AS k,
            count(*) AS arrivals,
            count(s.rc) AS completed_arrivals,
            sum(s.rc - s.q) AS request_total_us
@@ -25,13 +25,13 @@ WITH att AS (
         SELECT s.q, lr.rc
         FROM spans s LEFT JOIN multi_facts lr USING (request_id)
         WHERE NOT s.solo AND s.attempt = 0
-    ) s, p
-    WHERE s.q BETWEEN p.t0 AND p.t1 GROUP BY ALL
+    ) s, params
+    WHERE s.q BETWEEN params.t0 AND params.t1 GROUP BY ALL
 ), req AS (
-    SELECT least(rc // p.width, p.last) AS k,
+    SELECT least(rc // params.width, params.last) AS k,
            count(*) AS requests,
            count(*) FILTER (WHERE any_ok) AS succeeded_requests
-    FROM logical_requests, p WHERE rc BETWEEN p.t0 AND p.t1 GROUP BY ALL
+    FROM logical_requests, params WHERE rc BETWEEN params.t0 AND params.t1 GROUP BY ALL
 )
 SELECT k,
     coalesce(attempts, 0) AS attempts,

@@ -1,13 +1,13 @@
 -- win_sampled: the same measures from the samples' held state, over known time only.
 CREATE OR REPLACE TABLE win_sampled AS
 WITH s AS (
-    SELECT greatest(lo, p.t0) AS lo, least(hi, p.t1) AS hi, inf, qd, sseg.cap
-    FROM sseg, p WHERE sseg.hi > p.t0 AND sseg.lo < p.t1
+    SELECT greatest(lo, params.t0) AS lo, least(hi, params.t1) AS hi, inf, qd, sseg.cap
+    FROM sseg, params WHERE sseg.hi > params.t0 AND sseg.lo < params.t1
 ), x AS (
-    SELECT unnest(range(lo // p.width, (hi - 1) // p.width + 1)) AS k, lo, hi, inf, qd, s.cap FROM s, p
+    SELECT unnest(range(lo // params.width, (hi - 1) // params.width + 1)) AS k, lo, hi, inf, qd, s.cap FROM s, params
 ), y AS (
-    SELECT k, least(hi, (k + 1) * p.width) - greatest(lo, k * p.width) AS len, inf, qd, x.cap
-    FROM x, p
+    SELECT k, least(hi, (k + 1) * params.width) - greatest(lo, k * params.width) AS len, inf, qd, x.cap
+    FROM x, params
 )
 SELECT k,
     sum(len)::BIGINT AS sampled_us,

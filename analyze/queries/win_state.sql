@@ -2,20 +2,20 @@
 -- clipped to the run extent (µs; integrals in request·µs).
 CREATE OR REPLACE TABLE win_state AS
 WITH s AS (
-    SELECT greatest(lo, p.t0) AS lo, least(hi, p.t1) AS hi, inf, qd
-    FROM seg, p WHERE hi > p.t0 AND lo < p.t1
+    SELECT greatest(lo, params.t0) AS lo, least(hi, params.t1) AS hi, inf, qd
+    FROM seg, params WHERE hi > params.t0 AND lo < params.t1
 ), x AS (
-    SELECT unnest(range(lo // p.width, (hi - 1) // p.width + 1)) AS k, lo, hi, inf, qd FROM s, p
-    WHERE lo // p.width < (hi - 1) // p.width
+    SELECT unnest(range(lo // params.width, (hi - 1) // params.width + 1)) AS k, lo, hi, inf, qd FROM s, params
+    WHERE lo // params.width < (hi - 1) // params.width
 ), y AS (
-    SELECT k, least(hi, (k + 1) * p.width) - greatest(lo, k * p.width) AS len, inf, qd, p.cap
-    FROM x, p
+    SELECT k, least(hi, (k + 1) * params.width) - greatest(lo, k * params.width) AS len, inf, qd, params.cap
+    FROM x, params
     UNION ALL
     -- A segment inside one window (most of them) takes it directly: unnesting a
     -- one-element range per row costs more than the rest of the query.
-    SELECT lo // p.width AS k, hi - lo AS len, inf, qd, p.cap
-    FROM s, p
-    WHERE lo // p.width = (hi - 1) // p.width
+    SELECT lo // params.width AS k, hi - lo AS len, inf, qd, params.cap
+    FROM s, params
+    WHERE lo // params.width = (hi - 1) // params.width
 )
 SELECT k,
     coalesce(sum(len) FILTER (WHERE qd > 0), 0)::BIGINT AS backlog_us,

@@ -11,27 +11,27 @@
 -- shares. The sums are the same: DECIMAL addition is exact.
 CREATE OR REPLACE TABLE win_tokens AS
 WITH whole AS (
-    SELECT least(a // p.width, p.last) AS k, kind, ok, delivered, qty
-    FROM quantities, p
-    WHERE b <= a AND a BETWEEN p.t0 AND p.t1
+    SELECT least(a // params.width, params.last) AS k, kind, ok, delivered, qty
+    FROM quantities, params
+    WHERE b <= a AND a BETWEEN params.t0 AND params.t1
     UNION ALL
-    SELECT a // p.width AS k, kind, ok, delivered, qty
-    FROM quantities, p
-    WHERE b > a AND a >= p.t0 AND b <= p.t1 AND a // p.width = (b - 1) // p.width
+    SELECT a // params.width AS k, kind, ok, delivered, qty
+    FROM quantities, params
+    WHERE b > a AND a >= params.t0 AND b <= params.t1 AND a // params.width = (b - 1) // params.width
 ), cut AS (
     SELECT kind, ok, delivered, qty, a, b,
-           greatest(a, p.t0) AS ca, least(b, p.t1) AS cb
-    FROM quantities, p
-    WHERE b > a AND b > p.t0 AND a < p.t1
-      AND NOT (a >= p.t0 AND b <= p.t1 AND a // p.width = (b - 1) // p.width)
+           greatest(a, params.t0) AS ca, least(b, params.t1) AS cb
+    FROM quantities, params
+    WHERE b > a AND b > params.t0 AND a < params.t1
+      AND NOT (a >= params.t0 AND b <= params.t1 AND a // params.width = (b - 1) // params.width)
 ), spread AS (
     SELECT kind, ok, delivered, qty, a, b, ca, cb,
-           unnest(range(ca // p.width, (cb - 1) // p.width + 1)) AS k
-    FROM cut, p
+           unnest(range(ca // params.width, (cb - 1) // params.width + 1)) AS k
+    FROM cut, params
 ), parts AS (
     SELECT k, kind, ok, delivered,
-           qty * ((least(cb, (k + 1) * p.width) - greatest(ca, k * p.width)) / (b - a)::DOUBLE) AS share
-    FROM spread, p
+           qty * ((least(cb, (k + 1) * params.width) - greatest(ca, k * params.width)) / (b - a)::DOUBLE) AS share
+    FROM spread, params
 ), sums AS (
     SELECT k, kind, ok, delivered, sum(qty)::DECIMAL(38, 18) AS share FROM whole GROUP BY ALL
     UNION ALL

@@ -2,7 +2,7 @@
 -- for the whole run) and their overlap with the run extent in µs.
 CREATE OR REPLACE TABLE win AS
 SELECT k,
-       CASE WHEN p.whole THEN p.t0 ELSE k * p.width END AS w_lo,
-       CASE WHEN p.whole THEN p.t1 ELSE (k + 1) * p.width END AS w_hi,
-       (least(p.t1, (k + 1) * p.width) - greatest(p.t0, k * p.width)) AS us
-FROM p, range(p.first, p.last + 1) AS t(k);
+       CASE WHEN params.whole THEN params.t0 ELSE k * params.width END AS w_lo,
+       CASE WHEN params.whole THEN params.t1 ELSE (k + 1) * params.width END AS w_hi,
+       (least(params.t1, (k + 1) * params.width) - greatest(params.t0, k * params.width)) AS us
+FROM params, range(params.first, params.last + 1) AS t(k);
