@@ -205,23 +205,23 @@ var pipeline = []step{
 	{name: "state_events", creates: []string{"state_events"}},
 	// The pool's steps are in its segments now: the replicas' are sorted
 	// only then.
-	{name: "pool_segments", creates: []string{"seg"}, drops: []string{"state_events"}},
+	{name: "pool_segments", creates: []string{"pool_segments"}, drops: []string{"state_events"}},
 	{name: "replica_count", do: (*analysis).replicaCount},
 	// One replica's segments are the pool's: the replicas' sort and sweep run
 	// only when there are several.
 	{name: "replica_events", when: "replicas", creates: []string{"replica_events"}},
 	{name: "replica_sweep", when: "replicas", creates: []string{"replica_sweep"}},
 	{name: "replica_sweep_pool", when: "!replicas", creates: []string{"replica_sweep"}},
-	{name: "replica_segments", creates: []string{"rseg"}, drops: []string{"replica_sweep"},
+	{name: "replica_segments", creates: []string{"replica_segments"}, drops: []string{"replica_sweep"},
 		args: func(st *runState) []any { return []any{sql.Named("t0", st.t0), sql.Named("t1", st.t1)} }},
 	// The steps are in the segments now; their memory goes to what follows.
 	{name: "drop_replica_events", when: "replicas", dropOnly: true, drops: []string{"replica_events"}},
 	{name: "caps", do: (*analysis).resolveCaps, uses: []string{"replicas", "caps"}, creates: []string{"caps"}},
-	{name: "sample_segments", creates: []string{"sseg"}},
+	{name: "sample_segments", creates: []string{"sample_segments"}},
 	// What reads the segments alone comes before the windows, so that their
 	// tables are gone by the distributions (win_dists_*), which hold every
 	// value of a window in memory outside DuckDB's memory_limit.
-	{name: "replica_state", do: (*analysis).replicaStates, drops: []string{"rseg"}},
+	{name: "replica_state", do: (*analysis).replicaStates, drops: []string{"replica_segments"}},
 
 	// curves
 	{name: "curve_values", creates: []string{"curve_spans", "curve_values"}},
@@ -234,9 +234,9 @@ var pipeline = []step{
 	// windows only.
 	{name: "params_windows", query: "params", creates: []string{"params"},
 		args: func(st *runState) []any { return params(st.t0, st.t1, st.width, st.caps.Pool) }},
-	{name: "windows", creates: []string{"win"}},
+	{name: "windows", creates: []string{"windows"}},
 	{name: "win_tokens", creates: []string{"win_tokens"}},
-	{name: "win_state", creates: []string{"win_state"}, drops: []string{"seg"}},
+	{name: "win_state", creates: []string{"win_state"}, drops: []string{"pool_segments"}},
 	{name: "win_sampled", creates: []string{"win_sampled"}},
 	{name: "win_dists_a", creates: []string{"win_dists_a"}},
 	{name: "win_dists_b", creates: []string{"win_dists_b"}},
@@ -254,7 +254,7 @@ var pipeline = []step{
 	// are computed again, since their percentiles do not add up.
 	{name: "params_run", query: "params", creates: []string{"params"},
 		args: func(st *runState) []any { return params(st.t0, st.t1, runWidth, st.caps.Pool) }},
-	{name: "run_window", query: "windows", creates: []string{"win"}},
+	{name: "run_window", query: "windows", creates: []string{"windows"}},
 	{name: "run_tokens", creates: []string{"win_tokens"}},
 	{name: "run_events", creates: []string{"win_events"}},
 	{name: "run_state", creates: []string{"win_state"}},

@@ -4,28 +4,34 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	pathpkg "path"
 	"sort"
 	"strings"
 	"text/template"
 )
 
-//go:embed queries/*.sql
+//go:embed queries
 var queryFS embed.FS
 
-// queries holds every named statement of queries/, loaded once.
+// queries holds every named statement of queries/, loaded once. The
+// statements sit in folders by the stage of the pipeline that runs them
+// (queries/README.md); a statement's name is its file's, without the folder.
 var queries = mustLoadQueries()
 
 func mustLoadQueries() map[string]string {
 	m := map[string]string{}
 	err := fs.WalkDir(queryFS, "queries", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".sql") {
 			return err
 		}
 		b, err := queryFS.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		name := strings.TrimSuffix(strings.TrimPrefix(path, "queries/"), ".sql")
+		name := strings.TrimSuffix(pathpkg.Base(path), ".sql")
+		if _, dup := m[name]; dup {
+			return fmt.Errorf("two statements named %s", name)
+		}
 		m[name] = string(b)
 		return nil
 	})
@@ -53,13 +59,13 @@ var distHalves = []struct {
 	Metrics []distMetric
 }{
 	{"win_dists_a", []distMetric{
-		{"t_queue", "t_queue_us(q, a)", true}, {"ttft", "ttft_us(q, f)", true},
-		{"t_first_token", "t_first_token_us(a, f)", true}, {"t_stream", "t_stream_us(f, l)", true},
-		{"t_in_flight", "t_in_flight_us(a, r)", true},
+		{"t_queue", "t_queue_us(queued_us, admitted_us)", true}, {"ttft", "ttft_us(queued_us, first_token_us)", true},
+		{"t_first_token", "t_first_token_us(admitted_us, first_token_us)", true}, {"t_stream", "t_stream_us(first_token_us, last_token_us)", true},
+		{"t_in_flight", "t_in_flight_us(admitted_us, released_us)", true},
 	}},
 	{"win_dists_b", []distMetric{
-		{"t_total", "t_total_us(q, r)", true}, {"tpot", "tpot(f, l, tout)", false},
-		{"stream_tps", "stream_tps(f, l, tout)", false}, {"end_to_end_tps", "end_to_end_tps(a, r, tout)", false},
+		{"t_total", "t_total_us(queued_us, released_us)", true}, {"tpot", "tpot(first_token_us, last_token_us, output_tokens)", false},
+		{"stream_tps", "stream_tps(first_token_us, last_token_us, output_tokens)", false}, {"end_to_end_tps", "end_to_end_tps(admitted_us, released_us, output_tokens)", false},
 		{"gateway_overhead", "gateway_overhead_us(gw)", true},
 	}},
 }

@@ -1,0 +1,13 @@
+-- replica_state: each replica's exact state measures over the run extent against its
+-- own cap, from the sums of its segments (replica_segments: clipped to the extent).
+WITH s AS (
+    SELECT rep, len, inf, queued, len_qd FROM replica_segments JOIN replica_ids USING (rid)
+)
+SELECT caps.rep, caps.cap,
+    coalesce(sum(len) FILTER (WHERE queued), 0)::BIGINT AS backlog_us,
+    coalesce(sum(len) FILTER (WHERE queued AND inf < caps.cap), 0)::BIGINT AS gap_us,
+    coalesce(sum(len * inf), 0)::HUGEINT::DOUBLE AS in_flight_us,
+    coalesce(sum(len_qd), 0)::HUGEINT::DOUBLE AS queue_us
+FROM caps LEFT JOIN s USING (rep)
+WHERE caps.rep IN (SELECT rep FROM replica_ids WHERE named)
+GROUP BY caps.rep, caps.cap ORDER BY caps.rep;

@@ -1,0 +1,3 @@
+-- state_events: span_steps sorted by instant, for the pool sweep (pool_segments).
+CREATE OR REPLACE TABLE state_events AS
+SELECT at_us, di, dq FROM span_steps ORDER BY at_us;

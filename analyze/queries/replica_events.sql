@@ -1,3 +1,0 @@
--- replica_events: span_steps sorted by replica, then instant, for replica_segments.
-CREATE OR REPLACE TABLE replica_events AS
-SELECT rid, t, di, dq FROM span_steps ORDER BY rid, t;

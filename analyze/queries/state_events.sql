@@ -1,3 +1,0 @@
--- state_events: span_steps sorted by instant, for the pool sweep (pool_segments).
-CREATE OR REPLACE TABLE state_events AS
-SELECT t, di, dq FROM span_steps ORDER BY t;
