@@ -102,3 +102,25 @@ func TestConsoleHandler(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// TestRunTakesIngestAndAnalyzeFlags: the nightly job takes every setting of
+// the commands it runs, declared once (ingest's --out and compare's --out
+// excepted: run chooses its directories).
+func TestRunTakesIngestAndAnalyzeFlags(t *testing.T) {
+	app := newApp(&env{})
+	names := func(cmd string) map[string]bool {
+		m := map[string]bool{}
+		for _, f := range app.Command(cmd).Flags {
+			m[f.Names()[0]] = true
+		}
+		return m
+	}
+	run := names("run")
+	for _, cmd := range []string{"ingest", "analyze", "compare"} {
+		for n := range names(cmd) {
+			if n != "out" && !run[n] {
+				t.Errorf("run lacks %s's --%s", cmd, n)
+			}
+		}
+	}
+}

@@ -30,7 +30,6 @@ Examples:
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "run", Usage: "the run's `NAME`, written into every span", Required: true},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the run dataset into `DIR` (replacing a dataset it holds)", Required: true},
-			&cli.IntFlag{Name: "max-line-bytes", DefaultText: "1 MiB", Usage: "longest input line accepted; longer ones are rejected"},
 		}, sourceFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
@@ -51,7 +50,7 @@ Examples:
 				OutDir:       c.String("out"),
 				Inputs:       c.Args().Slice(),
 				Strict:       c.Bool("strict"),
-				MaxLineBytes: c.Int("max-line-bytes"),
+				MaxLineBytes: src.MaxLineBytes,
 				Stdin:        e.stdin,
 				Progress:     progress,
 				Log:          e.log,
@@ -80,6 +79,7 @@ func sourceFlags() []cli.Flag {
 		&cli.StringFlag{Name: "tz", Value: "UTC", Usage: "IANA zone of timestamps that carry none (vLLM log stamps, LiteLLM naive times)"},
 		&cli.IntFlag{Name: "year", DefaultText: "this year", Usage: "year of vLLM log stamps (MM-DD) when no outer RFC 3339 stamp gives it"},
 		&cli.StringFlag{Name: "mapping", Usage: "mapping `FILE` (YAML) for --format mapping"},
+		&cli.IntFlag{Name: "max-line-bytes", DefaultText: "1 MiB", Usage: "longest input line accepted; longer ones are rejected"},
 	}
 }
 
@@ -90,7 +90,7 @@ func sourceOptions(c *cli.Context) (ingest.Options, error) {
 	if err != nil {
 		return o, usageError(c, "--tz %q: %v", c.String("tz"), err)
 	}
-	o.TZ, o.Year, o.Mapping = loc, c.Int("year"), c.String("mapping")
+	o.TZ, o.Year, o.Mapping, o.MaxLineBytes = loc, c.Int("year"), c.String("mapping"), c.Int("max-line-bytes")
 	return o, nil
 }
 

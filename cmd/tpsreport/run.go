@@ -93,7 +93,7 @@ type nightlyOptions struct {
 	analyze            analyze.Options
 	baseline           string
 	criteria           schemas.Criteria
-	source             ingest.Options // TZ, Year, Mapping
+	source             ingest.Options // TZ, Year, Mapping, MaxLineBytes
 }
 
 // nightly builds ROOT/run=NAME aside — dataset, analysis, report and the
@@ -135,7 +135,7 @@ func nightly(ctx context.Context, e *env, o nightlyOptions) (v *schemas.Verdict,
 	}
 	if _, err := ingest.Run(ctx, ingest.Options{
 		RunID: o.name, Format: o.format, OutDir: stage, Inputs: o.inputs, Strict: o.strict,
-		TZ: o.source.TZ, Year: o.source.Year, Mapping: o.source.Mapping,
+		TZ: o.source.TZ, Year: o.source.Year, Mapping: o.source.Mapping, MaxLineBytes: o.source.MaxLineBytes,
 		Stdin: e.stdin, Log: e.log, Version: toolVersion(), Progress: progress,
 	}); err != nil {
 		return nil, err
