@@ -1,5 +1,14 @@
 // Package analyze is the second stage of the pipeline: it reads a run dataset
 // with DuckDB in process and derives the per-span, per-window and per-run
-// metrics of docs/metrics.md and the data-quality counts of §6 in SQL kept under
-// queries/. It is the only package that links DuckDB (cgo).
+// metrics and the data-quality counts of docs/metrics.md. It is the only
+// package that links DuckDB (cgo).
+//
+// The analysis is the list of steps in pipeline.go, run in order by one loop:
+// each names its statement (queries/STAGE/NAME.sql, one statement per file,
+// queries/README.md), the tables it creates and drops, and the condition it
+// runs under. Go reads rows back only where a step must (the extent, the caps,
+// the metrics rows); everything else stays in DuckDB. TestPipelineOrder holds
+// the list to the statements' text, TestMetricColumnsMatchStruct the SQL's
+// column names to schemas.Metrics, and the differential tests every number to
+// the independent Go oracle (analyze/oracle).
 package analyze
