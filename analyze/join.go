@@ -4,15 +4,17 @@ import (
 	"database/sql"
 	"fmt"
 
+	"github.com/tpsreport/tpsreport/ingest"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
-// Sources by role in the gateway-engine join: a gateway's log records what the
-// client saw, an engine's what the scheduler did. Spans of other sources
-// (canonical spans, benchmark results) never join.
+// Sources by role in the gateway-engine join, from ingest's formats table: a
+// gateway's log records what the client saw, an engine's what the scheduler
+// did. Spans of other sources (canonical spans, benchmark results) never
+// join. A new gateway or engine format joins by declaring its role there.
 var (
-	gatewaySources = []string{"litellm", "kong", "envoy-ai", "otel-genai", "mapping"}
-	engineSources  = []string{"vllm-otel", "vllm-log"}
+	gatewaySources = ingest.SourcesOf(ingest.RoleGateway)
+	engineSources  = ingest.SourcesOf(ingest.RoleEngine)
 )
 
 // joinToleranceUS widens a gateway span's [queued_at, released_at] when looking

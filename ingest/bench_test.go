@@ -300,3 +300,30 @@ func BenchmarkFormatDecode(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOTLPDecoders reads vLLM's OTLP traces (the vllm-otel input of
+// BenchmarkFormatDecode) with both OTLP/JSON decoders: vllm-otel's one-pass
+// scanner and otel-genai's maps, which keep the llm_request spans too (they
+// carry gen_ai.* attributes). It measures why the two are not one decoder.
+func BenchmarkOTLPDecoders(b *testing.B) {
+	in := simFormatInput(b, SourceVLLMOTel)
+	for _, format := range []string{SourceVLLMOTel, SourceOTelGenAI} {
+		b.Run(format, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(in)))
+			spans := 0
+			for b.Loop() {
+				r := formats[format].New(Input{Name: "bench", R: bytes.NewReader(in), MaxLineBytes: DefaultMaxLineBytes})
+				for r.Next() {
+					switch r.Record().Kind {
+					case KindSpan:
+						spans++
+					case KindReject:
+						b.Fatal(r.Record().Err)
+					}
+				}
+			}
+			b.ReportMetric(float64(spans)/b.Elapsed().Seconds(), "spans/s")
+		})
+	}
+}

@@ -14,21 +14,70 @@
 // goes to a temporary file that is renamed into place only when the whole
 // ingest succeeded.
 //
+// # Files
+//
+// Each source format is one file named format_<name>.go, the name spelled
+// as --format spells it with "_" for "-", so the formats sort together:
+//
+//	format_spans.go        canonical spans (JSONL)
+//	format_samples.go      canonical scheduler samples (JSONL)
+//	format_vllm_log.go     vLLM's server log, text or JSON lines
+//	format_vllm_otel.go    vLLM's OTLP/JSON request traces
+//	format_prometheus.go   vLLM's scheduler gauges from Prometheus
+//	format_vllm_bench.go   vllm bench serve result files
+//	format_litellm.go      LiteLLM payloads and SpendLogs rows
+//	format_kong.go         Kong log plugins with the AI Proxy block
+//	format_envoy_ai.go     Envoy AI Gateway JSON access logs
+//	format_otel_genai.go   OTLP/JSON spans of the GenAI conventions
+//	format_mapping.go      any JSON log through a YAML mapping file
+//
+// What they are built on:
+//
+//	reader.go       the Reader interface, Record, its kinds and skip reasons,
+//	                and Input, the one argument of every constructor
+//	formats.go      the formats table (name → constructor and sniffer),
+//	                --format auto's detection, and what the sniffers share
+//	lines.go        lineReader: the Reader of a line-oriented format
+//	jsonrecords.go  jsonRecordReader: the Reader of a format whose records
+//	                are JSON values (NDJSON, arrays, pretty-printed documents)
+//	jsonvalues.go   a JSON record's values by path, with the gateways' rules
+//	json.go         jsonScanner: one-pass JSON validation and decoding
+//	timestamp.go    every timestamp form, rounded alike to microseconds
+//	httpstatus.go   an HTTP status as a span status
+//	vllm.go         what the vLLM formats share
+//	arena.go        the decoders' allocation helpers
+//	errors.go       ParseError, RecordError and the sentinel reject kinds
+//	redact.go       prompt text removed from rejects
+//
+// and the run around them: ingest.go (Run, the read and write pipeline),
+// inputs.go (expanding, opening, decompressing and hashing inputs),
+// writer.go (the dataset's writers and the manifest's counts),
+// spanwriter.go (spans.parquet, row groups encoded in parallel) and
+// dataset.go (temporary outputs, committed by renaming).
+//
 // # Adding a format
 //
-// A format is one file and one row in the formats table (formats.go):
+// A format is one new file, format_<name>.go, and one row in the formats
+// table (formats.go):
 //
-//   - a Reader over one decompressed input. Line-oriented formats embed a
-//     *lineReader, which counts lines, handles "\r\n", skips blank lines and
-//     turns over-long lines into too_long rejects, and supply only a
-//     function that decodes one line into a Record; see spans.go. Use a
-//     jsonScanner for JSON lines rather than encoding/json: it validates and
-//     decodes in one pass without reflection.
+//   - a Reader over one decompressed input, built by func(in Input) Reader.
+//     Line-oriented formats embed a *lineReader, which counts lines, handles
+//     "\r\n", skips blank lines and turns over-long lines into too_long
+//     rejects, and supply only a function that decodes one line into a
+//     Record; see format_spans.go. Formats of JSON records embed a
+//     *jsonRecordReader and supply a function that turns one parsed value
+//     into records; see format_kong.go. Use a jsonScanner for a hot path
+//     rather than encoding/json: it validates and decodes in one pass
+//     without reflection.
 //   - a Sniff function scoring the first bytes of an input for --format auto.
 //   - a compile-time check: var _ Reader = (*fooReader)(nil).
+//   - a Source constant, the source column of the format's spans.
 //   - fixtures under testdata/<format>/: *.good.* with a golden file, and
 //     *.bad.* with the rejects they must produce; a section in
-//     schemas/README.md.
+//     schemas/README.md or schemas/formats/.
+//
+// A setting the format needs (a zone, a year, a mapping file) is a field of
+// Input, filled by Run from Options, not a constructor of another shape.
 //
 // A record with nothing to write is a Record of kind KindSkip whose Skip says
 // why (blank, unused_line, duplicate, ...): the manifest counts skips by

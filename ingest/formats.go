@@ -20,6 +20,34 @@ type format struct {
 	// --format auto the highest score wins, ties going to the name that
 	// sorts first; an input nothing claims is an error.
 	Sniff func(head []byte) int
+	// Role is the part its spans play in analyze's gateway-engine join.
+	Role Role
+}
+
+// Role is what a format's spans see of a request: a gateway's log records
+// what the client saw (receipt, outcome, retries), an engine's what the
+// scheduler did (admission, tokens). analyze joins a run's gateway spans with
+// its engine spans per attempt; spans of other roles never join.
+type Role string
+
+// Join roles.
+const (
+	RoleNone    Role = ""
+	RoleGateway Role = "gateway"
+	RoleEngine  Role = "engine"
+)
+
+// SourcesOf returns the source names (spans.parquet's source column: the
+// format names) of the formats whose spans play role, sorted.
+func SourcesOf(role Role) []string {
+	var out []string
+	for name, f := range formats {
+		if f.Role == role {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // sniffBytes is how much of each input auto-detection looks at.
@@ -34,26 +62,17 @@ var formats = map[string]format{
 	"samples": {New: newSamplesReader, Sniff: sniffSamples},
 
 	// vLLM (schemas/formats/vllm.md)
-	"vllm-log": {New: func(in Input) Reader {
-		return newVLLMLogReaderWith(in, VLLMLogOptions{Year: in.Year, TZ: in.Zone})
-	}, Sniff: sniffVLLMLog},
-	"vllm-otel":  {New: newVLLMOTelReader, Sniff: sniffVLLMOTel},
+	"vllm-log":   {New: newVLLMLogReader, Sniff: sniffVLLMLog, Role: RoleEngine},
+	"vllm-otel":  {New: newVLLMOTelReader, Sniff: sniffVLLMOTel, Role: RoleEngine},
 	"prometheus": {New: newPrometheusReader, Sniff: sniffPrometheus},
 	"vllm-bench": {New: newVLLMBenchReader, Sniff: sniffVLLMBench},
 
 	// Gateways (schemas/formats/gateways.md)
-	"litellm": {New: func(in Input) Reader {
-		return newLiteLLMReaderOpts(in, GatewayOptions{Zone: in.Zone})
-	}, Sniff: sniffLiteLLM},
-	"kong":       {New: newKongReader, Sniff: sniffKong},
-	"envoy-ai":   {New: newEnvoyAIReader, Sniff: sniffEnvoyAI},
-	"otel-genai": {New: newOTelGenAIReader, Sniff: sniffOTelGenAI},
-	"mapping": {New: func(in Input) Reader {
-		if in.Mapping == nil {
-			return newMappingReaderNoFile(in)
-		}
-		return newMappingReader(in, in.Mapping, in.Zone)
-	}, Sniff: sniffMapping},
+	"litellm":    {New: newLiteLLMReader, Sniff: sniffLiteLLM, Role: RoleGateway},
+	"kong":       {New: newKongReader, Sniff: sniffKong, Role: RoleGateway},
+	"envoy-ai":   {New: newEnvoyAIReader, Sniff: sniffEnvoyAI, Role: RoleGateway},
+	"otel-genai": {New: newOTelGenAIReader, Sniff: sniffOTelGenAI, Role: RoleGateway},
+	"mapping":    {New: newMappingReader, Sniff: sniffMapping, Role: RoleGateway},
 }
 
 // Formats returns the names of the registered input formats, sorted.
@@ -135,4 +154,58 @@ func detectFormat(head []byte) string {
 		}
 	}
 	return best
+}
+
+// What the sniffers share.
+
+// firstLine returns the first non-blank line of b, trimmed.
+func firstLine(b []byte) []byte {
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			return t
+		}
+	}
+	return nil
+}
+
+// topLevelKeys returns the keys of the JSON object in line that could be
+// read before the end or the first syntax error.
+func topLevelKeys(line []byte) map[string]bool {
+	keys := map[string]bool{}
+	var s jsonScanner
+	s.reset(line)
+	if s.beginObject() != nil {
+		return keys
+	}
+	for first := true; ; first = false {
+		key, ok, err := s.nextKey(first)
+		if err != nil || !ok {
+			return keys
+		}
+		keys[string(key)] = true
+		if s.skipValue() != nil {
+			return keys
+		}
+	}
+}
+
+// sniffFirstObject returns the top-level keys of the first JSON object of
+// head: the first line of NDJSON, the first element of an array, or a
+// pretty-printed document. head may end in the middle of the object.
+func sniffFirstObject(head []byte) map[string]bool {
+	head = bytes.TrimPrefix(head, utf8BOM)
+	i := 0
+	for i < len(head) && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n') {
+		i++
+	}
+	if i < len(head) && head[i] == '[' {
+		i++
+	}
+	return topLevelKeys(head[i:])
 }

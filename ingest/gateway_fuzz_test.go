@@ -13,7 +13,7 @@ import (
 // fuzzGateway seeds f with a format's fixtures and checks that its reader
 // never panics, ends, delivers rejects as *ParseError wrapping a sentinel
 // kind, skips with a reason, and spans with a valid status and an id.
-func fuzzGateway(f *testing.F, format string, opt GatewayOptions) {
+func fuzzGateway(f *testing.F, format string, m *Mapping) {
 	files, _ := filepath.Glob(filepath.Join("testdata", format, "*.*.*"))
 	for _, file := range files {
 		if filepath.Ext(file) == ".yaml" || filepath.Ext(file) == ".want" {
@@ -29,10 +29,7 @@ func fuzzGateway(f *testing.F, format string, opt GatewayOptions) {
 	f.Add([]byte("[1,{}]"))
 	f.Add([]byte("{\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rd, err := gatewayReader(format, Input{Name: "fuzz", R: bytes.NewReader(data), MaxLineBytes: 4096}, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rd := formats[format].New(Input{Name: "fuzz", R: bytes.NewReader(data), MaxLineBytes: 4096, Mapping: m})
 		for n := 0; rd.Next(); n++ {
 			if n > len(data)+10 {
 				t.Fatalf("more records than bytes")
@@ -66,15 +63,15 @@ func fuzzGateway(f *testing.F, format string, opt GatewayOptions) {
 	})
 }
 
-func FuzzLiteLLM(f *testing.F)   { fuzzGateway(f, SourceLiteLLM, GatewayOptions{}) }
-func FuzzOTelGenAI(f *testing.F) { fuzzGateway(f, SourceOTelGenAI, GatewayOptions{}) }
-func FuzzEnvoyAI(f *testing.F)   { fuzzGateway(f, SourceEnvoyAI, GatewayOptions{}) }
-func FuzzKong(f *testing.F)      { fuzzGateway(f, SourceKong, GatewayOptions{}) }
+func FuzzLiteLLM(f *testing.F)   { fuzzGateway(f, SourceLiteLLM, nil) }
+func FuzzOTelGenAI(f *testing.F) { fuzzGateway(f, SourceOTelGenAI, nil) }
+func FuzzEnvoyAI(f *testing.F)   { fuzzGateway(f, SourceEnvoyAI, nil) }
+func FuzzKong(f *testing.F)      { fuzzGateway(f, SourceKong, nil) }
 
 func FuzzMapping(f *testing.F) {
 	m, err := LoadMapping("testdata/mapping/nginx.yaml")
 	if err != nil {
 		f.Fatal(err)
 	}
-	fuzzGateway(f, SourceMapping, GatewayOptions{Mapping: m})
+	fuzzGateway(f, SourceMapping, m)
 }

@@ -32,13 +32,13 @@ func fixtureFiles(t *testing.T, format, kind string) []string {
 	return files
 }
 
-// fixtureOptions returns the reader options of a fixture: the mapping file
-// NAME.mapping.yaml next to it, or for mapping fixtures named
-// GATEWAY.*.good.jsonl the example mapping GATEWAY.yaml.
-func fixtureOptions(t *testing.T, format, file string) GatewayOptions {
+// fixtureMapping returns the mapping file of a fixture: for mapping
+// fixtures named GATEWAY.*.good.jsonl the example mapping GATEWAY.yaml, and
+// nil for the other formats.
+func fixtureMapping(t *testing.T, format, file string) *Mapping {
 	t.Helper()
 	if format != SourceMapping {
-		return GatewayOptions{}
+		return nil
 	}
 	base := filepath.Base(file)
 	name := base[:strings.IndexByte(base, '.')]
@@ -46,21 +46,18 @@ func fixtureOptions(t *testing.T, format, file string) GatewayOptions {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return GatewayOptions{Mapping: m}
+	return m
 }
 
 // readGateway runs a gateway format's reader over a file.
-func readGateway(t *testing.T, format, file string, opt GatewayOptions) []Record {
+func readGateway(t *testing.T, format, file string, m *Mapping) []Record {
 	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rd, err := gatewayReader(format, Input{Name: file, R: f, MaxLineBytes: DefaultMaxLineBytes}, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rd := formats[format].New(Input{Name: file, R: f, MaxLineBytes: DefaultMaxLineBytes, Mapping: m})
 	var recs []Record
 	for rd.Next() {
 		rec := *rd.Record()
@@ -92,7 +89,7 @@ func TestGatewayGood(t *testing.T) {
 			t.Run(filepath.Base(file), func(t *testing.T) {
 				var out bytes.Buffer
 				spans := 0
-				for _, rec := range readGateway(t, format, file, fixtureOptions(t, format, file)) {
+				for _, rec := range readGateway(t, format, file, fixtureMapping(t, format, file)) {
 					switch rec.Kind {
 					case KindReject:
 						t.Errorf("unexpected reject: %v", rec.Err)
@@ -132,7 +129,7 @@ func TestGatewayBad(t *testing.T) {
 		for _, file := range fixtureFiles(t, format, ".bad.") {
 			t.Run(filepath.Base(file), func(t *testing.T) {
 				var out bytes.Buffer
-				for _, rec := range readGateway(t, format, file, fixtureOptions(t, format, file)) {
+				for _, rec := range readGateway(t, format, file, fixtureMapping(t, format, file)) {
 					switch rec.Kind {
 					case KindSpan:
 						t.Errorf("line %d offset %d: accepted, want a reject", rec.Line, rec.Offset)
@@ -158,7 +155,7 @@ func TestGatewayNoText(t *testing.T) {
 	for _, format := range gatewayFixtureFormats {
 		for _, kind := range []string{".good.", ".bad."} {
 			for _, file := range fixtureFiles(t, format, kind) {
-				for _, rec := range readGateway(t, format, file, fixtureOptions(t, format, file)) {
+				for _, rec := range readGateway(t, format, file, fixtureMapping(t, format, file)) {
 					var got string
 					switch rec.Kind {
 					case KindSpan:
@@ -294,7 +291,7 @@ func TestGatewayTimestampEncodings(t *testing.T) {
 	for _, st := range []string{`1795168800.123457`, `"2026-11-20T11:00:00.123457+01:00"`, `"2026-11-20 11:00:00.123457"`} {
 		fmt.Fprintf(&in, `{"id":"a","status":"success","startTime":%s,"endTime":1795168801}`+"\n", st)
 	}
-	rd := newLiteLLMReaderOpts(Input{Name: "x", R: strings.NewReader(in.String()), MaxLineBytes: 4096}, GatewayOptions{Zone: berlin})
+	rd := newLiteLLMReader(Input{Name: "x", R: strings.NewReader(in.String()), MaxLineBytes: 4096, Zone: berlin})
 	n := 0
 	for rd.Next() {
 		rec := rd.Record()
@@ -311,8 +308,8 @@ func TestGatewayTimestampEncodings(t *testing.T) {
 	}
 }
 
-// TestDocReaderModes checks the three input shapes and their positions.
-func TestDocReaderModes(t *testing.T) {
+// TestJSONRecordReaderModes checks the three input shapes and their positions.
+func TestJSONRecordReaderModes(t *testing.T) {
 	rec := `{"id":"a","status":"success","startTime":1795168800,"endTime":1795168801}`
 	tests := []struct {
 		name, in  string
@@ -384,7 +381,7 @@ func TestMappingWrongPath(t *testing.T) {
 	if err := ValidateMapping(m, []byte(in)); err == nil || err.Error() != want {
 		t.Errorf("ValidateMapping: %v", err)
 	}
-	rd := newMappingReader(Input{Name: "x", R: strings.NewReader(in), MaxLineBytes: 4096}, m, nil)
+	rd := newMappingReader(Input{Name: "x", R: strings.NewReader(in), MaxLineBytes: 4096, Mapping: m})
 	for rd.Next() {
 		if rd.Record().Kind == KindSpan {
 			t.Errorf("span before the path check")
@@ -398,19 +395,8 @@ func TestMappingWrongPath(t *testing.T) {
 		t.Errorf("optional: %v", err)
 	}
 	// Without a mapping file the format fails with a hint.
-	rd = newMappingReaderNoFile(Input{Name: "x", R: strings.NewReader(in), MaxLineBytes: 4096})
+	rd = newMappingReader(Input{Name: "x", R: strings.NewReader(in), MaxLineBytes: 4096})
 	if rd.Next() || rd.Err() == nil || !strings.Contains(rd.Err().Error(), "--mapping") {
 		t.Errorf("no mapping: %v", rd.Err())
 	}
-}
-
-// gatewayReader opens a gateway format the way Run does: through its row of
-// the formats table, with the options carried in Input.
-func gatewayReader(name string, in Input, opt GatewayOptions) (Reader, error) {
-	f, ok := formats[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown format %q", name)
-	}
-	in.Zone, in.Mapping = opt.Zone, opt.Mapping
-	return f.New(in), nil
 }

@@ -871,3 +871,19 @@ func TestRunCommitFailureKeepsAnalysis(t *testing.T) {
 		t.Errorf("after a failed commit the directory holds %q, want %q", got, old)
 	}
 }
+
+// TestSourcesOf: the join roles of the formats table, by source name.
+func TestSourcesOf(t *testing.T) {
+	for _, tc := range []struct {
+		role Role
+		want []string
+	}{
+		{RoleGateway, []string{"envoy-ai", "kong", "litellm", "mapping", "otel-genai"}},
+		{RoleEngine, []string{"vllm-log", "vllm-otel"}},
+		{RoleNone, []string{"prometheus", "samples", "spans", "vllm-bench"}},
+	} {
+		if got := SourcesOf(tc.role); !slices.Equal(got, tc.want) {
+			t.Errorf("SourcesOf(%q) = %v, want %v", tc.role, got, tc.want)
+		}
+	}
+}

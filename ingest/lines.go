@@ -221,7 +221,7 @@ func (s *lineSplitter) Err() error { return s.err }
 // Sample or Cap) or returns why the line is malformed, preferably a
 // *RecordError so the reject gets a column.
 //
-// A format embeds *lineReader and supplies decode; see spans.go.
+// A format embeds *lineReader and supplies decode; see format_spans.go.
 type lineReader struct {
 	name   string
 	lines  *lineSplitter

@@ -178,7 +178,12 @@ type Cap struct {
 	MaxNumSeqs int64
 }
 
-// Input is one input as a format's constructor receives it.
+// Input is one input with every setting a format may need: the one argument
+// of each format's constructor (the New column of the formats table). A
+// format that needs a new setting gets a field here, so that every row of
+// the table keeps one shape. Readers take no logger: what they have to say
+// about a record is the record itself (a skip with its reason, a reject),
+// which the manifest counts.
 type Input struct {
 	// Name is the input's display name: the path as given, or "-" for
 	// stdin. It goes into every ParseError.
@@ -189,9 +194,10 @@ type Input struct {
 	// longer one becomes a too_long reject. Always > 0.
 	MaxLineBytes int
 
-	// Source-specific settings from Options, for the formats that need them.
-	Zone    *time.Location // zone of timestamps that carry none; nil: UTC
-	Year    int            // year of stamps that carry none; 0: the current year
+	// Source-specific settings from Options (--tz, --year, --mapping), for
+	// the formats that need them; the others ignore them.
+	Zone    *time.Location // zone of timestamps that carry none (vllm-log, litellm, mapping); nil: UTC
+	Year    int            // year of vLLM stamps that carry none (vllm-log); 0: the current year
 	Mapping *Mapping       // the mapping format's parsed mapping file; nil: none given
 }
 

@@ -3,6 +3,9 @@ package ingest
 import (
 	"encoding/binary"
 	"errors"
+	"time"
+
+	"github.com/tpsreport/tpsreport/schemas"
 )
 
 // Timestamps are stored as int64 microseconds since the Unix epoch, UTC,
@@ -425,4 +428,45 @@ func two(hi, lo byte) (int64, bool) {
 	hi -= '0'
 	lo -= '0'
 	return int64(hi)*10 + int64(lo), hi <= 9 && lo <= 9
+}
+
+// Gateway logs stretch RFC 3339: LiteLLM's SpendLogs exports and many JSON
+// logs (through a mapping file) write naive wall-clock times, and
+// PostgreSQL's text output writes a "+hh" offset.
+
+// parseTimestampZone is parseTimestampText that also accepts a naive
+// timestamp, read in zone (nil: UTC), and a two-digit "+hh" offset.
+func parseTimestampZone(b []byte, zone *time.Location) (int64, error) {
+	us, err := parseTimestampText(b)
+	if err == nil {
+		return us, nil
+	}
+	if n := len(b); n > 19 && (b[n-3] == '+' || b[n-3] == '-') && isDigit(b[n-2]) && isDigit(b[n-1]) && b[n-4] != '-' {
+		fixed := append(append([]byte(nil), b...), ":00"...)
+		if us, err2 := parseRFC3339(fixed); err2 == nil {
+			return us, nil
+		}
+	}
+	if !errors.Is(err, errTSNoOffset) {
+		return 0, err
+	}
+	utc := append(append([]byte(nil), b...), 'Z')
+	us, err = parseRFC3339(utc)
+	if err != nil {
+		return 0, err
+	}
+	return naiveIn(us, zone), nil
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// naiveIn reinterprets the wall-clock time us (read as if UTC) in zone. In a
+// repeated hour (DST end) Go picks the first of the two instants.
+func naiveIn(us int64, zone *time.Location) int64 {
+	if zone == nil || zone == time.UTC {
+		return us
+	}
+	t := time.UnixMicro(us).UTC()
+	wall := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), zone)
+	return schemas.Micros(wall)
 }

@@ -13,21 +13,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
-// vllmTestLogOptions pins the year of vLLM stamps without an outer stamp, so
-// that goldens do not depend on when the test runs.
-var vllmTestLogOptions = VLLMLogOptions{Year: 2025, Now: func() time.Time { return time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC) }}
-
-// vllmTestReader returns the reader of format name over r, with the test
-// options where the format takes any.
+// vllmTestReader returns the reader of format name over r. The year of
+// vLLM stamps without an outer stamp is pinned, so that goldens do not
+// depend on when the test runs.
 func vllmTestReader(name, file string, r io.Reader) Reader {
-	in := Input{Name: file, R: r, MaxLineBytes: DefaultMaxLineBytes}
-	if name == "vllm-log" {
-		return newVLLMLogReaderWith(in, vllmTestLogOptions)
-	}
-	return formats[name].New(in)
+	return formats[name].New(Input{Name: file, R: r, MaxLineBytes: DefaultMaxLineBytes, Year: 2025})
 }
 
 // vllmFixtureDirs maps each vLLM format to its fixture directory.

@@ -38,6 +38,9 @@ import (
 // ttfts[i] + Σ itls[i] (the last token's arrival). generated_texts is
 // never read. Each request is one record; a document without spans is one.
 
+// SourceVLLMBench is the source column of spans read from vllm bench results.
+const SourceVLLMBench = "vllm-bench"
+
 // vllmBenchMaxInput bounds a result file held in memory.
 const vllmBenchMaxInput = 1 << 30
 

@@ -15,10 +15,11 @@ import (
 // TestLiteLLMMatchesReference is a differential test of the litellm
 // reader's two paths — scanLine, which reads an NDJSON line in one pass,
 // and the parsed path (parseJSONValue, then decode) that takes every other
-// line — against the decoding they replaced (refDecodeLiteLLM,
-// litellm_ref_test.go). Randomized payloads and SpendLogs rows go through
-// all three, and each line must give the same record: the same span field
-// for field, or a reject of the same kind with the same reason.
+// line — against refLiteLLM (format_litellm_ref_test.go), a decoder written
+// from the format's documentation. Randomized payloads and SpendLogs rows go
+// through all three: where the reference makes a span, each path must make
+// the same span, field for field; where it finds problems, each path must
+// reject the line, naming one of them (its kind and its field).
 //
 // The payloads vary the types and spellings that logs hold (numbers as
 // strings, epoch and ISO and naive times, "" and "-" for unknown), nest
@@ -43,7 +44,7 @@ func TestLiteLLMMatchesReference(t *testing.T) {
 
 	scannedLines := 0
 	read := func(scan bool) []Record {
-		rd := newLiteLLMReaderOpts(Input{Name: "diff", R: strings.NewReader(input), MaxLineBytes: DefaultMaxLineBytes}, GatewayOptions{Zone: berlin}).(*liteLLMReader)
+		rd := newLiteLLMReader(Input{Name: "diff", R: strings.NewReader(input), MaxLineBytes: DefaultMaxLineBytes, Zone: berlin}).(*liteLLMReader)
 		if scan {
 			inner := rd.decodeLine
 			rd.decodeLine = func(line []byte, out []Record) ([]Record, bool) {
@@ -71,20 +72,21 @@ func TestLiteLLMMatchesReference(t *testing.T) {
 	}
 	kinds := map[string]int{}
 	for i, line := range lines {
-		want := refLiteLLMRecord(line, berlin)
+		span, problems := refLiteLLM([]byte(line), berlin)
 		for _, got := range []struct {
 			path string
 			rec  *Record
 		}{{"scanned", &scanned[i]}, {"parsed", &parsed[i]}} {
-			if msg := liteLLMRecordDiff(got.rec, &want); msg != "" {
+			if msg := liteLLMReferenceDiff(got.rec, &span, problems); msg != "" {
 				t.Fatalf("line %d, %s: %s\n%s", i+1, got.path, msg, line)
 			}
 		}
-		k := want.Kind.String()
-		if want.Kind == KindReject {
-			k += " " + rejectKind(want.Err)
+		if len(problems) == 0 {
+			kinds["span"]++
 		}
-		kinds[k]++
+		for _, p := range problems {
+			kinds["reject "+rejectKind(p.kind)]++
+		}
 	}
 	for _, k := range []string{"span", "reject bad_json", "reject bad_type", "reject bad_value", "reject bad_timestamp", "reject missing_field"} {
 		if kinds[k] == 0 {
@@ -99,21 +101,34 @@ func TestLiteLLMMatchesReference(t *testing.T) {
 	t.Logf("lines by outcome: %v; %d of %d scanned", kinds, scannedLines, len(lines))
 }
 
-// refLiteLLMRecord decodes one line as the reader did before scanLine.
-func refLiteLLMRecord(line string, zone *time.Location) Record {
-	v, err := parseJSONValue([]byte(line), nil, liteLLMKeys)
-	if err != nil {
-		return Record{Kind: KindReject, Err: &ParseError{Err: err}}
+// liteLLMReferenceDiff says how got differs from what refLiteLLM made of
+// its line: the span, or a reject naming one of the problems; "" when it
+// does not.
+func liteLLMReferenceDiff(got *Record, span *schemas.Span, problems []refProblem) string {
+	if len(problems) == 0 {
+		switch {
+		case got.Kind == KindReject:
+			return fmt.Sprintf("reject %s %q, reference a span", got.Err.Kind(), got.Err.Err)
+		case got.Kind != KindSpan:
+			return fmt.Sprintf("%s, reference a span", got.Kind)
+		case !reflect.DeepEqual(got.Span, *span):
+			return fmt.Sprintf("span\n got  %s\n want %s", spanText(&got.Span), spanText(span))
+		}
+		return ""
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return Record{Kind: KindReject, Err: &ParseError{Err: recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v))}}
+	var want []string
+	for _, p := range problems {
+		want = append(want, rejectKind(p.kind)+" "+p.key)
 	}
-	var sp schemas.Span
-	if err := refDecodeLiteLLM(obj(m), zone, &sp); err != nil {
-		return Record{Kind: KindReject, Err: &ParseError{Err: err}}
+	if got.Kind != KindReject {
+		return fmt.Sprintf("%s, reference problems %q", got.Kind, want)
 	}
-	return Record{Kind: KindSpan, Span: sp}
+	for _, p := range problems {
+		if got.Err.Kind() == rejectKind(p.kind) && strings.Contains(got.Err.Err.Error(), p.key) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("reject %s %q names none of the reference's problems %q", got.Err.Kind(), got.Err.Err, want)
 }
 
 func liteLLMRecordDiff(got, want *Record) string {
@@ -289,7 +304,7 @@ func FuzzLiteLLMScan(f *testing.F) {
 		if strings.ContainsAny(line, "\n") {
 			return
 		}
-		rd := newLiteLLMReaderOpts(Input{Name: "fuzz", R: strings.NewReader(""), MaxLineBytes: DefaultMaxLineBytes}, GatewayOptions{}).(*liteLLMReader)
+		rd := newLiteLLMReader(Input{Name: "fuzz", R: strings.NewReader(""), MaxLineBytes: DefaultMaxLineBytes}).(*liteLLMReader)
 		scanned, ok := rd.scanLine([]byte(line), nil)
 		if !ok {
 			return

@@ -334,7 +334,7 @@ func (m *Mapping) checkPaths(rec any) error {
 // head (the first bytes of an input), so a wrong path fails before any
 // output is written.
 func ValidateMapping(m *Mapping, head []byte) error {
-	rd := newMappingReader(Input{Name: "head", R: bytes.NewReader(head), MaxLineBytes: DefaultMaxLineBytes}, m, nil)
+	rd := newMappingReader(Input{Name: "head", R: bytes.NewReader(head), MaxLineBytes: DefaultMaxLineBytes, Mapping: m})
 	mr := rd.(*mappingReader)
 	for rd.Next() {
 		if mr.checked {
@@ -345,7 +345,7 @@ func ValidateMapping(m *Mapping, head []byte) error {
 }
 
 type mappingReader struct {
-	*docReader
+	*jsonRecordReader
 	m       *Mapping
 	zone    *time.Location
 	checked bool
@@ -353,22 +353,21 @@ type mappingReader struct {
 
 var _ Reader = (*mappingReader)(nil)
 
-func newMappingReader(in Input, m *Mapping, zone *time.Location) Reader {
-	r := &mappingReader{m: m, zone: zone}
-	if m.Zone != nil {
-		r.zone = m.Zone
+// newMappingReader reads in through in.Mapping, whose zone, when it names
+// one, overrides in.Zone. Without a mapping file (a "mapping:" input
+// prefix and no --mapping) the reader fails at once with a hint.
+func newMappingReader(in Input) Reader {
+	r := &mappingReader{m: in.Mapping, zone: in.Zone}
+	if r.m == nil {
+		r.jsonRecordReader = newJSONRecordReader(in, nil)
+		r.mode = modeDone
+		r.err = errors.New("format mapping needs a mapping file. Try --mapping FILE.yaml")
+		return r
 	}
-	r.docReader = newDocReader(in, r.decode)
-	return r
-}
-
-// newMappingReaderNoFile is the table's constructor while Run cannot pass a
-// mapping file: its reader fails at once with a hint.
-func newMappingReaderNoFile(in Input) Reader {
-	r := &mappingReader{}
-	r.docReader = newDocReader(in, nil)
-	r.mode = modeDone
-	r.err = errors.New("format mapping needs a mapping file. Try --mapping FILE.yaml")
+	if r.m.Zone != nil {
+		r.zone = r.m.Zone
+	}
+	r.jsonRecordReader = newJSONRecordReader(in, r.decode)
 	return r
 }
 
@@ -398,7 +397,7 @@ func (r *mappingReader) Next() bool {
 	if r.err != nil {
 		return false
 	}
-	ok := r.docReader.Next()
+	ok := r.jsonRecordReader.Next()
 	if r.err != nil {
 		return false
 	}

@@ -33,6 +33,9 @@ import (
 // written on the last line that contributes to it (the others are skipped);
 // in a JSON file each joined sample is one record on its document's line.
 
+// SourcePrometheus is the source column of samples read from Prometheus.
+const SourcePrometheus = "prometheus"
+
 // prometheusMaxInput bounds the input held in memory (a day of 15 s scrapes
 // of the three gauges is a few MB).
 const prometheusMaxInput = 1 << 30

@@ -38,31 +38,26 @@ import (
 // and python-json-logger lines ({"message": ..., "asctime": ...}) are read
 // too.
 
-// VLLMLogOptions say how to read vLLM's own time stamps, which have neither
-// a year nor a zone ("03-17 15:38:10", the server's local time).
-//
-// When a line carries an outer RFC 3339 stamp (docker logs -t, kubectl logs
-// --timestamps, journalctl -o short-iso, docker's json-file "time"), the year
-// and the UTC offset come from it: the offset is the difference between
-// vLLM's local stamp and the outer UTC instant, rounded to 15 minutes. The
-// last offset seen also applies to later lines without an outer stamp.
-// Otherwise Year and TZ apply.
-type VLLMLogOptions struct {
-	// Year of the first stamp; later stamps roll over to the next year when
-	// they fall more than a week before the previous one (December to
-	// January). 0 means the current year in TZ at ingest.
-	Year int
-	// TZ is the server's zone; nil means UTC (the default in containers).
-	TZ *time.Location
-	// Now returns the current time; nil means time.Now. Only consulted when
-	// Year is 0.
-	Now func() time.Time
-}
+// SourceVLLMLog is the source column of spans and samples read from vLLM's
+// server log.
+const SourceVLLMLog = "vllm-log"
+
+// vLLM's own time stamps have neither a year nor a zone ("03-17 15:38:10",
+// the server's local time). When a line carries an outer RFC 3339 stamp
+// (docker logs -t, kubectl logs --timestamps, journalctl -o short-iso,
+// docker's json-file "time"), the year and the UTC offset come from it: the
+// offset is the difference between vLLM's local stamp and the outer UTC
+// instant, rounded to 15 minutes. The last offset seen also applies to later
+// lines without an outer stamp. Otherwise Input.Year and Input.Zone (--year,
+// --tz) apply: the year is that of the first stamp, and later stamps roll
+// over to the next year when they fall more than a week before the previous
+// one (December to January); year 0 is the current year in the zone at
+// ingest. The zone defaults to UTC, as in containers.
 
 // vllmLogReader reads the vllm-log format.
 type vllmLogReader struct {
 	*lineReader
-	opt VLLMLogOptions
+	zone *time.Location // of vLLM's stamps without an outer one
 
 	buf      []byte // the current line without ANSI escapes and '\r'
 	jsonMode bool   // the first non-blank line was a JSON object
@@ -101,19 +96,13 @@ func (r *vllmLogReader) Next() bool {
 // line then gives a span without queued_at).
 const vllmMaxOpenRequests = 1 << 20
 
-// newVLLMLogReaderWith is the vllm-log constructor; the formats table passes
-// Options' --year and --tz through Input.
-func newVLLMLogReaderWith(in Input, opt VLLMLogOptions) Reader {
-	if opt.TZ == nil {
-		opt.TZ = time.UTC
+func newVLLMLogReader(in Input) Reader {
+	r := &vllmLogReader{zone: in.Zone, year: in.Year, open: map[string]int64{}}
+	if r.zone == nil {
+		r.zone = time.UTC
 	}
-	if opt.Now == nil {
-		opt.Now = time.Now
-	}
-	r := &vllmLogReader{opt: opt, open: map[string]int64{}}
-	r.year = opt.Year
 	if r.year == 0 {
-		r.year = opt.Now().In(opt.TZ).Year()
+		r.year = time.Now().In(r.zone).Year()
 	}
 	r.lineReader = newLineReader(in, r.decodeLine)
 	return r
@@ -231,8 +220,9 @@ func vllmColonOffset(s string) string {
 }
 
 // stamp resolves vLLM's local "MM-DD HH:MM:SS" stamp to a UTC instant in
-// microseconds (see VLLMLogOptions). frac is the fraction in µs (JSON
-// asctime may have milliseconds). pos is the stamp's offset in the line.
+// microseconds, with the year and zone the format's comment describes. frac
+// is the fraction in µs (JSON asctime may have milliseconds). pos is the
+// stamp's offset in the line.
 func (r *vllmLogReader) stamp(mon, day, hh, mm, ss, frac, outerUs int64, hasOuter bool, pos int) (int64, error) {
 	bad := func(what string) error {
 		return recordErrorf(ErrBadTimestamp, pos, "invalid vLLM time stamp \"%02d-%02d %02d:%02d:%02d\": %s", mon, day, hh, mm, ss, what)
@@ -295,7 +285,7 @@ func (r *vllmLogReader) stamp(mon, day, hh, mm, ss, frac, outerUs int64, hasOute
 		if day > daysIn(year, mon) {
 			return 0, false
 		}
-		t := time.Date(int(year), time.Month(mon), int(day), int(hh), int(mm), int(ss), int(frac)*1000, r.opt.TZ)
+		t := time.Date(int(year), time.Month(mon), int(day), int(hh), int(mm), int(ss), int(frac)*1000, r.zone)
 		return schemas.Micros(t), true
 	}
 	us, ok := resolve(year)
@@ -610,7 +600,7 @@ func (r *vllmLogReader) jsonTime(j *vllmJSONLine) (int64, error) {
 			if mo < 1 || mo > 12 || d < 1 || int64(d) > daysIn(int64(y), int64(mo)) || n(4) > 23 || n(5) > 59 || n(6) > 59 {
 				return 0, recordErrorf(ErrBadTimestamp, -1, "asctime: invalid timestamp %q", s)
 			}
-			t := time.Date(y, time.Month(mo), d, n(4), n(5), n(6), int(vllmFracMicros(m[7]))*1000, r.opt.TZ)
+			t := time.Date(y, time.Month(mo), d, n(4), n(5), n(6), int(vllmFracMicros(m[7]))*1000, r.zone)
 			return schemas.Micros(t), nil
 		}
 		if v, err := parseRFC3339([]byte(vllmColonOffset(s))); err == nil {

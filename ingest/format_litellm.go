@@ -26,7 +26,7 @@ import (
 //     text; status, error_information, attempted_retries, usage_object).
 //
 // Timestamps are epoch seconds (float), ISO 8601 with an offset, or naive
-// "YYYY-MM-DD HH:MM:SS.ffffff" in GatewayOptions.Zone (default UTC).
+// "YYYY-MM-DD HH:MM:SS.ffffff" in Input.Zone (--tz; default UTC).
 //
 // One record is one attempt. request_id is trace_id (it groups the retries
 // and fallbacks of one call) when present, else the record's own id; attempt
@@ -38,7 +38,7 @@ import (
 const SourceLiteLLM = "litellm"
 
 type liteLLMReader struct {
-	*docReader
+	*jsonRecordReader
 	zone  *time.Location
 	arena arena
 	sc    jsonScanner
@@ -52,9 +52,9 @@ type liteLLMReader struct {
 
 var _ Reader = (*liteLLMReader)(nil)
 
-func newLiteLLMReaderOpts(in Input, opt GatewayOptions) Reader {
-	r := &liteLLMReader{zone: opt.Zone, hosts: map[string]*string{}}
-	r.docReader = newDocReader(in, r.decode)
+func newLiteLLMReader(in Input) Reader {
+	r := &liteLLMReader{zone: in.Zone, hosts: map[string]*string{}}
+	r.jsonRecordReader = newJSONRecordReader(in, r.decode)
 	r.only = liteLLMKeys
 	r.decodeLine = r.scanLine
 	return r
@@ -169,8 +169,9 @@ func fieldsOf(o obj, f *liteLLMFields) {
 	f.metaErrInfo = errInfo(meta.child("error_information"))
 }
 
-// decode is the docReader's decode of a parsed value: arrays of payloads,
-// pretty-printed documents, and NDJSON lines that scanLine leaves to it.
+// decode is the jsonRecordReader's decode of a parsed value: arrays of
+// payloads, pretty-printed documents, and NDJSON lines that scanLine leaves
+// to it.
 func (r *liteLLMReader) decode(v any, _ []byte, out []Record) []Record {
 	m, ok := v.(map[string]any)
 	if !ok {

@@ -1,10 +1,6 @@
 package ingest
 
-import (
-	"unsafe"
-
-	"github.com/tpsreport/tpsreport/schemas"
-)
+import "github.com/tpsreport/tpsreport/schemas"
 
 // The spans format is the canonical JSONL input: one JSON object per line
 // whose keys are the spans.parquet column names of schemas/README.md
@@ -57,27 +53,6 @@ func sniffSpans(head []byte) int {
 		return 100
 	}
 	return 0
-}
-
-// topLevelKeys returns the keys of the JSON object in line that could be
-// read before the end or the first syntax error.
-func topLevelKeys(line []byte) map[string]bool {
-	keys := map[string]bool{}
-	var s jsonScanner
-	s.reset(line)
-	if s.beginObject() != nil {
-		return keys
-	}
-	for first := true; ; first = false {
-		key, ok, err := s.nextKey(first)
-		if err != nil || !ok {
-			return keys
-		}
-		keys[string(key)] = true
-		if s.skipValue() != nil {
-			return keys
-		}
-	}
 }
 
 // spansDecoder decodes one canonical JSONL line into a schemas.Span. It
@@ -567,93 +542,4 @@ func spanStatus(b []byte) (string, bool) {
 		return schemas.StatusCancelled, true
 	}
 	return "", false
-}
-
-// arena hands out pointers for optional fields from shared chunks, so that
-// decoding does not allocate once per field. A chunk lives as long as any
-// value in it is referenced.
-type arena struct {
-	i64   []int64
-	i32   []int32
-	str   []string
-	bytes []byte // the bytes of the strings text returns
-}
-
-const (
-	arenaChunk      = 512
-	arenaBytesChunk = 64 << 10
-)
-
-// text returns b as a string. Short strings share arena chunks of bytes
-// that are only ever appended to, so the strings never change.
-func (a *arena) text(b []byte) string {
-	if len(b) == 0 || len(b) > arenaBytesChunk/16 {
-		return string(b)
-	}
-	if cap(a.bytes)-len(a.bytes) < len(b) {
-		a.bytes = make([]byte, 0, arenaBytesChunk)
-	}
-	start := len(a.bytes)
-	a.bytes = append(a.bytes, b...)
-	return unsafe.String(&a.bytes[start], len(b))
-}
-
-func (a *arena) int64(v int64) *int64 {
-	if len(a.i64) == cap(a.i64) {
-		a.i64 = make([]int64, 0, arenaChunk)
-	}
-	a.i64 = append(a.i64, v)
-	return &a.i64[len(a.i64)-1]
-}
-
-func (a *arena) int32(v int32) *int32 {
-	if len(a.i32) == cap(a.i32) {
-		a.i32 = make([]int32, 0, arenaChunk)
-	}
-	a.i32 = append(a.i32, v)
-	return &a.i32[len(a.i32)-1]
-}
-
-func (a *arena) string(v string) *string {
-	if len(a.str) == cap(a.str) {
-		a.str = make([]string, 0, arenaChunk)
-	}
-	a.str = append(a.str, v)
-	return &a.str[len(a.str)-1]
-}
-
-// recentStrings is a small direct-mapped cache in front of the interner for
-// one column: a model, replica or error name seen lately is found by one
-// comparison instead of a map lookup.
-type recentStrings [64]string
-
-func (r *recentStrings) get(b []byte, in *interner) string {
-	i := (len(b)*31 + int(b[len(b)-1]) + int(b[len(b)/2])*7) & (len(r) - 1)
-	if s := r[i]; s == string(b) { // no allocation
-		return s
-	}
-	s := in.get(b)
-	r[i] = s
-	return s
-}
-
-// interner returns one shared string for each distinct value of a
-// low-cardinality column (model, replica, error), so that repeated values do
-// not allocate. It stops growing at maxInterned entries.
-type interner struct{ m map[string]string }
-
-const maxInterned = 4096
-
-func (in *interner) get(b []byte) string {
-	if s, ok := in.m[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	if in.m == nil {
-		in.m = make(map[string]string)
-	}
-	if len(in.m) < maxInterned {
-		in.m[s] = s
-	}
-	return s
 }

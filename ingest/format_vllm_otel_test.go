@@ -16,8 +16,8 @@ import (
 
 // TestVLLMOTelMatchesReference is a differential test of the vllm-otel
 // decoder against the encoding/json reader it replaced (refOTelReader,
-// vllm_otel_ref_test.go): both read the same randomized OTLP/JSON lines and
-// must give the same records in the same order — every span field for
+// format_vllm_otel_ref_test.go): both read the same randomized OTLP/JSON
+// lines and must give the same records in the same order — every span field for
 // field, every skip, and every reject of the same kind, with the same reason
 // when a span is rejected for its values. (Documents rejected as a whole say
 // why in the words of their own JSON readers.)

@@ -7,16 +7,10 @@ import (
 	"strings"
 )
 
-// The vLLM formats (issue 6) are rows of the formats table (formats.go);
-// schemas/formats/vllm.md documents how each maps onto span and sample columns.
-
-// Source column values of the vLLM formats.
-const (
-	SourceVLLMLog    = "vllm-log"
-	SourceVLLMOTel   = "vllm-otel"
-	SourcePrometheus = "prometheus"
-	SourceVLLMBench  = "vllm-bench"
-)
+// What the vLLM formats (vllm-log, vllm-otel, prometheus, vllm-bench) share:
+// vLLM's units, its names of engines, and the first lines a sniffer reads.
+// schemas/formats/vllm.md documents how each format maps onto span and
+// sample columns.
 
 // vllmNsToMicros rounds nanoseconds to the nearest microsecond, half away from
 // zero (schemas/README.md: rounded once, at ingest).

@@ -33,13 +33,13 @@ import (
 // SourceEnvoyAI is the source column of spans read from Envoy AI Gateway logs.
 const SourceEnvoyAI = "envoy-ai"
 
-type envoyAIReader struct{ *docReader }
+type envoyAIReader struct{ *jsonRecordReader }
 
 var _ Reader = (*envoyAIReader)(nil)
 
 func newEnvoyAIReader(in Input) Reader {
 	r := &envoyAIReader{}
-	r.docReader = newDocReader(in, decodeEnvoyAI)
+	r.jsonRecordReader = newJSONRecordReader(in, decodeEnvoyAI)
 	return r
 }
 

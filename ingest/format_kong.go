@@ -30,13 +30,13 @@ import (
 // SourceKong is the source column of spans read from Kong logs.
 const SourceKong = "kong"
 
-type kongReader struct{ *docReader }
+type kongReader struct{ *jsonRecordReader }
 
 var _ Reader = (*kongReader)(nil)
 
 func newKongReader(in Input) Reader {
 	r := &kongReader{}
-	r.docReader = newDocReader(in, decodeKong)
+	r.jsonRecordReader = newJSONRecordReader(in, decodeKong)
 	return r
 }
 

@@ -1,0 +1,263 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// jsonRecordReader is the Reader of the formats whose records are JSON
+// values: the gateway formats (litellm, kong, envoy-ai, otel-genai,
+// mapping). A format gives it a decode function; an input is one of:
+//
+//   - NDJSON: one JSON value per line; a record's position is its Line, and a
+//     malformed line is rejected on its own;
+//   - a JSON array of values, or one or more JSON documents that span lines
+//     (pretty-printed): a record's position is its byte Offset. A syntax
+//     error there cannot be resynchronised: the rest of the input becomes one
+//     reject and the reader ends.
+//
+// The mode is chosen from the first non-blank line: "[" starts an array; a
+// line that is only "{" (or ends in "{", "[" or ",") starts a document;
+// anything else is NDJSON. Each value is handed to decode, which appends one
+// or more records (an OTLP document holds many spans); a value that yields
+// none becomes a skip, so read = written + rejected + skipped still holds.
+type jsonRecordReader struct {
+	name   string
+	br     *bufio.Reader
+	decode func(v any, raw []byte, out []Record) []Record
+	// decodeLine, when set, decodes an NDJSON line without parsing it
+	// first: it appends the line's records, or reports false, having
+	// appended nothing, to leave the line to parseJSONValue and decode.
+	decodeLine func(line []byte, out []Record) ([]Record, bool)
+
+	mode    int // 0 undecided, 1 lines, 2 array, 3 documents, 4 done
+	lines   *lineSplitter
+	dec     *json.Decoder
+	base    int64 // bytes consumed before dec started (BOM)
+	maxLine int
+	keys    map[string]string // interned object keys (parseJSONValue)
+	only    map[string]bool   // the top-level keys decode reads; nil: all
+
+	queue []Record
+	qi    int
+	rec   Record
+	err   error
+}
+
+const (
+	modeUndecided = iota
+	modeLines
+	modeArray
+	modeDocs
+	modeDone
+)
+
+func newJSONRecordReader(in Input, decode func(v any, raw []byte, out []Record) []Record) *jsonRecordReader {
+	return &jsonRecordReader{
+		name:    in.Name,
+		br:      bufio.NewReaderSize(in.R, sniffBytes),
+		decode:  decode,
+		maxLine: in.MaxLineBytes,
+		keys:    map[string]string{},
+	}
+}
+
+// Next implements Reader.
+func (r *jsonRecordReader) Next() bool {
+	for {
+		if r.qi < len(r.queue) {
+			r.rec = r.queue[r.qi]
+			r.queue[r.qi] = Record{}
+			r.qi++
+			return true
+		}
+		r.queue, r.qi = r.queue[:0], 0
+		if !r.fill() {
+			return false
+		}
+	}
+}
+
+// fill reads the next value into the queue. It returns false at the end.
+func (r *jsonRecordReader) fill() bool {
+	if r.mode == modeUndecided {
+		r.decide()
+	}
+	switch r.mode {
+	case modeLines:
+		return r.fillLine()
+	case modeArray, modeDocs:
+		return r.fillDoc()
+	}
+	return false
+}
+
+func (r *jsonRecordReader) decide() {
+	head, err := r.br.Peek(sniffBytes)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		r.err = err
+		r.mode = modeDone
+		return
+	}
+	bom := 0
+	if bytes.HasPrefix(head, utf8BOM) {
+		bom = len(utf8BOM)
+	}
+	first := firstLine(head[bom:])
+	switch {
+	case len(first) > 0 && first[0] == '[':
+		r.mode = modeArray
+	case len(first) > 0 && first[0] == '{' &&
+		(bytes.HasSuffix(first, []byte("{")) || bytes.HasSuffix(first, []byte("[")) || bytes.HasSuffix(first, []byte(","))):
+		r.mode = modeDocs
+	default:
+		r.mode = modeLines
+		r.lines = newLineSplitter(r.br, r.maxLine)
+		return
+	}
+	if bom > 0 {
+		_, _ = r.br.Discard(bom)
+		r.base = int64(bom)
+	}
+	r.dec = json.NewDecoder(r.br)
+	r.dec.UseNumber()
+	if r.mode == modeArray {
+		if _, err := r.dec.Token(); err != nil { // the '['
+			r.mode = modeDone
+			r.err = fmt.Errorf("read %s: %w", r.name, err)
+		}
+	}
+}
+
+func (r *jsonRecordReader) fillLine() bool {
+	if !r.lines.Next() {
+		r.err = r.lines.Err()
+		r.mode = modeDone
+		return false
+	}
+	n := r.lines.Line()
+	line := r.lines.Bytes()
+	switch {
+	case r.lines.Long():
+		r.queue = append(r.queue, rejectRecord(r.name, n, 0, recordErrorf(ErrTooLong, -1,
+			"line is %d bytes, longer than the limit of %d bytes", r.lines.Len(), r.lines.max), line))
+	case isBlank(line):
+		r.queue = append(r.queue, Record{Kind: KindSkip, Skip: SkipBlank, Line: n})
+	default:
+		start := len(r.queue)
+		if r.decodeLine != nil {
+			if q, ok := r.decodeLine(line, r.queue); ok {
+				r.queue = q
+				r.place(start, n, 0, line)
+				break
+			}
+		}
+		v, err := parseJSONValue(line, r.keys, r.only)
+		if err != nil {
+			r.queue = append(r.queue, rejectRecord(r.name, n, 0, err, line))
+			break
+		}
+		r.queue = r.decode(v, line, r.queue)
+		r.place(start, n, 0, line)
+	}
+	return true
+}
+
+func (r *jsonRecordReader) fillDoc() bool {
+	if r.mode == modeArray && !r.dec.More() {
+		r.mode = modeDone
+		if _, err := r.dec.Token(); err != nil { // the ']'
+			r.queue = append(r.queue, rejectRecord(r.name, 0, r.base+r.dec.InputOffset(),
+				recordErrorf(ErrBadJSON, -1, "invalid JSON: %v", err), nil))
+			return true
+		}
+		if _, err := r.dec.Token(); err != io.EOF {
+			r.queue = append(r.queue, rejectRecord(r.name, 0, r.base+r.dec.InputOffset(),
+				recordErrorf(ErrBadJSON, -1, "invalid JSON: data after the top-level array"), nil))
+			return true
+		}
+		return false
+	}
+	var raw json.RawMessage
+	if err := r.dec.Decode(&raw); err != nil {
+		wasArray := r.mode == modeArray
+		r.mode = modeDone
+		if err == io.EOF && !wasArray {
+			return false
+		}
+		off := r.base + r.dec.InputOffset()
+		rest, _ := io.ReadAll(io.LimitReader(r.dec.Buffered(), tooLongKeep))
+		r.queue = append(r.queue, rejectRecord(r.name, 0, off,
+			recordErrorf(ErrBadJSON, -1, "invalid JSON: %v (the rest of the input is not read)", err), rest))
+		return true
+	}
+	// The value ends at InputOffset and RawMessage holds it verbatim.
+	off := r.base + r.dec.InputOffset() - int64(len(raw))
+	v, err := parseJSONValue(raw, r.keys, r.only)
+	if err != nil {
+		r.queue = append(r.queue, rejectRecord(r.name, 0, off, err, raw))
+		return true
+	}
+	start := len(r.queue)
+	r.queue = r.decode(v, raw, r.queue)
+	r.place(start, 0, off, raw)
+	return true
+}
+
+// place sets the position of the records decode appended from queue[start:],
+// adds a skip when there are none (an OTLP export without spans), and turns
+// decode errors into ParseErrors.
+func (r *jsonRecordReader) place(start int, line, off int64, raw []byte) {
+	if len(r.queue) == start {
+		r.queue = append(r.queue, Record{Kind: KindSkip, Skip: SkipEmptyDocument})
+	}
+	for i := start; i < len(r.queue); i++ {
+		rec := &r.queue[i]
+		rec.Line, rec.Offset = line, off
+		if rec.Kind == KindReject && rec.Err != nil {
+			rec.Err.File, rec.Err.Line = r.name, line
+			if rec.Raw == nil {
+				rec.Raw = raw
+			}
+		}
+	}
+}
+
+// Record implements Reader.
+func (r *jsonRecordReader) Record() *Record { return &r.rec }
+
+// Err implements Reader.
+func (r *jsonRecordReader) Err() error { return r.err }
+
+// rejectRecord builds a reject at a line (line formats) or offset.
+func rejectRecord(file string, line, off int64, err error, raw []byte) Record {
+	pe := parseErrorAt(file, line, err)
+	return Record{Kind: KindReject, Line: line, Offset: off, Err: pe, Raw: raw}
+}
+
+// decodeReject is what a format's decode appends for a malformed value; the
+// jsonRecordReader fills in the position.
+func decodeReject(out []Record, err error) []Record {
+	return append(out, Record{Kind: KindReject, Err: &ParseError{Err: err}})
+}
+
+// parseJSONValue decodes raw as encoding/json decodes into an interface{}
+// with numbers kept as json.Number (so that no digit is lost to float64), in
+// one pass of the jsonScanner, so that syntax errors carry a column and match
+// encoding/json exactly. Object keys are interned in keys (nil: none); a
+// top-level object keeps only the keys in only (nil: all).
+func parseJSONValue(raw []byte, keys map[string]string, only map[string]bool) (any, error) {
+	var s jsonScanner
+	s.reset(raw)
+	v, err := s.readValue(keys, only)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.end(); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
