@@ -23,11 +23,14 @@ const (
 	WindowsFile  = "windows.parquet"
 	RequestsFile = "requests.parquet"
 	CurvesFile   = "curves.json"
+	// LatenciesFile holds one row per delivered request: its latencies as
+	// the user saw them (docs/metrics.md "Requests and SLOs").
+	LatenciesFile = "latencies.parquet"
 )
 
 // outputFiles are the files analyze adds to a run dataset, all written in a
 // temporary directory and renamed into place at the end.
-var outputFiles = []string{WindowsFile, RequestsFile, SummaryFile, CurvesFile}
+var outputFiles = []string{WindowsFile, RequestsFile, LatenciesFile, SummaryFile, CurvesFile}
 
 // runWidth is the window width that makes the whole run one window: every instant
 // t of the epoch has t / runWidth = 0.
@@ -45,6 +48,9 @@ type Options struct {
 	// (the statement running and the time so far); cmd passes stderr only
 	// when it is a terminal.
 	Progress io.Writer
+	// SLO, when set, is the latency bound per request that goodput and
+	// slo_attainment count (docs/metrics.md "Requests and SLOs").
+	SLO *schemas.SLO
 }
 
 // MaxWindows bounds the windows of one analysis: each costs a row in every
@@ -336,6 +342,12 @@ func (st *runState) result() (*Result, error) {
 	if st.noExtent {
 		sum.Warnings = append(sum.Warnings, "no span has a timestamp: no extent to measure")
 	}
+	sum.SLO = st.opt.SLO
+	st.mix.into(&sum)
+	sum.EngineOnly = st.spans > 0 && st.engine == st.spans
+	if sum.EngineOnly {
+		sum.Warnings = append(sum.Warnings, "only an engine's logs: queueing before the engine (gateway, load balancer, client) is invisible, so t_queue, ttft and gap_fraction count the engine's queue alone. Try: ingest the gateway's log too (litellm:..., kong:..., envoy-ai:...)")
+	}
 	sum.RunStart, sum.RunEnd = schemas.Time(st.t0), schemas.Time(st.t1)
 	sum.Metrics = st.run
 	sum.WindowStart, sum.WindowEnd = sum.RunStart, sum.RunEnd
@@ -383,6 +395,39 @@ func (a *analysis) extent(st *runState) error {
 	}
 	st.t0, st.t1 = t0.Int64, t1.Int64
 	return checkWindowCount(st.t0, st.t1, st.width)
+}
+
+// runMix holds the offered load and the token mix of the run (run_mix.sql).
+type runMix struct {
+	first, last     sql.NullInt64 // attempt-0 arrivals, µs
+	arrivals        int64
+	meanIn, meanOut sql.NullFloat64
+}
+
+// runMix reads the offered load and the token mix.
+func (a *analysis) runMix(st *runState) error {
+	m := &st.mix
+	err := a.db.QueryRowContext(a.ctx, query("run_mix"), sql.Named("t0", st.t0), sql.Named("t1", st.t1)).Scan(
+		&m.first, &m.last, &m.arrivals, &m.meanIn, &m.meanOut)
+	if err != nil {
+		return fmt.Errorf("analyze run_mix: %w", err)
+	}
+	return nil
+}
+
+// into sets the summary's offered load (arrivals over the arrival span: a
+// run that drains the same traffic sooner offers the same load) and token mix.
+func (m runMix) into(sum *schemas.Summary) {
+	if m.first.Valid && m.last.Valid && m.last.Int64 > m.first.Int64 {
+		sum.ArrivalSpan = float64(m.last.Int64-m.first.Int64) / 1e6
+		sum.OfferedRate = ptr(float64(m.arrivals) / sum.ArrivalSpan)
+	}
+	if m.meanIn.Valid {
+		sum.MeanInputTokens = ptr(m.meanIn.Float64)
+	}
+	if m.meanOut.Valid {
+		sum.MeanOutputTokens = ptr(m.meanOut.Float64)
+	}
 }
 
 // spansRunID takes the run's id from its spans.

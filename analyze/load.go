@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,4 +60,44 @@ func Load(ctx context.Context, dir string) (*Result, error) {
 		res.Windows = append(res.Windows, m)
 	}
 	return res, rows.Err()
+}
+
+// LoadLatencies reads latencies.parquet of an analysed run: one row per
+// delivered request, in completion order. A run analysed before the file
+// existed has none: nil, and no error.
+func LoadLatencies(ctx context.Context, dir string) ([]schemas.RequestLatency, error) {
+	path := filepath.Join(dir, LatenciesFile)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	sqldb, conns, err := openDB(ctx, "", 1)
+	if err != nil {
+		return nil, err
+	}
+	defer sqldb.Close()
+	db := conns[0]
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, query("load_latencies"), sql.Named("path", path))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer rows.Close()
+	out := []schemas.RequestLatency{}
+	for rows.Next() {
+		var r schemas.RequestLatency
+		var ttft, tpot, e2e sql.NullFloat64
+		if err := rows.Scan(&r.Released, &ttft, &tpot, &e2e); err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		r.TTFT, r.TPOT, r.E2E = nullable(ttft), nullable(tpot), nullable(e2e)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func nullable(v sql.NullFloat64) *float64 {
+	if !v.Valid {
+		return nil
+	}
+	return &v.Float64
 }

@@ -3,6 +3,7 @@ package analyze
 import (
 	"database/sql"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -106,6 +107,7 @@ type runState struct {
 	tmpDir      string // where the outputs are written before they move
 
 	gateway, engine int64 // spans of each join role
+	spans           int64 // every span
 	join            *schemas.JoinCoverage
 	maxIdx          int64
 	unnumbered      bool
@@ -119,17 +121,34 @@ type runState struct {
 	curves          Curves
 	windows         []schemas.Metrics
 	run             schemas.Metrics
+	mix             runMix
 
 	sideTask *sideTask
 }
 
 // params are the parameters of params.sql: the extent, the window width
-// (runWidth for the run as one window) and the pool's cap.
-func params(t0, t1, width, poolCap int64) []any {
+// (runWidth for the run as one window), the pool's cap and the SLO's bounds.
+func params(t0, t1, width, poolCap int64, slo *schemas.SLO) []any {
+	var ttft, e2e *int64
+	var tpot *float64
+	if slo != nil {
+		ttft, tpot, e2e = microsOf(slo.TTFT), slo.TPOT, microsOf(slo.E2E)
+	}
 	return []any{
 		sql.Named("t0", t0), sql.Named("t1", t1), sql.Named("width", width),
 		sql.Named("pool_cap", poolCap), sql.Named("whole", width == runWidth),
+		sql.Named("slo_ttft_us", ttft), sql.Named("slo_tpot", tpot), sql.Named("slo_e2e_us", e2e),
+		sql.Named("has_slo", slo != nil),
 	}
+}
+
+// microsOf converts seconds to whole µs (rounded), nil to nil.
+func microsOf(s *float64) *int64 {
+	if s == nil {
+		return nil
+	}
+	v := int64(math.Round(*s * 1e6))
+	return &v
 }
 
 // pipeline is the analysis, step by step.
@@ -169,19 +188,21 @@ var pipeline = []step{
 	{name: "delivered_bits", both: true},
 	{name: "attempt_list", when: "unnumbered", creates: []string{"attempt_list"}},
 	{name: "no_attempt_list", when: "!unnumbered", creates: []string{"attempt_list"}},
+	{name: "delivered_requests", creates: []string{"delivered_requests"}},
 	{name: "load_samples", when: "samples", creates: []string{"samples"},
 		args: func(st *runState) []any { return []any{sql.Named("path", st.samplesPath)} }},
 	{name: "empty_samples", when: "!samples", creates: []string{"samples"}},
 	{name: "extent", do: (*analysis).extent},
 	{name: "run_id", when: "unnamed", do: (*analysis).spansRunID},
 	{name: "quality", do: (*analysis).quality, uses: []string{"quality_spans", "sampling_holes"}},
+	{name: "run_mix", do: (*analysis).runMix, uses: []string{"run_mix"}},
 	// The windows' events are the last reader of the request facts, a row
 	// per request: count them now, so that the facts are gone before
 	// requests.parquet and the sweeps need the memory. Nothing after them
 	// groups spans by request: the spans table's largest column goes too
 	// (at 10 M spans, less to spill in the sweeps).
 	{name: "params_events", query: "params", creates: []string{"params"},
-		args: func(st *runState) []any { return params(st.t0, st.t1, st.width, 0) }},
+		args: func(st *runState) []any { return params(st.t0, st.t1, st.width, 0, st.opt.SLO) }},
 	{name: "logical_requests", creates: []string{"logical_requests"}},
 	{name: "win_events", creates: []string{"win_events"}, drops: []string{
 		"logical_requests", "request_facts", "multi_facts", "multi_requests",
@@ -233,19 +254,22 @@ var pipeline = []step{
 	// summed from the windows' rows, so the pool's segments serve the
 	// windows only.
 	{name: "params_windows", query: "params", creates: []string{"params"},
-		args: func(st *runState) []any { return params(st.t0, st.t1, st.width, st.caps.Pool) }},
+		args: func(st *runState) []any { return params(st.t0, st.t1, st.width, st.caps.Pool, st.opt.SLO) }},
 	{name: "windows", creates: []string{"windows"}},
 	{name: "win_tokens", creates: []string{"win_tokens"}},
 	{name: "win_state", creates: []string{"win_state"}, drops: []string{"pool_segments"}},
 	{name: "win_sampled", creates: []string{"win_sampled"}},
 	{name: "win_dists_a", creates: []string{"win_dists_a"}},
 	{name: "win_dists_b", creates: []string{"win_dists_b"}},
+	{name: "win_dists_c", creates: []string{"win_dists_c"}},
+	{name: "win_slo", creates: []string{"win_slo"}},
 	{name: "metrics", creates: []string{"metrics"}},
 	{name: "metrics_windows", do: func(a *analysis, st *runState) (err error) {
 		st.windows, err = a.metricRows()
 		return err
 	}, uses: []string{"metrics_json"}},
 	{name: "windows_out", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, WindowsFile) }},
+	{name: "latencies_out", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, LatenciesFile) }},
 
 	// run: the whole run as one window. Its event counts, state measures,
 	// tokens and the counts, means and maxima of its distributions come from
@@ -253,7 +277,7 @@ var pipeline = []step{
 	// exactly (tokens to 1e-9, see run_tokens.sql); samples and quantiles
 	// are computed again, since their percentiles do not add up.
 	{name: "params_run", query: "params", creates: []string{"params"},
-		args: func(st *runState) []any { return params(st.t0, st.t1, runWidth, st.caps.Pool) }},
+		args: func(st *runState) []any { return params(st.t0, st.t1, runWidth, st.caps.Pool, st.opt.SLO) }},
 	{name: "run_window", query: "windows", creates: []string{"windows"}},
 	{name: "run_tokens", creates: []string{"win_tokens"}},
 	{name: "run_events", creates: []string{"win_events"}},
@@ -261,6 +285,8 @@ var pipeline = []step{
 	{name: "run_sampled", query: "win_sampled", creates: []string{"win_sampled"}},
 	{name: "run_dists_a", creates: []string{"win_dists_a"}},
 	{name: "run_dists_b", creates: []string{"win_dists_b"}},
+	{name: "run_dists_c", creates: []string{"win_dists_c"}},
+	{name: "run_slo", query: "win_slo", creates: []string{"win_slo"}},
 	{name: "run_metrics", query: "metrics", creates: []string{"metrics"}},
 	{name: "metrics_run", do: func(a *analysis, st *runState) error {
 		rows, err := a.metricRows()

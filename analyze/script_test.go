@@ -139,6 +139,16 @@ func runScript(t *testing.T, path string) {
 					opt.Cap = scriptInt(v, fail)
 				case "max_num_seqs":
 					man.MaxNumSeqs = scriptInt(v, fail)
+				case "slo_ttft", "slo_tpot", "slo_e2e":
+					d, err := time.ParseDuration(v)
+					if err != nil {
+						fail("%s: %v", k, err)
+					}
+					if opt.SLO == nil {
+						opt.SLO = &schemas.SLO{}
+					}
+					secs := d.Seconds()
+					*map[string]**float64{"slo_ttft": &opt.SLO.TTFT, "slo_tpot": &opt.SLO.TPOT, "slo_e2e": &opt.SLO.E2E}[k] = &secs
 				case "from", "to":
 					tm := schemas.Time(*scriptTime(v, fail))
 					if k == "from" {

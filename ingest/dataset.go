@@ -31,7 +31,7 @@ const (
 // that name may be the user's, and compare/ depends on a baseline run too.
 // `run` builds a run's directory whole and swaps it in, so it never leaves a
 // report of replaced data behind.
-var DerivedFiles = []string{"summary.json", "windows.parquet", "requests.parquet", "curves.json"}
+var DerivedFiles = []string{"summary.json", "windows.parquet", "requests.parquet", "latencies.parquet", "curves.json"}
 
 // datasetFiles are the files ingest writes.
 var datasetFiles = []string{SpansFile, SamplesFile, ManifestFile, RejectsFile}

@@ -97,7 +97,8 @@ func HTML(w io.Writer, in Input) error {
 func writeHTML(w io.Writer, d *document, charts []Chart) error {
 	page := htmlPage{document: d, CSS: stylesheet, Compare: d.Mode == "compare"}
 	crit := schemas.DefaultCriteria()
-	if d.Verdict != nil && d.Verdict.Settings != (schemas.Criteria{}) {
+	// A verdict written before its settings were recorded has none.
+	if d.Verdict != nil && d.Verdict.Settings.Confidence != 0 {
 		crit = d.Verdict.Settings
 	}
 	page.MinBacklog, page.LoadMismatch = crit.MinBacklogWindows, fmtShortPercent(crit.LoadMismatch)

@@ -141,6 +141,37 @@ type Metrics struct {
 	// GatewayOverhead is the gateway's total time minus the engine's e2e time of
 	// the spans joined from a gateway and an engine log (n = 0 without a join).
 	GatewayOverhead Percentiles `json:"gateway_overhead"`
+
+	// Request-level latencies (docs/metrics.md "Requests and SLOs"), over the
+	// requests completed in the window and delivered, from the request's first
+	// arrival across its retries: what the user saw.
+	TTFTReq Percentiles `json:"ttft_req"`
+	TPOTReq Percentiles `json:"tpot_req"`
+	E2EReq  Percentiles `json:"e2e_req"`
+
+	// With an SLO (analyze --slo): the requests completed in the window that
+	// were delivered within every bound (a failed request misses), per second
+	// and as a share of the requests completed. nil without an SLO.
+	SLOMet        *int64   `json:"slo_met"`
+	Goodput       *float64 `json:"goodput"`
+	SLOAttainment *float64 `json:"slo_attainment"`
+}
+
+// SLO is a latency bound per request (analyze --slo ttft=2s,tpot=80ms,e2e=60s),
+// in seconds; a nil bound is not part of it.
+type SLO struct {
+	TTFT *float64 `json:"ttft,omitempty"`
+	TPOT *float64 `json:"tpot,omitempty"`
+	E2E  *float64 `json:"e2e,omitempty"`
+}
+
+// RequestLatency is one delivered request's latencies (requests.parquet's
+// delivered rows): for the bootstrap of compare's latency criteria.
+type RequestLatency struct {
+	Released int64    // µs since the epoch: when the request completed
+	TTFT     *float64 // ttft_req, seconds
+	TPOT     *float64 // tpot_req, seconds
+	E2E      *float64 // e2e_req, seconds
 }
 
 // ReplicaState holds the exact state metrics of one replica over the run.
@@ -202,7 +233,24 @@ type Summary struct {
 	Cap         *int64    `json:"cap"`
 	CapSource   string    `json:"cap_source"` // flag, samples, logs, inferred
 	Metrics
-	Replicas    []ReplicaState `json:"replicas,omitempty"`
-	DataQuality DataQuality    `json:"data_quality"`
-	Warnings    []string       `json:"warnings"`
+	Replicas []ReplicaState `json:"replicas,omitempty"`
+
+	// SLO echoes analyze --slo; nil without one.
+	SLO *SLO `json:"slo,omitempty"`
+	// The offered load and the token mix, for compare's guards: arrivals
+	// (attempt-0 spans) over the arrival span (first to last attempt-0
+	// queued_at), so that a run that drains the same traffic sooner offers
+	// the same load; mean input tokens per request (attempt-0 spans) and mean
+	// output tokens per delivered request.
+	ArrivalSpan      float64  `json:"arrival_span_seconds"`
+	OfferedRate      *float64 `json:"offered_rate"`
+	MeanInputTokens  *float64 `json:"mean_input_tokens"`
+	MeanOutputTokens *float64 `json:"mean_output_tokens"`
+	// EngineOnly is true when no span comes from a gateway or a client (only
+	// engine logs or canonical spans of an engine): queueing before the
+	// engine is invisible, so t_queue and gap_fraction miss it.
+	EngineOnly bool `json:"engine_only"`
+
+	DataQuality DataQuality `json:"data_quality"`
+	Warnings    []string    `json:"warnings"`
 }

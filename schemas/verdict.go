@@ -21,6 +21,9 @@ type Criterion struct {
 	Lo        *float64 `json:"lo,omitempty"`    // interval on Ratio (or Diff)
 	Hi        *float64 `json:"hi,omitempty"`
 	PValue    *float64 `json:"p_value,omitempty"`
+	// Scope says what the values are over: "backlog windows", "whole run",
+	// "delivered requests"; the report labels them so.
+	Scope string `json:"scope,omitempty"`
 }
 
 // Verdict is verdict.json: the criteria, the guards that fired and the overall verdict.
@@ -56,6 +59,24 @@ type Criteria struct {
 	Alpha              float64 `json:"alpha" yaml:"alpha"`                 // 0.05
 	Resamples          int     `json:"resamples" yaml:"resamples"`
 	AllowModelMismatch bool    `json:"allow_model_mismatch" yaml:"allow_model_mismatch"`
+
+	// Latency criteria: the candidate's p95 of request TTFT (TPOT) may exceed
+	// the baseline's by this fraction (0.10 = 10 %).
+	TTFTTolerance float64 `json:"ttft_tolerance" yaml:"ttft_tolerance"`
+	TPOTTolerance float64 `json:"tpot_tolerance" yaml:"tpot_tolerance"`
+	// SLOTolerance: the SLO attainment drop allowed, as a fraction (0.01 = 1 pp).
+	SLOTolerance float64 `json:"slo_tolerance" yaml:"slo_tolerance"`
+	// TokenMismatch: the largest relative difference of the token mix (mean
+	// input tokens per request, mean output tokens per delivered request).
+	TokenMismatch float64 `json:"token_mismatch" yaml:"token_mismatch"`
+	// Warmup and Cooldown, seconds: the windows that start within Warmup of
+	// a run's start, or end within Cooldown of its end, count in no
+	// criterion (nor do the requests completed in them).
+	Warmup   float64 `json:"warmup_seconds" yaml:"warmup"`
+	Cooldown float64 `json:"cooldown_seconds" yaml:"cooldown"`
+	// Off names the criteria turned off (an acceptance file's "KEY: off",
+	// KEY a criterion's name): they are reported, not judged.
+	Off []string `json:"off,omitempty" yaml:"-"`
 }
 
 // DefaultCriteria returns the defaults of docs/acceptance.md.
@@ -71,5 +92,9 @@ func DefaultCriteria() Criteria {
 		Confidence:        0.95,
 		Alpha:             0.05,
 		Resamples:         2000,
+		TTFTTolerance:     0.10,
+		TPOTTolerance:     0.10,
+		SLOTolerance:      0.01,
+		TokenMismatch:     0.2,
 	}
 }

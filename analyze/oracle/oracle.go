@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/tpsreport/tpsreport/schemas"
@@ -14,6 +15,7 @@ type Options struct {
 	Cap                 *int64           // --cap, per replica
 	MaxNumSeqs          *int64           // from the logs (manifest), for every replica
 	MaxNumSeqsByReplica map[string]int64 // from the logs, per replica (takes precedence over MaxNumSeqs)
+	SLO                 *schemas.SLO     // --slo: goodput and slo_attainment
 }
 
 // Cap sources, strongest first (docs/metrics.md "Cap").
@@ -35,6 +37,14 @@ type Result struct {
 	Replicas   []schemas.ReplicaState // sorted by name; only when more than one replica appears
 	Quality    schemas.DataQuality    // the analysis counts (ingest counts left zero)
 	Spans      []SpanMetrics          // per-span metrics of docs/metrics.md, in input order
+
+	// The offered load and token mix (docs/metrics.md "Offered load and
+	// token mix"), and every delivered request's latencies.
+	ArrivalSpan      float64
+	OfferedRate      *float64
+	MeanInputTokens  *float64
+	MeanOutputTokens *float64
+	Latencies        []schemas.RequestLatency // in completion order
 }
 
 // SpanMetrics are the per-span metrics of docs/metrics.md (a row of requests.parquet).
@@ -154,11 +164,13 @@ func Analyze(spans []schemas.Span, samples []schemas.Sample, opt Options) Result
 			wins[i] = newAcc()
 		}
 		addEvents(g, canon, reqs, run, wins)
+		res.Latencies = addRequestLatencies(g, reqs, opt.SLO, run, wins)
+		res.ArrivalSpan, res.OfferedRate, res.MeanInputTokens, res.MeanOutputTokens = mix(canon, start, end)
 		addTokens(g, canon, run, wins)
 		addStates(g, canon, poolCap, run, wins)
 		addSampled(g, samples, caps, run, wins)
 
-		res.Run = run.metrics(start, end, max(end-start, 0), poolCap)
+		res.Run = run.metrics(start, end, max(end-start, 0), poolCap, opt.SLO != nil)
 		// Choice: end < start (only possible when out-of-order timestamps make
 		// the last coalesced instant precede the first one, or --from > --to)
 		// gives no windows (the range floor(start/W)..floor((end-1)/W) is
@@ -167,7 +179,7 @@ func Analyze(spans []schemas.Span, samples []schemas.Sample, opt Options) Result
 		res.Windows = make([]schemas.Metrics, g.n)
 		for i := range wins {
 			lo, hi := g.bounds(i)
-			m := wins[i].metrics(lo, hi, hi-lo, poolCap)
+			m := wins[i].metrics(lo, hi, hi-lo, poolCap, opt.SLO != nil)
 			k := g.k0 + int64(i)
 			m.WindowStart, m.WindowEnd = schemas.Time(k*g.w), schemas.Time((k+1)*g.w)
 			res.Windows[i] = m
@@ -437,7 +449,7 @@ func addTokens(g grid, canon []*row, run *acc, wins []*acc) {
 
 // metrics assembles the Metrics of one window (or the run) over [lo, hi]
 // whose length is ws µs.
-func (a *acc) metrics(lo, hi, ws int64, poolCap *int64) schemas.Metrics {
+func (a *acc) metrics(lo, hi, ws int64, poolCap *int64, slo bool) schemas.Metrics {
 	sec := seconds(ws)
 	rate := func(x float64) *float64 {
 		if ws == 0 {
@@ -529,6 +541,14 @@ func (a *acc) metrics(lo, hi, ws int64, poolCap *int64) schemas.Metrics {
 	m.TPOT = percentiles(a.dists[dTPOT])
 	m.StreamTPS = percentiles(a.dists[dStreamTPS])
 	m.EndToEndTPS = percentiles(a.dists[dEndToEndTPS])
+	m.TTFTReq = percentiles(a.dists[dTTFTReq])
+	m.TPOTReq = percentiles(a.dists[dTPOTReq])
+	m.E2EReq = percentiles(a.dists[dE2EReq])
+	if slo {
+		m.SLOMet = ptr(a.sloMet)
+		m.Goodput = rate(float64(a.sloMet))
+		m.SLOAttainment = ratio(a.sloMet, a.requests)
+	}
 	return m
 }
 
@@ -543,6 +563,9 @@ const (
 	dTPOT
 	dStreamTPS
 	dEndToEndTPS
+	dTTFTReq
+	dTPOTReq
+	dE2EReq
 	nDists
 )
 
@@ -560,6 +583,7 @@ type acc struct {
 
 	dists  [nDists][]float64
 	totals []float64 // request_total of arrivals whose request completed
+	sloMet int64     // requests completed that met the SLO
 }
 
 func newAcc() *acc { return &acc{} }
@@ -660,4 +684,101 @@ func union(a, b []string) []string {
 	out := append(slices.Clone(a), b...)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// addRequestLatencies adds each completed, delivered request's latencies
+// as its user saw them (docs/metrics.md "Requests and SLOs") to the window of
+// its completion, counts those that meet slo, and returns them all in
+// completion order (latencies.parquet).
+func addRequestLatencies(g grid, reqs []*request, slo *schemas.SLO, run *acc, wins []*acc) []schemas.RequestLatency {
+	var out []schemas.RequestLatency
+	for _, q := range reqs {
+		var d *row
+		var first *int64
+		for _, r := range q.rows {
+			if r.delivered {
+				d = r
+			}
+			if t := r.s.QueuedAt; t != nil && (first == nil || *t < *first) {
+				first = t
+			}
+		}
+		if !q.completed || d == nil {
+			continue
+		}
+		ttft := duration(first, d.s.FirstTokenAt)
+		e2e := duration(first, d.s.ReleasedAt)
+		tpot := d.m.TPOT
+		out = append(out, schemas.RequestLatency{Released: q.doneAt, TTFT: ttft, TPOT: tpot, E2E: e2e})
+		i, ok := g.event(q.doneAt)
+		if !ok {
+			continue
+		}
+		met := slo != nil && within(first, d.s.FirstTokenAt, slo.TTFT) && within(first, d.s.ReleasedAt, slo.E2E) &&
+			(slo.TPOT == nil || tpot == nil || *tpot <= *slo.TPOT)
+		for _, a := range []*acc{run, wins[i]} {
+			for k, v := range map[int]*float64{dTTFTReq: ttft, dTPOTReq: tpot, dE2EReq: e2e} {
+				if v != nil {
+					a.dists[k] = append(a.dists[k], *v)
+				}
+			}
+			if met {
+				a.sloMet++
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b schemas.RequestLatency) int { return cmp.Compare(a.Released, b.Released) })
+	return out
+}
+
+// within reports whether the duration from a to b (µs) is known and at most
+// bound seconds, the bound rounded to a whole µs as analyze takes it; a nil
+// bound is no bound.
+func within(a, b *int64, bound *float64) bool {
+	if bound == nil {
+		return true
+	}
+	if a == nil || b == nil || *b < *a {
+		return false
+	}
+	return *b-*a <= int64(math.Round(*bound*1e6))
+}
+
+// mix is the offered load and token mix: arrivals (attempt-0 spans queued in
+// [start, end]) over the span from the first to the last, their mean input
+// tokens, and the mean output tokens of delivered spans released in it.
+func mix(canon []*row, start, end int64) (span float64, offered, meanIn, meanOut *float64) {
+	var first, last, n int64
+	var inSum, inN, outSum, outN int64
+	for _, r := range canon {
+		s := r.s
+		if r.attempt == 0 && s.QueuedAt != nil && *s.QueuedAt >= start && *s.QueuedAt <= end {
+			if n == 0 || *s.QueuedAt < first {
+				first = *s.QueuedAt
+			}
+			if n == 0 || *s.QueuedAt > last {
+				last = *s.QueuedAt
+			}
+			n++
+			if s.InputTokens != nil {
+				inSum += *s.InputTokens
+				inN++
+			}
+		}
+		if r.delivered && s.ReleasedAt != nil && *s.ReleasedAt >= start && *s.ReleasedAt <= end && s.OutputTokens != nil {
+			outSum += *s.OutputTokens
+			outN++
+		}
+	}
+	if n > 0 && last > first {
+		span = seconds(last - first)
+		offered = ptr(float64(n) / span)
+	}
+	if inN > 0 {
+		meanIn = ptr(float64(inSum) / float64(inN))
+	}
+	if outN > 0 {
+		meanOut = ptr(float64(outSum) / float64(outN))
+	}
+	return span, offered, meanIn, meanOut
 }

@@ -65,6 +65,7 @@ func analyzeFlags() []cli.Flag {
 		&cli.Int64Flag{Name: "cap", DefaultText: "0 = auto", Usage: "concurrency cap per replica (vLLM max_num_seqs); auto takes the samples', the logs' or the largest in_flight seen"},
 		&cli.TimestampFlag{Name: "from", Layout: timeLayout, Usage: "clip the run from this RFC 3339 instant (with --to)"},
 		&cli.TimestampFlag{Name: "to", Layout: timeLayout, Usage: "clip the run to this RFC 3339 instant (with --from)"},
+		&cli.StringFlag{Name: "slo", Usage: "latency bound per request for goodput and slo_attainment, any of ttft, tpot, e2e: `ttft=2s,tpot=80ms,e2e=60s` (vLLM's --goodput keys; a bare number is ms)"},
 	}
 }
 
@@ -81,6 +82,13 @@ func analyzeOptions(c *cli.Context) (analyze.Options, error) {
 		opt.Cap = &v
 	}
 	opt.From, opt.To = c.Timestamp("from"), c.Timestamp("to")
+	if c.IsSet("slo") {
+		slo, err := parseSLO(c.String("slo"))
+		if err != nil {
+			return opt, usageError(c, "--slo %q: %v", c.String("slo"), err)
+		}
+		opt.SLO = slo
+	}
 	if (opt.From == nil) != (opt.To == nil) {
 		return opt, usageError(c, "--from and --to go together")
 	}

@@ -1,5 +1,6 @@
 -- request_facts: one row per request: the release of its last span (rc, NULL
--- while none has a release), whether any span succeeded, whether it has a first
+-- while none has a release), its first arrival (first_queued_us: the
+-- earliest queued_at of its spans), whether any span succeeded, whether it has a first
 -- attempt (has_first) and how many retries (attempt > 0), for quality's
 -- unlinked retries, and its delivered span (docs/metrics.md): the first
 -- successful span by released_at (NULLs last), ties by span_id, then input
@@ -21,12 +22,13 @@ SELECT request_id,
        coalesce(bool_or(attempt = 0), false) AS has_first,
        count(*) FILTER (WHERE attempt > 0) AS retries,
        count(*) FILTER (WHERE ok) AS n_ok,
-       CASE WHEN count(*) FILTER (WHERE ok) = 1 THEN any_value(idx) FILTER (WHERE ok) END AS delivered_idx
+       CASE WHEN count(*) FILTER (WHERE ok) = 1 THEN any_value(idx) FILTER (WHERE ok) END AS delivered_idx,
+       min(queued_us) AS first_queued_us
 FROM spans WHERE NOT solo
 GROUP BY request_id;
 CREATE OR REPLACE VIEW request_facts AS
 SELECT * FROM multi_facts
 UNION ALL
 SELECT request_id, released_us, ok, coalesce(attempt = 0, false), (attempt > 0 IS TRUE)::BIGINT, (ok IS TRUE)::BIGINT,
-       CASE WHEN ok THEN idx END
+       CASE WHEN ok THEN idx END, queued_us
 FROM spans WHERE solo;

@@ -22,7 +22,8 @@ WITH j AS (
         coalesce(s.queue_us, 0) AS queue_us,
         sm.sampled_us, sm.backlog_us AS s_backlog_us, sm.gap_us AS s_gap_us,
         sm.in_flight_us AS s_in_flight_us, sm.queue_us AS s_queue_us,
-        da.* EXCLUDE (window_index), db.* EXCLUDE (window_index)
+        coalesce(sl.slo_met, 0) AS slo_met,
+        da.* EXCLUDE (window_index), db.* EXCLUDE (window_index), dc.* EXCLUDE (window_index)
     FROM windows
     LEFT JOIN win_tokens t USING (window_index)
     LEFT JOIN win_events e USING (window_index)
@@ -30,6 +31,8 @@ WITH j AS (
     LEFT JOIN win_sampled sm USING (window_index)
     LEFT JOIN win_dists_a da USING (window_index)
     LEFT JOIN win_dists_b db USING (window_index)
+    LEFT JOIN win_dists_c dc USING (window_index)
+    LEFT JOIN win_slo sl USING (window_index)
 )
 SELECT
     window_index,
@@ -66,6 +69,10 @@ SELECT
     s_queue_us::DOUBLE / nullif(sampled_us, 0) AS mean_queue_depth_sampled,
     s_in_flight_us::DOUBLE / nullif(sampled_us, 0) / nullif(params.cap, 0) AS utilization_sampled,
     t_queue, ttft, t_first_token, t_stream, t_in_flight, t_total, tpot, stream_tps, end_to_end_tps,
-    gateway_overhead
+    gateway_overhead,
+    ttft_req, tpot_req, e2e_req,
+    CASE WHEN params.has_slo THEN slo_met END AS slo_met,
+    CASE WHEN params.has_slo THEN slo_met / nullif(secs, 0) END AS goodput,
+    CASE WHEN params.has_slo THEN slo_met / nullif(requests, 0) END AS slo_attainment
 FROM j, params
 ORDER BY window_index;

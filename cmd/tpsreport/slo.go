@@ -1,0 +1,66 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// parseSLO reads --slo: bounds per request as KEY=VALUE (or vLLM's
+// KEY:VALUE), separated by commas or spaces. KEY is ttft, tpot or e2e (e2el,
+// vLLM's name, is the same); VALUE a duration with its unit, or a bare
+// number of milliseconds as vLLM's --goodput takes it.
+func parseSLO(s string) (*schemas.SLO, error) {
+	var slo schemas.SLO
+	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
+	if len(fields) == 0 {
+		return nil, errors.New("want one or more of ttft, tpot, e2e, such as ttft=2s,tpot=80ms")
+	}
+	for _, f := range fields {
+		i := strings.IndexAny(f, "=:")
+		if i < 0 {
+			return nil, fmt.Errorf("%q: want KEY=VALUE, such as ttft=2s", f)
+		}
+		key, val := strings.ToLower(f[:i]), f[i+1:]
+		var dst **float64
+		switch key {
+		case "ttft":
+			dst = &slo.TTFT
+		case "tpot":
+			dst = &slo.TPOT
+		case "e2e", "e2el":
+			dst = &slo.E2E
+		default:
+			return nil, fmt.Errorf("unknown key %q: want ttft, tpot or e2e", key)
+		}
+		if *dst != nil {
+			return nil, fmt.Errorf("%s given twice", key)
+		}
+		secs, err := sloSeconds(val)
+		if err != nil {
+			return nil, fmt.Errorf("%s %q: %v", key, val, err)
+		}
+		*dst = &secs
+	}
+	return &slo, nil
+}
+
+// sloSeconds reads a bound: a duration with its unit, or milliseconds.
+func sloSeconds(v string) (float64, error) {
+	var secs float64
+	if ms, err := strconv.ParseFloat(v, 64); err == nil {
+		secs = ms / 1000
+	} else if d, err := time.ParseDuration(v); err == nil {
+		secs = d.Seconds()
+	} else {
+		return 0, errors.New("want a duration such as 2s or 80ms, or a number of milliseconds")
+	}
+	if !(secs > 0) || secs > 1e9 {
+		return 0, errors.New("want a positive bound")
+	}
+	return secs, nil
+}
