@@ -20,18 +20,36 @@ const Seed uint64 = 20261120
 type Run struct {
 	Summary schemas.Summary
 	Windows []schemas.Metrics
+	// Requests are the run's delivered requests (requests.parquet), for the
+	// latency criteria; nil when they were not loaded, which makes those
+	// criteria INCONCLUSIVE. An empty, non-nil slice means none was delivered.
+	Requests []schemas.RequestLatency
 }
 
 // ErrModelMismatch is returned when the runs served different models and the
 // criteria do not allow it: token counts are tokenizer-specific.
 var ErrModelMismatch = errors.New("the runs served different models")
 
-// Criterion names, in report order.
+// Criterion names, in report order. They are also the keys that turn a
+// criterion off in an acceptance file ("ttft: off").
 const (
-	Throughput  = "throughput"
-	SuccessRate = "success_rate"
-	GapFraction = "gap_fraction"
-	RetryRate   = "retry_rate"
+	Throughput    = "throughput"
+	SuccessRate   = "success_rate"
+	GapFraction   = "gap_fraction"
+	RetryRate     = "retry_rate"
+	TTFT          = "ttft"
+	TPOT          = "tpot"
+	SLOAttainment = "slo_attainment"
+)
+
+// Names lists the criteria in report order.
+var Names = []string{Throughput, SuccessRate, GapFraction, RetryRate, TTFT, TPOT, SLOAttainment}
+
+// Scopes of schemas.Criterion: what a criterion's values are over.
+const (
+	ScopeBacklog  = "backlog windows"
+	ScopeRun      = "whole run"
+	ScopeRequests = "delivered requests"
 )
 
 // Evaluate decides the acceptance criteria (docs/acceptance.md) for candidate
@@ -45,15 +63,18 @@ func Evaluate(base, cand Run, c schemas.Criteria) (schemas.Verdict, error) {
 		Candidate: cand.Summary.RunID,
 		Settings:  c,
 		Guards:    []string{},
+		Notes:     []string{},
 	}
+	on := func(name string) bool { return !slices.Contains(c.Off, name) }
 	bm, cm := base.Summary.DataQuality.Models, cand.Summary.DataQuality.Models
 	if len(bm) > 0 && len(cm) > 0 && !slices.Equal(bm, cm) {
 		msg := fmt.Sprintf("baseline served %s, candidate %s: token counts are tokenizer-specific", strings.Join(bm, ", "), strings.Join(cm, ", "))
 		if !c.AllowModelMismatch {
 			return v, fmt.Errorf("%w: %s (Try: --allow-model-mismatch)", ErrModelMismatch, msg)
 		}
-		v.Guards = append(v.Guards, "model mismatch allowed: "+msg)
+		v.Notes = append(v.Notes, "model mismatch allowed: "+msg)
 	}
+	bs, cs := selectRun(base, c), selectRun(cand, c)
 
 	// Guards, each of which makes some criteria INCONCLUSIVE rather than wrong.
 	var windowMismatch string
@@ -64,54 +85,135 @@ func Evaluate(base, cand Run, c schemas.Criteria) (schemas.Verdict, error) {
 			seconds(bw), seconds(cw))
 		v.Guards = append(v.Guards, windowMismatch)
 	}
-	bb, cb := backlogWindows(base.Windows), backlogWindows(cand.Windows)
+	bb, cb := backlogWindows(bs.windows), backlogWindows(cs.windows)
 	var fewBacklog string
-	if len(bb) < c.MinBacklogWindows || len(cb) < c.MinBacklogWindows {
+	if (len(bb) < c.MinBacklogWindows || len(cb) < c.MinBacklogWindows) && (on(Throughput) || on(GapFraction)) {
 		fewBacklog = fmt.Sprintf("too few backlog windows (baseline %d, candidate %d; need %d)", len(bb), len(cb), c.MinBacklogWindows)
 		v.Guards = append(v.Guards, fewBacklog)
 	}
-	var loadMismatch string
-	if ba, ca := base.Summary.ArrivalRate, cand.Summary.ArrivalRate; ba != nil && ca != nil && *ba > 0 {
-		if r := *ca / *ba; math.Abs(r-1) > c.LoadMismatch {
-			loadMismatch = fmt.Sprintf("offered load differs by %s (arrival rate %s/s baseline, %s/s candidate; limit ±%s)",
-				signed(r-1, fixed((r-1)*100, 0, math.Inf(1))+" %"), num(*ba), num(*ca), fixed(c.LoadMismatch*100, 0, math.Inf(1))+" %")
-			v.Guards = append(v.Guards, loadMismatch)
+	loadMismatch := offeredLoadGuard(base.Summary, cand.Summary, c.LoadMismatch)
+	if loadMismatch != "" {
+		v.Guards = append(v.Guards, loadMismatch)
+	}
+	tokenMix := tokenMixGuard(base.Summary, cand.Summary, c.TokenMismatch)
+	if tokenMix != "" {
+		v.Guards = append(v.Guards, tokenMix)
+	}
+	hasSLO := base.Summary.SLO != nil || cand.Summary.SLO != nil
+	var sloMismatch string
+	if hasSLO {
+		if sloMismatch = sloGuard(base.Summary.SLO, cand.Summary.SLO); sloMismatch != "" && on(SLOAttainment) {
+			v.Guards = append(v.Guards, sloMismatch)
 		}
+	}
+	// Notes: what the criteria were computed over, when it is not everything.
+	if c.Warmup > 0 || c.Cooldown > 0 {
+		v.Notes = append(v.Notes, exclusionNote(c, bs, cs))
 	}
 
 	thr, boot := throughput(bb, cb, c)
 	v.Bootstrap = boot
-	crits := []schemas.Criterion{thr, successRate(base.Summary, cand.Summary, c), gapFraction(bb, cb, c), retryRate(base.Summary, cand.Summary, c, thr.Ratio)}
-	for i := range crits {
-		cr := &crits[i]
-		if windowMismatch != "" {
-			cr.Verdict, cr.Reason = schemas.Inconclusive, guardReason(windowMismatch, cr.Reason)
-			continue
-		}
-		if fewBacklog != "" && (cr.Name == Throughput || cr.Name == GapFraction) && cr.Verdict != schemas.Inconclusive {
-			cr.Verdict, cr.Reason = schemas.Inconclusive, guardReason(fewBacklog, cr.Reason)
-		}
-		if loadMismatch != "" && cr.Verdict != schemas.Inconclusive {
-			cr.Verdict, cr.Reason = schemas.Inconclusive, guardReason(loadMismatch, cr.Reason)
+	crits := []schemas.Criterion{thr, successRate(bs.counts, cs.counts, c), gapFraction(bb, cb, c), retryRate(bs.counts, cs.counts, c, thr.Ratio)}
+	for _, k := range []latencyKind{ttftKind, tpotKind} {
+		cr, note := latency(k, bs.requests, cs.requests, c)
+		crits = append(crits, cr)
+		if note != "" && on(k.name) {
+			v.Notes = append(v.Notes, note)
 		}
 	}
-	v.Criteria = crits
-	v.Overall = overall(crits)
+	if hasSLO {
+		crits = append(crits, sloAttainment(base.Summary.SLO, cand.Summary.SLO, bs.counts, cs.counts, c, sloMismatch))
+	}
+	judged := make([]schemas.Criterion, 0, len(crits))
+	for _, cr := range crits {
+		if !on(cr.Name) {
+			continue
+		}
+		switch {
+		case windowMismatch != "":
+			cr.Verdict, cr.Reason = schemas.Inconclusive, guardReason(windowMismatch, cr.Reason)
+		case cr.Verdict == schemas.Inconclusive:
+			// A criterion that cannot decide keeps its own reason.
+		case fewBacklog != "" && (cr.Name == Throughput || cr.Name == GapFraction):
+			cr.Verdict, cr.Reason = schemas.Inconclusive, guardReason(fewBacklog, cr.Reason)
+		case loadMismatch != "":
+			cr.Verdict, cr.Reason = schemas.Inconclusive, guardReason(loadMismatch, cr.Reason)
+		case tokenMix != "":
+			cr.Verdict, cr.Reason = schemas.Inconclusive, guardReason(tokenMix, cr.Reason)
+		}
+		judged = append(judged, cr)
+	}
+	v.Criteria = judged
+	v.Overall = overall(judged)
 	return v, nil
+}
+
+// offeredLoadGuard compares the offered load: the offered rate (arrivals
+// over the arrival span), so that a candidate that drains the same traffic
+// sooner offers the same load; the arrival rate over the run for runs
+// analysed before the offered rate existed.
+func offeredLoadGuard(b, c schemas.Summary, limit float64) string {
+	name, ba, ca := "offered rate", b.OfferedRate, c.OfferedRate
+	if ba == nil || ca == nil {
+		name, ba, ca = "arrival rate", b.ArrivalRate, c.ArrivalRate
+	}
+	if ba == nil || ca == nil || *ba <= 0 {
+		return ""
+	}
+	r := *ca / *ba
+	if math.Abs(r-1) <= limit {
+		return ""
+	}
+	return fmt.Sprintf("offered load differs by %s (%s %s/s baseline, %s/s candidate; limit ±%s)",
+		change(r-1), name, num(*ba), num(*ca), fixed(limit*100, 0, math.Inf(1))+" %")
+}
+
+// tokenMixGuard compares the mean input tokens per request and the mean
+// output tokens per delivered request: a different mix is different work.
+func tokenMixGuard(b, c schemas.Summary, limit float64) string {
+	var parts []string
+	for _, m := range []struct {
+		what   string
+		ba, ca *float64
+	}{
+		{"mean input tokens per request", b.MeanInputTokens, c.MeanInputTokens},
+		{"mean output tokens per delivered request", b.MeanOutputTokens, c.MeanOutputTokens},
+	} {
+		if m.ba == nil || m.ca == nil || *m.ba <= 0 {
+			continue
+		}
+		if r := *m.ca / *m.ba; math.Abs(r-1) > limit {
+			parts = append(parts, fmt.Sprintf("%s %s vs %s (%s)", m.what, num(*m.ba), num(*m.ca), change(r-1)))
+		}
+	}
+	if parts == nil {
+		return ""
+	}
+	return fmt.Sprintf("the token mix differs: %s; baseline vs candidate, limit ±%s", strings.Join(parts, ", "), fixed(limit*100, 0, math.Inf(1))+" %")
+}
+
+// change formats a relative change, signed, to whole percent: "−52 %".
+func change(d float64) string {
+	return signed(d, fixed(d*100, 0, math.Inf(1))+" %")
 }
 
 func guardReason(guard, reason string) string {
 	return "Inconclusive: " + guard + "; without this guard: " + lowerFirst(reason)
 }
 
+// lowerFirst lowers a sentence's first letter unless it begins an acronym
+// ("SLO attainment", "TTFT p95").
 func lowerFirst(s string) string {
-	if s == "" {
+	if s == "" || len(s) > 1 && strings.ToUpper(s[1:2]) == s[1:2] && strings.ToLower(s[1:2]) != s[1:2] {
 		return s
 	}
 	return strings.ToLower(s[:1]) + s[1:]
 }
 
 func overall(cs []schemas.Criterion) string {
+	if len(cs) == 0 {
+		return schemas.Inconclusive // every criterion turned off: nothing was judged
+	}
 	all := true
 	for _, c := range cs {
 		if c.Verdict == schemas.Fail {
@@ -128,35 +230,6 @@ func overall(cs []schemas.Criterion) string {
 func validate(c schemas.Criteria) error {
 	if err := checkCriteria(c); err != nil {
 		return err
-	}
-	return nil
-}
-
-// checkCriteria returns the first setting out of its range, naming its key.
-func checkCriteria(c schemas.Criteria) *CriteriaError {
-	bad := func(key, msg string, v any) *CriteriaError {
-		return &CriteriaError{Key: key, Msg: fmt.Sprintf("%v: %s", v, msg)}
-	}
-	switch {
-	case c.Confidence <= 0 || c.Confidence >= 1:
-		return bad("confidence", "must be between 0 and 1, such as 0.95", c.Confidence)
-	case c.Alpha <= 0 || c.Alpha >= 1:
-		return bad("alpha", "must be between 0 and 1, such as 0.05", c.Alpha)
-	case c.Resamples < 100:
-		return bad("resamples", "must be at least 100", c.Resamples)
-	case c.MinBacklogWindows < 1:
-		return bad("min_backlog_windows", "must be at least 1", c.MinBacklogWindows)
-	}
-	for _, f := range []struct {
-		key string
-		v   float64
-	}{
-		{"success_tolerance", c.SuccessTolerance}, {"retry_tolerance", c.RetryTolerance},
-		{"gap_tolerance", c.GapTolerance}, {"gap_floor", c.GapFloor}, {"load_mismatch", c.LoadMismatch},
-	} {
-		if f.v < 0 {
-			return bad(f.key, "must not be negative", f.v)
-		}
 	}
 	return nil
 }
@@ -182,7 +255,7 @@ const BootstrapMethod = "percentile"
 // backlog windows, with a percentile bootstrap interval that resamples the
 // windows of each run independently.
 func throughput(bb, cb []schemas.Metrics, c schemas.Criteria) (schemas.Criterion, schemas.Bootstrap) {
-	cr := schemas.Criterion{Name: Throughput, Title: "Throughput improves", Metric: "retry_adjusted_system_tps over backlog windows"}
+	cr := schemas.Criterion{Name: Throughput, Title: "Throughput improves", Metric: "retry_adjusted_system_tps over backlog windows", Scope: ScopeBacklog}
 	boot := schemas.Bootstrap{Resamples: c.Resamples, Seed: Seed, BaselineWindows: len(bb), CandidateWindows: len(cb),
 		Method: BootstrapMethod}
 	bx, cx := tpsValues(bb), tpsValues(cb)
@@ -268,9 +341,9 @@ func quantile(xs []float64, q float64) float64 {
 
 // successRate: FAIL when the candidate's success rate is lower by more than the
 // tolerance and a one-sided two-proportion z-test rejects equality.
-func successRate(b, c schemas.Summary, cr schemas.Criteria) schemas.Criterion {
-	out := schemas.Criterion{Name: SuccessRate, Title: "Success rate not reduced", Metric: "success_rate (requests with a successful attempt)"}
-	n1, x1, n2, x2 := b.Requests, b.SucceededRequests, c.Requests, c.SucceededRequests
+func successRate(b, c counts, cr schemas.Criteria) schemas.Criterion {
+	out := schemas.Criterion{Name: SuccessRate, Title: "Success rate not reduced", Metric: "success_rate (requests with a successful attempt)", Scope: ScopeRun}
+	n1, x1, n2, x2 := b.requests, b.succeeded, c.requests, c.succeeded
 	if n1 == 0 || n2 == 0 {
 		out.Verdict = schemas.Inconclusive
 		out.Reason = "One of the runs completed no request."
@@ -298,9 +371,9 @@ func successRate(b, c schemas.Summary, cr schemas.Criteria) schemas.Criterion {
 
 // retryRate: FAIL when the candidate's retry rate is higher by more than the
 // tolerance and a one-sided two-proportion z-test rejects equality.
-func retryRate(b, c schemas.Summary, cr schemas.Criteria, thrRatio *float64) schemas.Criterion {
-	out := schemas.Criterion{Name: RetryRate, Title: "Retry rate does not increase", Metric: "retry_rate (attempts that are retries)"}
-	n1, x1, n2, x2 := b.Attempts, b.RetryAttempts, c.Attempts, c.RetryAttempts
+func retryRate(b, c counts, cr schemas.Criteria, thrRatio *float64) schemas.Criterion {
+	out := schemas.Criterion{Name: RetryRate, Title: "Retry rate does not increase", Metric: "retry_rate (attempts that are retries)", Scope: ScopeRun}
+	n1, x1, n2, x2 := b.attempts, b.retries, c.attempts, c.retries
 	if n1 == 0 || n2 == 0 {
 		out.Verdict = schemas.Inconclusive
 		out.Reason = "One of the runs released no attempt."
@@ -343,7 +416,7 @@ func oneSidedP(xa, na, xb, nb int64) float64 {
 
 // gapFraction: g = Σ gap_time / Σ window_seconds over backlog windows.
 func gapFraction(bb, cb []schemas.Metrics, c schemas.Criteria) schemas.Criterion {
-	out := schemas.Criterion{Name: GapFraction, Title: "gap_fraction decreases when backlog exists", Metric: "gap_fraction over backlog windows"}
+	out := schemas.Criterion{Name: GapFraction, Title: "gap_fraction decreases when backlog exists", Metric: "gap_fraction over backlog windows", Scope: ScopeBacklog}
 	if len(bb) == 0 {
 		out.Verdict = schemas.Inconclusive
 		out.Reason = "The baseline never had a backlog, so there was no idle time under load to remove."

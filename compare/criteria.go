@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -44,15 +46,32 @@ func (e *CriteriaError) Error() string {
 	return b.String()
 }
 
+// keyKind is what the value of an acceptance-file key is.
+type keyKind int
+
+const (
+	numberKey   keyKind = iota // a float64 field
+	wholeKey                   // an int field
+	boolKey                    // a bool field
+	durationKey                // a float64 field of seconds, written "2m", "90s" or 120
+	toggleKey                  // a criterion: on or off (Criteria.Off)
+)
+
 // criteriaKey is one key of an acceptance file: its field in
-// schemas.Criteria and what a value looks like, for error messages.
+// schemas.Criteria (−1 for a criterion's on/off) and what a value looks
+// like, for error messages.
 type criteriaKey struct {
 	name  string
 	field int
+	kind  keyKind
 	want  string
 }
 
-// criteriaKeys are the keys of schemas.Criteria, from its yaml tags, sorted.
+// durationKeys are the float64 fields written as durations.
+var durationKeys = map[string]bool{"warmup": true, "cooldown": true}
+
+// criteriaKeys are the keys of schemas.Criteria, from its yaml tags, sorted;
+// then the criteria, which an acceptance file turns on or off, in report order.
 var criteriaKeys = func() []criteriaKey {
 	t := reflect.TypeFor[schemas.Criteria]()
 	def := reflect.ValueOf(schemas.DefaultCriteria())
@@ -62,31 +81,39 @@ var criteriaKeys = func() []criteriaKey {
 		if name == "" || name == "-" {
 			continue
 		}
-		var want string
+		k := criteriaKey{name: name, field: i}
 		switch t.Field(i).Type.Kind() {
 		case reflect.Float64:
+			if durationKeys[name] {
+				k.kind, k.want = durationKey, "a duration such as 2m or 90s, or a number of seconds"
+				break
+			}
 			ex := def.Field(i).Float()
 			if ex == 0 {
 				ex = 0.05
 			}
-			want = "a number such as " + strconv.FormatFloat(ex, 'g', -1, 64)
+			k.kind, k.want = numberKey, "a number such as "+strconv.FormatFloat(ex, 'g', -1, 64)
 		case reflect.Int:
-			want = "a whole number such as " + strconv.FormatInt(def.Field(i).Int(), 10)
+			k.kind, k.want = wholeKey, "a whole number such as "+strconv.FormatInt(def.Field(i).Int(), 10)
 		case reflect.Bool:
-			want = "true or false"
+			k.kind, k.want = boolKey, "true or false"
 		default:
-			want = "a " + t.Field(i).Type.String()
+			panic("compare: no acceptance-file syntax for " + t.Field(i).Type.String() + " (" + name + ")")
 		}
-		out = append(out, criteriaKey{name: name, field: i, want: want})
+		out = append(out, k)
 	}
 	slices.SortFunc(out, func(a, b criteriaKey) int { return strings.Compare(a.name, b.name) })
+	for _, n := range Names {
+		out = append(out, criteriaKey{name: n, field: -1, kind: toggleKey, want: "on or off"})
+	}
 	return out
 }()
 
 // LoadCriteria reads an acceptance file (YAML): any subset of the keys of
-// schemas.Criteria, the rest keeping their defaults. An unknown key is an
-// error, so a typo does not silently keep a default. Errors are
-// *CriteriaError and name the file, the line and the key.
+// schemas.Criteria, the rest keeping their defaults, and "KEY: off" (or
+// "on") for a criterion KEY. An unknown key is an error, so a typo does not
+// silently keep a default. Errors are *CriteriaError and name the file, the
+// line and the key.
 func LoadCriteria(path string) (schemas.Criteria, error) {
 	c := schemas.DefaultCriteria()
 	b, err := os.ReadFile(path)
@@ -118,6 +145,7 @@ func parseCriteria(file string, b []byte) (schemas.Criteria, error) {
 		return c, &CriteriaError{File: file, Line: root.Line, Msg: "want keys with values, such as \"min_improvement: 0.05\", one a line"}
 	}
 	lines := map[string]int{}
+	off := map[string]bool{}
 	v := reflect.ValueOf(&c).Elem()
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, val := root.Content[i], root.Content[i+1]
@@ -129,23 +157,121 @@ func parseCriteria(file string, b []byte) (schemas.Criteria, error) {
 			return c, &CriteriaError{File: file, Line: k.Line, Key: key.name, Msg: fmt.Sprintf("set twice (first on line %d)", first)}
 		}
 		lines[key.name] = k.Line
-		f := v.Field(key.field)
+		wrong := &CriteriaError{File: file, Line: val.Line, Key: key.name, Msg: "want " + key.want + ", got " + describe(val)}
 		if val.Kind != yaml.ScalarNode || val.Tag == "!!null" {
-			return c, &CriteriaError{File: file, Line: val.Line, Key: key.name, Msg: "want " + key.want + ", got " + describe(val)}
+			return c, wrong
+		}
+		switch key.kind {
+		case toggleKey:
+			switch val.Value {
+			case "off":
+				off[key.name] = true
+			case "on":
+			default:
+				return c, wrong
+			}
+			continue
+		case durationKey:
+			if val.ShortTag() == "!!str" {
+				secs, err := ParseSeconds(val.Value)
+				if err != nil {
+					return c, wrong
+				}
+				v.Field(key.field).SetFloat(secs)
+				continue
+			}
 		}
 		// yaml.v3 would truncate 2000.5 into an int field: check the
 		// value's resolved tag first.
+		f := v.Field(key.field)
 		dst := reflect.New(f.Type())
 		if !tagFits(val.ShortTag(), f.Kind()) || val.Decode(dst.Interface()) != nil {
-			return c, &CriteriaError{File: file, Line: val.Line, Key: key.name, Msg: "want " + key.want + ", got " + describe(val)}
+			return c, wrong
 		}
 		f.Set(dst.Elem())
+	}
+	for _, n := range Names {
+		if off[n] {
+			c.Off = append(c.Off, n)
+		}
 	}
 	if err := checkCriteria(c); err != nil {
 		err.File, err.Line = file, lines[err.Key]
 		return c, err
 	}
 	return c, nil
+}
+
+// ParseSeconds reads a warm-up or cool-down: a Go duration with a unit
+// ("2m", "90s", "1m30s") or a number of seconds ("120", "90.5").
+func ParseSeconds(s string) (float64, error) {
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		return v, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("want a duration such as 2m or 90s, or a number of seconds, got %q", s)
+	}
+	return d.Seconds(), nil
+}
+
+// checkCriteria returns the first setting out of its range, naming its key.
+func checkCriteria(c schemas.Criteria) *CriteriaError {
+	bad := func(key, msg string, v any) *CriteriaError {
+		return &CriteriaError{Key: key, Msg: fmt.Sprintf("%v: %s", v, msg)}
+	}
+	cv := reflect.ValueOf(c)
+	for _, k := range criteriaKeys {
+		if k.kind == numberKey || k.kind == durationKey {
+			if x := cv.Field(k.field).Float(); math.IsNaN(x) || math.IsInf(x, 0) {
+				return bad(k.name, "must be a finite number", x)
+			}
+		}
+	}
+	switch {
+	case c.Confidence <= 0 || c.Confidence >= 1:
+		return bad("confidence", "must be between 0 and 1, such as 0.95", c.Confidence)
+	case c.Alpha <= 0 || c.Alpha >= 1:
+		return bad("alpha", "must be between 0 and 1, such as 0.05", c.Alpha)
+	case c.Resamples < 100:
+		return bad("resamples", "must be at least 100", c.Resamples)
+	case c.MinBacklogWindows < 1:
+		return bad("min_backlog_windows", "must be at least 1", c.MinBacklogWindows)
+	case c.MinImprovement <= -1:
+		return bad("min_improvement", "must be greater than -1 (a fraction: 0.05 is 5 %)", c.MinImprovement)
+	}
+	type field struct {
+		key string
+		v   float64
+	}
+	// Tolerances on rates, which lie between 0 and 1.
+	for _, f := range []field{
+		{"success_tolerance", c.SuccessTolerance}, {"retry_tolerance", c.RetryTolerance},
+		{"gap_tolerance", c.GapTolerance}, {"gap_floor", c.GapFloor}, {"slo_tolerance", c.SLOTolerance},
+	} {
+		switch {
+		case f.v < 0:
+			return bad(f.key, "must not be negative", f.v)
+		case f.v > 1:
+			return bad(f.key, "must be at most 1 (a fraction: 0.01 is 1 percentage point)", f.v)
+		}
+	}
+	// Relative differences, and seconds.
+	for _, f := range []field{
+		{"load_mismatch", c.LoadMismatch}, {"token_mismatch", c.TokenMismatch},
+		{"ttft_tolerance", c.TTFTTolerance}, {"tpot_tolerance", c.TPOTTolerance},
+		{"warmup", c.Warmup}, {"cooldown", c.Cooldown},
+	} {
+		if f.v < 0 {
+			return bad(f.key, "must not be negative", f.v)
+		}
+	}
+	for _, n := range c.Off {
+		if !slices.Contains(Names, n) {
+			return &CriteriaError{Key: "off", Msg: fmt.Sprintf("%q is not a criterion; criteria: %s", n, strings.Join(Names, ", "))}
+		}
+	}
+	return nil
 }
 
 // tagFits reports whether a YAML scalar of tag can set a field of kind.
@@ -173,10 +299,14 @@ func lookupKey(name string) (criteriaKey, bool) {
 // unknownKey says that name is no key, suggests the closest key when one is
 // close, and lists the valid ones.
 func unknownKey(name string) string {
-	names := make([]string, len(criteriaKeys))
+	var settings, toggles []string
 	best, bestD := "", 0
-	for i, k := range criteriaKeys {
-		names[i] = k.name
+	for _, k := range criteriaKeys {
+		if k.kind == toggleKey {
+			toggles = append(toggles, k.name)
+		} else {
+			settings = append(settings, k.name)
+		}
 		if d := editDistance(strings.ToLower(name), k.name); best == "" || d < bestD {
 			best, bestD = k.name, d
 		}
@@ -185,7 +315,7 @@ func unknownKey(name string) string {
 	if bestD <= max(2, len(best)/4) {
 		msg += fmt.Sprintf(" (did you mean %s?)", best)
 	}
-	return msg + "; valid keys: " + strings.Join(names, ", ")
+	return msg + "; valid keys: " + strings.Join(settings, ", ") + "; criteria, with on or off: " + strings.Join(toggles, ", ")
 }
 
 // describe quotes a YAML value the way the user wrote it.

@@ -33,8 +33,12 @@ type Verdict struct {
 	Overall   string      `json:"overall"`
 	Criteria  []Criterion `json:"criteria"`
 	Guards    []string    `json:"guards"` // guard messages that made criteria INCONCLUSIVE
-	Settings  Criteria    `json:"settings"`
-	Bootstrap Bootstrap   `json:"bootstrap"`
+	// Notes say what the criteria were computed over when it is not
+	// everything (warm-up and cool-down left out, a subsample's bootstrap)
+	// and what was allowed (a model mismatch); none changes a verdict.
+	Notes     []string  `json:"notes,omitempty"`
+	Settings  Criteria  `json:"settings"`
+	Bootstrap Bootstrap `json:"bootstrap"`
 }
 
 // Bootstrap says what the throughput interval resampled.
@@ -75,7 +79,8 @@ type Criteria struct {
 	Warmup   float64 `json:"warmup_seconds" yaml:"warmup"`
 	Cooldown float64 `json:"cooldown_seconds" yaml:"cooldown"`
 	// Off names the criteria turned off (an acceptance file's "KEY: off",
-	// KEY a criterion's name): they are reported, not judged.
+	// KEY a criterion's name): neither judged nor listed in the verdict's
+	// criteria.
 	Off []string `json:"off,omitempty" yaml:"-"`
 }
 

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -31,7 +32,14 @@ func criteriaFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "gap-tolerance", Value: d.GapTolerance, Usage: "gap_fraction change that counts, as a fraction"},
 		&cli.Float64Flag{Name: "gap-floor", Value: d.GapFloor, Usage: "gap_fraction under which no idle time is left to remove"},
 		&cli.IntFlag{Name: "min-backlog-windows", Value: d.MinBacklogWindows, Usage: "backlog windows each run needs for a throughput or gap verdict"},
-		&cli.Float64Flag{Name: "load-mismatch", Value: d.LoadMismatch, Usage: "largest relative difference of offered load (arrival rate)"},
+		&cli.Float64Flag{Name: "load-mismatch", Value: d.LoadMismatch, Usage: "largest relative difference of offered load (offered rate: arrivals over the arrival span)"},
+		&cli.Float64Flag{Name: "token-mismatch", Value: d.TokenMismatch, Usage: "largest relative difference of the token mix (mean input tokens per request, mean output tokens per delivered request)"},
+		&cli.Float64Flag{Name: "ttft-tolerance", Value: d.TTFTTolerance, Usage: "allowed rise of request TTFT p95, as a fraction (0.1 = 10 %)"},
+		&cli.Float64Flag{Name: "tpot-tolerance", Value: d.TPOTTolerance, Usage: "allowed rise of request TPOT p95, as a fraction (0.1 = 10 %)"},
+		&cli.Float64Flag{Name: "slo-tolerance", Value: d.SLOTolerance, Usage: "allowed SLO attainment drop, as a fraction (0.01 = 1 pp)"},
+		&cli.StringFlag{Name: "warmup", DefaultText: "0", Usage: "leave out of every criterion the windows that start within this `DURATION` of a run's start (2m, 90s)"},
+		&cli.StringFlag{Name: "cooldown", DefaultText: "0", Usage: "leave out of every criterion the windows that end within this `DURATION` of a run's end"},
+		&cli.StringSliceFlag{Name: "off", Usage: "turn a criterion off: throughput, success_rate, gap_fraction, retry_rate, ttft, tpot, slo_attainment (repeatable)"},
 		&cli.Float64Flag{Name: "confidence", Value: d.Confidence, Usage: "confidence level of the bootstrap interval"},
 		&cli.IntFlag{Name: "resamples", Value: d.Resamples, Usage: "bootstrap resamples"},
 	}
@@ -49,7 +57,8 @@ func criteriaFrom(c *cli.Context) (schemas.Criteria, error) {
 	floats := map[string]*float64{
 		"min-improvement": &cr.MinImprovement, "success-tolerance": &cr.SuccessTolerance,
 		"retry-tolerance": &cr.RetryTolerance, "gap-tolerance": &cr.GapTolerance, "gap-floor": &cr.GapFloor,
-		"load-mismatch": &cr.LoadMismatch, "confidence": &cr.Confidence,
+		"load-mismatch": &cr.LoadMismatch, "confidence": &cr.Confidence, "token-mismatch": &cr.TokenMismatch,
+		"ttft-tolerance": &cr.TTFTTolerance, "tpot-tolerance": &cr.TPOTTolerance, "slo-tolerance": &cr.SLOTolerance,
 	}
 	for name, p := range floats {
 		if c.IsSet(name) {
@@ -64,6 +73,21 @@ func criteriaFrom(c *cli.Context) (schemas.Criteria, error) {
 	}
 	if c.Bool("allow-model-mismatch") {
 		cr.AllowModelMismatch = true
+	}
+	for name, p := range map[string]*float64{"warmup": &cr.Warmup, "cooldown": &cr.Cooldown} {
+		if !c.IsSet(name) {
+			continue
+		}
+		v, err := compare.ParseSeconds(c.String(name))
+		if err != nil || v < 0 {
+			return cr, usageError(c, "--%s %q: want a duration such as 2m or 90s", name, c.String(name))
+		}
+		*p = v
+	}
+	for _, n := range c.StringSlice("off") {
+		if !slices.Contains(cr.Off, n) {
+			cr.Off = append(cr.Off, n)
+		}
 	}
 	return cr, nil
 }
@@ -119,10 +143,12 @@ func runCompare(ctx context.Context, e *env, baseDir, candDir, out string, cr sc
 	return v, nil
 }
 
-// analysedRun is an analysed run and the directory a report names it by.
+// analysedRun is an analysed run and the directory a report names it by,
+// with its delivered requests' latencies (latencies.parquet) for compare.
 type analysedRun struct {
-	dir string
-	res *analyze.Result
+	dir       string
+	res       *analyze.Result
+	latencies []schemas.RequestLatency
 }
 
 // loadRun reads the analysed run in dir, saying so plainly when dir is not
@@ -132,15 +158,19 @@ func loadRun(ctx context.Context, dir string) (analysedRun, error) {
 		return analysedRun{}, fmt.Errorf("run directory %q does not exist", dir)
 	}
 	res, err := analyze.Load(ctx, dir)
-	return analysedRun{dir: dir, res: res}, err
+	if err != nil {
+		return analysedRun{}, err
+	}
+	lat, err := analyze.LoadLatencies(ctx, dir)
+	return analysedRun{dir: dir, res: res, latencies: lat}, err
 }
 
 // compareRuns decides the criteria on two analysed runs and writes
 // verdict.json and the comparison report into out; it returns the paths the
 // report wrote.
 func compareRuns(e *env, base, cand analysedRun, out string, cr schemas.Criteria) (schemas.Verdict, []string, error) {
-	v, err := compare.Evaluate(compare.Run{Summary: base.res.Summary, Windows: base.res.Windows},
-		compare.Run{Summary: cand.res.Summary, Windows: cand.res.Windows}, cr)
+	v, err := compare.Evaluate(compare.Run{Summary: base.res.Summary, Windows: base.res.Windows, Requests: base.latencies},
+		compare.Run{Summary: cand.res.Summary, Windows: cand.res.Windows, Requests: cand.latencies}, cr)
 	if err != nil {
 		return v, nil, err
 	}
@@ -183,6 +213,9 @@ func printVerdict(w io.Writer, v schemas.Verdict) {
 	}
 	for _, g := range v.Guards {
 		fmt.Fprintf(tw, "guard\t\t%s\n", g)
+	}
+	for _, n := range v.Notes {
+		fmt.Fprintf(tw, "note\t\t%s\n", n)
 	}
 	fmt.Fprintf(tw, "%s\toverall\t%s vs %s\n", v.Overall, v.Baseline, v.Candidate)
 	tw.Flush()

@@ -138,7 +138,7 @@ func TestParseSLO(t *testing.T) {
 		{"ttft=2s,tpot=80ms,e2e=60s", &schemas.SLO{TTFT: f(2), TPOT: f(0.08), E2E: f(60)}, ""},
 		{"ttft:500 tpot:50 e2el:1000", &schemas.SLO{TTFT: f(0.5), TPOT: f(0.05), E2E: f(1)}, ""}, // vLLM's --goodput, ms
 		{"tpot=1.5ms", &schemas.SLO{TPOT: f(0.0015)}, ""},
-		{"", nil, "want one or more of ttft, tpot, e2e"},
+		{"", nil, "want one or more of ttft, tpot, e2e, such as ttft=2s,tpot=80ms"},
 		{"itl=5ms", nil, `unknown key "itl": want ttft, tpot or e2e`},
 		{"ttft=2s,ttft=3s", nil, "ttft given twice"},
 		{"ttft=soon", nil, `ttft "soon": want a duration such as 2s or 80ms, or a number of milliseconds`},

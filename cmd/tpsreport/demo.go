@@ -14,6 +14,13 @@ import (
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
+// demoSLO is the SLO the demo analyses both runs with, as
+// --slo ttft=10s,tpot=80ms,e2e=60s would: a chat service's bounds, loose
+// enough that the candidate meets them and the stalled baseline often not.
+var demoSLO = &schemas.SLO{TTFT: ptrTo(10.0), TPOT: ptrTo(0.08), E2E: ptrTo(60.0)}
+
+func ptrTo[T any](v T) *T { return &v }
+
 func demoCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "demo",
@@ -23,7 +30,8 @@ requests wait, and a candidate serving the same traffic work-conserving. Each ru
 has the logs a real deployment writes: the LiteLLM gateway's payloads, vLLM's
 OpenTelemetry spans and vLLM's server log (max_num_seqs and stats lines). demo
 ingests them into one run each (analyze joins gateway and engine per request),
-analyses, compares and writes the report:
+analyses them with the SLO ttft=10s,tpot=80ms,e2e=60s, compares and writes the
+report:
 
    DIR/logs/      the sample logs
    DIR/runs/      the two run datasets (Parquet, summary.json, ...)
@@ -69,7 +77,7 @@ Example:
 				if err != nil {
 					return err
 				}
-				res, err := analyze.Run(c.Context, analyze.Options{Dir: dir, Window: defaultWindow, Log: e.log})
+				res, err := analyze.Run(c.Context, analyze.Options{Dir: dir, Window: defaultWindow, Log: e.log, SLO: demoSLO})
 				if err != nil {
 					return err
 				}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,6 +14,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	tpsreport "github.com/tpsreport/tpsreport"
+	"github.com/tpsreport/tpsreport/compare"
+	"github.com/tpsreport/tpsreport/schemas"
 )
 
 // readmeBlock is one ```sh block of README.md.
@@ -118,4 +121,44 @@ func TestREADMECommands(t *testing.T) {
 			return os.CopyFS(filepath.Join(env.WorkDir, "tpsreport-demo", "logs"), sub)
 		},
 	})
+}
+
+// TestREADMECriteriaFile: the README's acceptance file is complete (every
+// key of schemas.Criteria but the --allow flag's) and says the defaults.
+func TestREADMECriteriaFile(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "```yaml\n")
+	block, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no ```yaml block")
+	}
+	path := filepath.Join(t.TempDir(), "criteria.yaml")
+	if err := os.WriteFile(path, []byte(block), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := compare.LoadCriteria(path)
+	if err != nil {
+		t.Fatalf("README's criteria file: %v", err)
+	}
+	got.Off = nil
+	if !reflect.DeepEqual(got, schemas.DefaultCriteria()) {
+		t.Errorf("README's criteria file gives %+v, the defaults are %+v", got, schemas.DefaultCriteria())
+	}
+	for f := range reflect.TypeFor[schemas.Criteria]().Fields() {
+		key, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if key == "" || key == "-" {
+			continue
+		}
+		if !regexp.MustCompile(`(?m)^` + key + `:`).MatchString(block) {
+			t.Errorf("README's criteria file lacks %s", key)
+		}
+	}
+	for _, name := range compare.Names {
+		if !strings.Contains(block, name) {
+			t.Errorf("README's criteria file does not name criterion %s", name)
+		}
+	}
 }

@@ -163,7 +163,11 @@ func nightly(ctx context.Context, e *env, o nightlyOptions) (v *schemas.Verdict,
 			if err != nil {
 				return nil, err
 			}
-			cv, _, err := compareRuns(e, b, analysedRun{dir: final, res: res}, filepath.Join(stage, "compare"), o.criteria)
+			lat, err := analyze.LoadLatencies(ctx, stage)
+			if err != nil {
+				return nil, err
+			}
+			cv, _, err := compareRuns(e, b, analysedRun{dir: final, res: res, latencies: lat}, filepath.Join(stage, "compare"), o.criteria)
 			if err != nil {
 				return nil, err
 			}

@@ -34,6 +34,7 @@ Example:
 			&cli.IntFlag{Name: "replicas", DefaultText: "the scenario's", Usage: "engine replicas"},
 			&cli.IntFlag{Name: "max-num-seqs", DefaultText: "the scenario's", Usage: "cap of each replica"},
 			&cli.Float64Flag{Name: "error-rate", DefaultText: "the scenario's", Usage: "probability that an admitted attempt fails partway"},
+			&cli.Float64Flag{Name: "slowdown", DefaultText: "the scenario's", Usage: "α of a stream's decode rate DecodeRate/(1+α·(n−1)) with n streams running: how much batching slows each stream"},
 			&cli.StringFlag{Name: "model", DefaultText: "the scenario's", Usage: "model name of every span"},
 		},
 		Action: func(c *cli.Context) error {
@@ -64,6 +65,9 @@ Example:
 			}
 			if c.IsSet("error-rate") {
 				sc.ErrorRate = c.Float64("error-rate")
+			}
+			if c.IsSet("slowdown") {
+				sc.Slowdown = c.Float64("slowdown")
 			}
 			if c.IsSet("model") {
 				sc.Model = c.String("model")
