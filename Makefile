@@ -9,7 +9,7 @@ FUZZTIME ?= 10s
 # The build names itself (tpsreport --version, manifest.json, the report footer).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: help build test demo demo-data bench lint update-golden tidy-check e2e fuzz clean
+.PHONY: help build test test-short demo demo-data bench lint update-golden tidy-check e2e fuzz clean
 
 ## build: build bin/tpsreport
 build:
@@ -31,6 +31,10 @@ demo-data: build
 ## test: unit, property, differential, golden and CLI script tests
 test:
 	$(GO) test -count=1 ./...
+
+## test-short: the inner loop (go test -short), one fast case of each slow kind; under 30 s once built
+test-short:
+	$(GO) test -short ./...
 
 ## e2e: render the reports in headless Chromium (installs Debian's chromium if missing)
 e2e:

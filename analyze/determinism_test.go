@@ -15,6 +15,7 @@ import (
 // TestShuffleAndRepeat: the input order of spans changes nothing, and the same
 // input analysed twice gives byte-identical summary.json and curves.json.
 func TestShuffleAndRepeat(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(42, 1))
 	spans, samples := oracle.RandomSpans(r, 400, oracle.DefaultGenOptions())
 	shuffled := append([]schemas.Span(nil), spans...)

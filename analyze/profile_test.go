@@ -1,20 +1,260 @@
 package analyze
 
 import (
+	"context"
+	"fmt"
 	"log/slog"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/tpsreport/tpsreport/schemas"
 )
 
-// TestProfileQueries times every statement of an analysis of the dataset in
-// $ANALYZE_PROFILE_DIR (skipped without it), to find the slow query:
+// queryRecord is one "query" line of the debug log (tpsreport --debug): a
+// step of the pipeline, the connection it ran on and what it cost.
+type queryRecord struct {
+	name, conn         string
+	elapsed, cpu       time.Duration
+	memoryMB, spilled  int64
+	hasMemory, hasCPU  bool
+	memoryErr, unknown []string // memory_error values; attributes of unexpected kind or name
+}
+
+// recordingHandler keeps the "query" records of an analysis; the side
+// connection logs from its own goroutine.
+type recordingHandler struct {
+	mu      sync.Mutex
+	records []queryRecord
+}
+
+func (h *recordingHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *recordingHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *recordingHandler) WithGroup(string) slog.Handler            { return h }
+
+func (h *recordingHandler) Handle(_ context.Context, r slog.Record) error {
+	if r.Message != "query" {
+		return nil
+	}
+	var q queryRecord
+	r.Attrs(func(a slog.Attr) bool {
+		v := a.Value.Resolve()
+		switch {
+		case a.Key == "name" && v.Kind() == slog.KindString:
+			q.name = v.String()
+		case a.Key == "conn" && v.Kind() == slog.KindString:
+			q.conn = v.String()
+		case a.Key == "elapsed" && v.Kind() == slog.KindDuration:
+			q.elapsed = v.Duration()
+		case a.Key == "cpu" && v.Kind() == slog.KindDuration:
+			q.cpu, q.hasCPU = v.Duration(), true
+		case a.Key == "memory_mb" && v.Kind() == slog.KindInt64:
+			q.memoryMB, q.hasMemory = v.Int64(), true
+		case a.Key == "spilled_mb" && v.Kind() == slog.KindInt64:
+			q.spilled = v.Int64()
+		case a.Key == "memory_error":
+			q.memoryErr = append(q.memoryErr, v.String())
+		default:
+			q.unknown = append(q.unknown, fmt.Sprintf("%s=%v (%s)", a.Key, v, v.Kind()))
+		}
+		return true
+	})
+	h.mu.Lock()
+	h.records = append(h.records, q)
+	h.mu.Unlock()
+	return nil
+}
+
+// profile analyses dir with the debug log on and returns its query records
+// and the wall time of the analysis.
+func profile(t *testing.T, dir string, opt Options) ([]queryRecord, time.Duration) {
+	t.Helper()
+	h := &recordingHandler{}
+	opt.Log = slog.New(h)
+	start := time.Now()
+	analyzeDir(t, dir, opt)
+	return h.records, time.Since(start)
+}
+
+// checkRecords: every record names its step and carries the elapsed time,
+// the CPU time and DuckDB's memory and spill, and the main connection's
+// statements, which run one after another, took no longer together than
+// the whole analysis.
+func checkRecords(t *testing.T, recs []queryRecord, wall time.Duration) {
+	t.Helper()
+	var sum time.Duration
+	for i, r := range recs {
+		switch {
+		case r.name == "":
+			t.Errorf("record %d has no name: %+v", i, r)
+		case r.elapsed <= 0 || r.elapsed > wall:
+			t.Errorf("%s: elapsed %v, want in (0, %v]", r.name, r.elapsed, wall)
+		case !r.hasCPU || r.cpu < 0:
+			t.Errorf("%s: cpu %v (logged %v), want a duration >= 0", r.name, r.cpu, r.hasCPU)
+		case len(r.memoryErr) > 0:
+			t.Errorf("%s: memory_error %q", r.name, r.memoryErr)
+		case !r.hasMemory || r.memoryMB < 0 || r.spilled < 0:
+			t.Errorf("%s: memory_mb %d (logged %v), spilled_mb %d, want both >= 0", r.name, r.memoryMB, r.hasMemory, r.spilled)
+		case len(r.unknown) > 0:
+			t.Errorf("%s: unexpected attributes %q", r.name, r.unknown)
+		}
+		if r.conn == "" {
+			sum += r.elapsed
+		}
+	}
+	if sum > wall {
+		t.Errorf("the main connection's statements took %v together, more than the analysis's %v: a step is timed twice", sum, wall)
+	}
+}
+
+// loggedSteps are the names the pipeline logs on each connection ("" the
+// main one, "side" the other), in order, given the truth of each condition.
+func loggedSteps(facts map[string]bool) map[string][]string {
+	want := map[string][]string{}
+	var walk func(conn string, steps []step)
+	walk = func(conn string, steps []step) {
+		for i := range steps {
+			s := &steps[i]
+			if w := s.when; w != "" && facts[strings.TrimPrefix(w, "!")] == strings.HasPrefix(w, "!") {
+				continue
+			}
+			switch {
+			case s.side != nil:
+				walk("side", s.side)
+			case s.wait, s.dropOnly:
+			default:
+				want[conn] = append(want[conn], s.name)
+			}
+		}
+	}
+	walk("", pipeline)
+	return want
+}
+
+// TestProfileQueries: the debug log (tpsreport --debug) profiles every step
+// of an analysis, so that a slow one can be found: one record per step that
+// ran, on its connection, in the pipeline's order, with its elapsed time,
+// CPU time and memory. Two datasets set each condition of the pipeline
+// (conditions) one way and the other, so between them every step runs and
+// is checked. With ANALYZE_PROFILE_DIR set, the dataset there is analysed
+// too and its profile printed, slowest step first:
 //
 //	ANALYZE_PROFILE_DIR=bench/out/run-1M go test -run TestProfileQueries -v ./analyze/
 func TestProfileQueries(t *testing.T) {
-	dir := os.Getenv("ANALYZE_PROFILE_DIR")
-	if dir == "" {
-		t.Skip("set ANALYZE_PROFILE_DIR to a run dataset")
+	t.Parallel()
+	// Request a: a LiteLLM span in front of a vLLM OTel span on r0; b the
+	// same on r1. No attempt numbers, samples of both replicas, no manifest.
+	var spans []schemas.Span
+	for i, id := range []string{"a", "b"} {
+		s := float64(i)
+		rep := str(fmt.Sprintf("r%d", i))
+		spans = append(spans,
+			schemas.Span{RunID: "p", Source: "litellm", SpanID: id + "-gw", RequestID: id, Status: "ok",
+				QueuedAt: at(s), FirstTokenAt: at(s + 1), ReleasedAt: at(s + 5), InputTokens: i64(10), OutputTokens: i64(20)},
+			schemas.Span{RunID: "p", Source: "vllm-otel", SpanID: id + "-en", RequestID: id, Status: "ok", Replica: rep,
+				QueuedAt: at(s + 0.1), AdmittedAt: at(s + 0.2), FirstTokenAt: at(s + 1), LastTokenAt: at(s + 4.9), ReleasedAt: at(s + 4.9),
+				InputTokens: i64(10), OutputTokens: i64(20)})
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	analyzeDir(t, dir, Options{Log: log})
+	var samples []schemas.Sample
+	for _, r := range []string{"r0", "r1"} {
+		samples = append(samples, schemas.Sample{RunID: "p", Source: "test", Replica: str(r), TS: *at(0), InFlight: i32(1), QueueDepth: i32(0), Cap: i32(4)})
+	}
+	all := writeDataset(t, spans, samples, nil)
+
+	// The same requests as canonical spans with attempt numbers, on r0 alone,
+	// without samples.parquet, in a run the manifest names.
+	var canon []schemas.Span
+	for _, sp := range spans {
+		if sp.Source == "vllm-otel" {
+			sp.Source, sp.Attempt, sp.Replica = "spans", i32(0), str("r0")
+			canon = append(canon, sp)
+		}
+	}
+	none := writeDataset(t, canon, nil, &schemas.Manifest{RunID: "named"})
+	if err := os.Remove(filepath.Join(none, "samples.parquet")); err != nil {
+		t.Fatal(err)
+	}
+
+	cases := []struct {
+		name  string
+		dir   string
+		facts map[string]bool
+	}{
+		{"all", all, map[string]bool{"joined": true, "unnumbered": true, "samples": true, "replicas": true, "unnamed": true}},
+		{"none", none, map[string]bool{"joined": false, "unnumbered": false, "samples": false, "replicas": false, "unnamed": false}},
+	}
+	ran := map[string]bool{}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, want := slices.Sorted(maps.Keys(tc.facts)), slices.Sorted(maps.Keys(conditions)); !slices.Equal(got, want) {
+				t.Fatalf("the dataset states conditions %q, the pipeline has %q", got, want)
+			}
+			recs, wall := profile(t, tc.dir, Options{Window: 10 * time.Second})
+			checkRecords(t, recs, wall)
+			got := map[string][]string{}
+			for _, r := range recs {
+				got[r.conn] = append(got[r.conn], r.name)
+				ran[r.name] = true
+			}
+			for conn, want := range loggedSteps(tc.facts) {
+				if msg := diffSteps(got[conn], want); msg != "" {
+					t.Errorf("connection %q: %s", conn, msg)
+				}
+			}
+			if len(got) != 2 {
+				t.Errorf("records on connections %q, want the main one and the side one", slices.Sorted(maps.Keys(got)))
+			}
+		})
+	}
+	for _, s := range allSteps(pipeline) {
+		if !s.wait && !s.dropOnly && s.side == nil && !ran[s.name] {
+			t.Errorf("step %s ran in neither dataset: no profile shows it", s.name)
+		}
+	}
+
+	if dir := os.Getenv("ANALYZE_PROFILE_DIR"); dir != "" {
+		t.Run("ANALYZE_PROFILE_DIR", func(t *testing.T) {
+			recs, wall := profile(t, dir, Options{})
+			checkRecords(t, recs, wall)
+			slices.SortFunc(recs, func(a, b queryRecord) int { return int(b.elapsed - a.elapsed) })
+			t.Logf("%s analysed in %v:", dir, wall.Round(time.Millisecond))
+			for _, r := range recs {
+				t.Logf("%-22s %-4s %10v  cpu %10v  memory %5d MB  spilled %5d MB",
+					r.name, r.conn, r.elapsed.Round(time.Microsecond), r.cpu.Round(time.Microsecond), r.memoryMB, r.spilled)
+			}
+		})
+	}
+}
+
+// diffSteps says how the logged step names differ from the steps wanted:
+// the steps missing, the names not wanted, or else the first out of order.
+func diffSteps(got, want []string) string {
+	var missing, extra []string
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			missing = append(missing, w)
+		}
+	}
+	for _, g := range got {
+		if !slices.Contains(want, g) {
+			extra = append(extra, g)
+		}
+	}
+	switch {
+	case len(missing) > 0 || len(extra) > 0:
+		return fmt.Sprintf("steps not logged %q, logged but not wanted %q", missing, extra)
+	case len(got) != len(want):
+		return fmt.Sprintf("%d records for %d steps: a step logged twice in %q", len(got), len(want), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			return fmt.Sprintf("record %d is %s, want %s (the pipeline's order)", i, got[i], want[i])
+		}
+	}
+	return ""
 }

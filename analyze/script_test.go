@@ -41,7 +41,10 @@ func TestScripts(t *testing.T) {
 		t.Fatalf("no testdata/*.test: %v", err)
 	}
 	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) { runScript(t, f) })
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			t.Parallel()
+			runScript(t, f)
+		})
 	}
 }
 
@@ -110,7 +113,11 @@ func runScript(t *testing.T, path string) {
 				fail("sample line needs 5 fields")
 			}
 			s := schemas.Sample{RunID: "script", Source: "test", Replica: str(fields[0])}
-			s.TS = *scriptTime(fields[1], fail)
+			ts := scriptTime(fields[1], fail)
+			if ts == nil {
+				fail("a sample needs its ts")
+			}
+			s.TS = *ts
 			if v := scriptInt(fields[2], fail); v != nil {
 				s.InFlight = i32(int32(*v))
 			}
@@ -219,7 +226,7 @@ func runScript(t *testing.T, path string) {
 			continue
 		}
 		if msg := compareValue(got, c.want); msg != "" {
-			t.Errorf("%s:%d: %s %s %s: %s", path, c.line, c.scope, c.key, c.name, msg)
+			t.Errorf("%s:%d: %s: %s", path, c.line, strings.Join(strings.Fields(c.scope+" "+c.key+" "+c.name), " "), msg)
 		}
 	}
 }

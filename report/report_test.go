@@ -495,9 +495,24 @@ func edgeInputs() map[string]Input {
 	}
 }
 
+// shortEdgeCases are the edge inputs TestEdgeCases keeps under -short: a
+// single run and a comparison whose every metric is NULL or missing. The
+// others are as slow (each writes the whole report, six charts) and are left
+// to `make test`.
+var shortEdgeCases = []string{"all null", "compare empties"}
+
 func TestEdgeCases(t *testing.T) {
-	for name, in := range edgeInputs() {
+	inputs := edgeInputs()
+	for _, name := range shortEdgeCases {
+		if _, ok := inputs[name]; !ok {
+			t.Errorf("shortEdgeCases names %q, which is no edge input", name)
+		}
+	}
+	for name, in := range inputs {
 		t.Run(name, func(t *testing.T) {
+			if testing.Short() && !slices.Contains(shortEdgeCases, name) {
+				t.Skip("slow; covers the whole report written for the edge input " + name)
+			}
 			dir := t.TempDir()
 			paths, err := Write(dir, in)
 			if err != nil {

@@ -385,7 +385,7 @@ func TestMultiReplica(t *testing.T) {
 // requests alive at once, not the run.
 func TestBoundedMemory(t *testing.T) {
 	if testing.Short() {
-		t.Skip("long run")
+		t.Skip("slow; covers the simulator's memory staying bounded over an hour of light traffic")
 	}
 	sc := mustNamed(t, "light")
 	sc.Duration = time.Hour

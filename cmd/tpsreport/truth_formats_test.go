@@ -153,10 +153,14 @@ var formatCases = []formatCase{
 // TestSimulatedFormatsTruth: for every scenario and every real format the
 // simulator writes, ingest (explicit format and "auto") + analyze reproduces
 // truth.json on what the format carries, and the canonical spans' projection
-// onto the format on everything.
+// onto the format on everything. -short keeps only shortScenario's
+// LiteLLM + vLLM OTel join, the path of the demo and of a deployment.
 func TestSimulatedFormatsTruth(t *testing.T) {
 	for _, name := range sim.Names() {
 		t.Run(name, func(t *testing.T) {
+			if testing.Short() && name != shortScenario {
+				t.Skip("slow; covers every real format the simulator writes (vLLM OTel, LiteLLM, vLLM log, their join) against truth.json for scenario " + name)
+			}
 			t.Parallel()
 			sc, err := sim.Named(name)
 			if err != nil {
@@ -177,9 +181,19 @@ func TestSimulatedFormatsTruth(t *testing.T) {
 				t.Fatal("WriteFormats truth differs from simulate's")
 			}
 			for _, fc := range formatCases {
-				t.Run(fc.format, func(t *testing.T) { checkFormat(t, dir, sc, truth, fc) })
+				t.Run(fc.format, func(t *testing.T) {
+					if testing.Short() {
+						t.Skip("slow; covers " + fc.format + " alone, with its name and auto, against truth.json and the canonical spans' projection")
+					}
+					checkFormat(t, dir, sc, truth, fc)
+				})
 			}
-			t.Run(sim.FormatVLLMLog, func(t *testing.T) { checkVLLMLog(t, dir, sc, truth) })
+			t.Run(sim.FormatVLLMLog, func(t *testing.T) {
+				if testing.Short() {
+					t.Skip("slow; covers the vLLM server log's samples and cap against the canonical samples, three ways")
+				}
+				checkVLLMLog(t, dir, sc, truth)
+			})
 			t.Run("litellm+vllm-otel", func(t *testing.T) { checkJoined(t, dir, sc, truth) })
 		})
 	}

@@ -14,6 +14,10 @@ import (
 	"github.com/tpsreport/tpsreport/sim"
 )
 
+// shortScenario is the scenario the truth tests keep under -short: the
+// demo's baseline, whose admission stalls give a backlog with gaps.
+const shortScenario = "stall"
+
 // truthKeys are the run and window metrics truth.json and summary.json share.
 var truthKeys = []string{
 	"window_seconds", "system_tps", "generated_tps", "retry_adjusted_system_tps", "waste_fraction", "input_tps",
@@ -26,10 +30,14 @@ var truthKeys = []string{
 // TestSimulatedTruth: for every scenario, simulating, ingesting and analysing
 // reproduces the simulator's truth.json — counts exactly, everything else to
 // 1e-6 relative — for the run and every window. The canonical format keeps
-// microseconds, so no tolerance for rounded log times is needed.
+// microseconds, so no tolerance for rounded log times is needed. -short runs
+// only shortScenario.
 func TestSimulatedTruth(t *testing.T) {
 	for _, name := range sim.Names() {
 		t.Run(name, func(t *testing.T) {
+			if testing.Short() && name != shortScenario {
+				t.Skip("slow; covers simulate → ingest → analyze against truth.json for scenario " + name + " (-short keeps " + shortScenario + ")")
+			}
 			t.Parallel()
 			dir := t.TempDir()
 			sc, err := sim.Named(name)
