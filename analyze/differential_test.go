@@ -1,11 +1,13 @@
 package analyze
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"testing"
@@ -46,10 +48,27 @@ func TestDifferential(t *testing.T) {
 			spans, samples := oracle.RandomSpans(r, n, gen)
 			oopt := oracle.RandomOptions(r, gen)
 			want := oracle.Analyze(spans, samples, oopt)
+			// Half the cases carry an SLO, its bounds the run's own medians
+			// of the request latencies, so that some requests meet it and
+			// some miss (a bound left out stays out).
+			if r.IntN(2) == 0 {
+				slo := &schemas.SLO{}
+				for _, b := range []struct {
+					dst **float64
+					p   *schemas.Percentiles
+				}{{&slo.TTFT, &want.Run.TTFTReq}, {&slo.TPOT, &want.Run.TPOTReq}, {&slo.E2E, &want.Run.E2EReq}} {
+					if b.p.P50 != nil && r.IntN(3) > 0 {
+						v := math.Round(*b.p.P50*1e6) / 1e6
+						*b.dst = &v
+					}
+				}
+				oopt.SLO = slo
+				want = oracle.Analyze(spans, samples, oopt)
+			}
 
 			man := schemas.Manifest{MaxNumSeqs: oopt.MaxNumSeqs, MaxNumSeqsBy: oopt.MaxNumSeqsByReplica}
 			dir := writeDataset(t, spans, samples, &man)
-			opt := Options{Window: time.Duration(oopt.Width) * time.Microsecond, Cap: oopt.Cap}
+			opt := Options{Window: time.Duration(oopt.Width) * time.Microsecond, Cap: oopt.Cap, SLO: oopt.SLO}
 			if oopt.From != nil && *oopt.To <= *oopt.From {
 				t.Skip("an empty --from/--to range is a usage error")
 			}
@@ -94,6 +113,21 @@ func compareResults(t *testing.T, dir string, got *Result, want oracle.Result) {
 	if len(want.Replicas) > 0 {
 		diffJSON(t, "replicas", got.Summary.Replicas, want.Replicas)
 	}
+	// The offered load and token mix, and every delivered request's
+	// latencies (latencies.parquet; ties in completion compared as a set).
+	diffJSON(t, "mix", []any{got.Summary.ArrivalSpan, got.Summary.OfferedRate, got.Summary.MeanInputTokens, got.Summary.MeanOutputTokens},
+		[]any{want.ArrivalSpan, want.OfferedRate, want.MeanInputTokens, want.MeanOutputTokens})
+	lat, err := LoadLatencies(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sortLatencies(lat)
+	wl := slices.Clone(want.Latencies)
+	sortLatencies(wl)
+	if len(wl) == 0 {
+		wl = []schemas.RequestLatency{}
+	}
+	diffJSON(t, "latencies", lat, wl)
 	// Per-span metrics: requests.parquet keyed by span_id; duplicates compare as a multiset.
 	rows := readRequestList(t, dir)
 	if len(rows) != len(want.Spans) {
@@ -234,4 +268,19 @@ func checkProperties(t *testing.T, res *Result) {
 	if attempts != r.Attempts || requests != r.Requests {
 		t.Errorf("Σ windows attempts %d requests %d, run %d %d", attempts, requests, r.Attempts, r.Requests)
 	}
+}
+
+// sortLatencies orders request latencies by completion, then by value, so
+// that two implementations' orders of ties compare.
+func sortLatencies(ls []schemas.RequestLatency) {
+	key := func(p *float64) float64 {
+		if p == nil {
+			return math.Inf(1)
+		}
+		return *p
+	}
+	slices.SortFunc(ls, func(a, b schemas.RequestLatency) int {
+		return cmp.Or(cmp.Compare(a.Released, b.Released), cmp.Compare(key(a.TTFT), key(b.TTFT)),
+			cmp.Compare(key(a.E2E), key(b.E2E)), cmp.Compare(key(a.TPOT), key(b.TPOT)))
+	})
 }

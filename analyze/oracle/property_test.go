@@ -55,9 +55,14 @@ func seeds(full, short uint64) uint64 {
 func TestProperties(t *testing.T) {
 	for seed := range seeds(300, 60) {
 		spans, samples, opt, _ := randomCase(seed)
+		if seed%2 == 1 {
+			// An SLO every request of the generator can meet or miss.
+			opt.SLO = &schemas.SLO{TTFT: ptr(2.0), E2E: ptr(20.0), TPOT: ptr(0.05)}
+		}
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			res := Analyze(spans, samples, opt)
 			checkProperties(t, spans, opt, res)
+			checkSLO(t, opt, res)
 		})
 	}
 }
@@ -201,7 +206,8 @@ func outOfOrder(s schemas.Span) bool {
 }
 
 func distsOf(m schemas.Metrics) []schemas.Percentiles {
-	return []schemas.Percentiles{m.TQueue, m.TTFT, m.TFirstToken, m.TStream, m.TInFlight, m.TTotal, m.TPOT, m.StreamTPS, m.EndToEndTPS}
+	return []schemas.Percentiles{m.TQueue, m.TTFT, m.TFirstToken, m.TStream, m.TInFlight, m.TTotal, m.TPOT, m.StreamTPS, m.EndToEndTPS,
+		m.TTFTReq, m.TPOTReq, m.E2EReq}
 }
 
 // checkWindow checks the bounds and NULLs of one window's metrics.
@@ -774,4 +780,48 @@ func rawMedianIsHalf(ss []*schemas.Sample) bool {
 	slices.Sort(d)
 	n := len(d)
 	return n > 0 && n%2 == 0 && (d[n/2-1]+d[n/2])%2 == 1
+}
+
+// checkSLO: with an SLO, the requests that meet it are counted once, in the
+// window of their completion (Σ windows = the run), never more than the
+// requests completed, and goodput and slo_attainment are their rates;
+// without one, all three are NULL. Every request latency counted is a
+// delivered request's: Σ ttft_req n ≤ succeeded requests.
+func checkSLO(t *testing.T, opt Options, res Result) {
+	t.Helper()
+	if !res.HasExtent {
+		return
+	}
+	var met int64
+	for i, w := range append(slices.Clone(res.Windows), res.Run) {
+		name := fmt.Sprintf("window %d", i)
+		if i == len(res.Windows) {
+			name = "run"
+		}
+		if w.TTFTReq.N > w.SucceededRequests {
+			t.Errorf("%s: ttft_req n %d > succeeded requests %d", name, w.TTFTReq.N, w.SucceededRequests)
+		}
+		if opt.SLO == nil {
+			if w.SLOMet != nil || w.Goodput != nil || w.SLOAttainment != nil {
+				t.Errorf("%s: SLO metrics without an SLO", name)
+			}
+			continue
+		}
+		if w.SLOMet == nil || *w.SLOMet < 0 || *w.SLOMet > w.SucceededRequests {
+			t.Errorf("%s: slo_met %v of %d succeeded requests", name, w.SLOMet, w.SucceededRequests)
+			continue
+		}
+		if i < len(res.Windows) {
+			met += *w.SLOMet
+		}
+		if w.Requests > 0 && (w.SLOAttainment == nil || math.Abs(*w.SLOAttainment-float64(*w.SLOMet)/float64(w.Requests)) > 1e-12) {
+			t.Errorf("%s: slo_attainment %v, slo_met %d of %d", name, w.SLOAttainment, *w.SLOMet, w.Requests)
+		}
+		if w.WindowSeconds > 0 && (w.Goodput == nil || math.Abs(*w.Goodput*w.WindowSeconds-float64(*w.SLOMet)) > 1e-6) {
+			t.Errorf("%s: goodput %v over %v s, slo_met %d", name, w.Goodput, w.WindowSeconds, *w.SLOMet)
+		}
+	}
+	if opt.SLO != nil && res.Run.SLOMet != nil && met != *res.Run.SLOMet {
+		t.Errorf("Σ windows slo_met %d, run %d", met, *res.Run.SLOMet)
+	}
 }
