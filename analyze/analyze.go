@@ -17,20 +17,9 @@ import (
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
-// Output files that analyze adds to a run dataset.
-const (
-	SummaryFile  = "summary.json"
-	WindowsFile  = "windows.parquet"
-	RequestsFile = "requests.parquet"
-	CurvesFile   = "curves.json"
-	// LatenciesFile holds one row per delivered request: its latencies as
-	// the user saw them (docs/metrics.md "Requests and SLOs").
-	LatenciesFile = "latencies.parquet"
-)
-
 // outputFiles are the files analyze adds to a run dataset, all written in a
 // temporary directory and renamed into place at the end.
-var outputFiles = []string{WindowsFile, RequestsFile, LatenciesFile, SummaryFile, CurvesFile}
+var outputFiles = []string{schemas.WindowsFile, schemas.RequestsFile, schemas.LatenciesFile, schemas.SummaryFile, schemas.CurvesFile}
 
 // runWidth is the window width that makes the whole run one window: every instant
 // t of the epoch has t / runWidth = 0.
@@ -58,32 +47,9 @@ type Options struct {
 // million windows) would run for hours and write gigabytes.
 const MaxWindows = 100_000
 
-// Curves are the report's inputs beyond the windows (curves.json).
-type Curves struct {
-	TTFT        []float64          `json:"ttft"`    // quantiles 0, 0.01, …, 1 (s)
-	TQueue      []float64          `json:"t_queue"` // quantiles 0, 0.01, …, 1 (s)
-	Concurrency []ConcurrencyPoint `json:"concurrency"`
-}
-
-// ConcurrencyPoint is the median stream_tps of the successful spans whose stream
-// midpoint saw InFlight requests in flight in the pool.
-type ConcurrencyPoint struct {
-	InFlight  float64 `json:"in_flight"`
-	StreamTPS float64 `json:"stream_tps"`
-	N         int64   `json:"n"`
-}
-
-// Result is what analyze derives from a run dataset.
-type Result struct {
-	Summary  schemas.Summary
-	Windows  []schemas.Metrics
-	Curves   Curves
-	Manifest schemas.Manifest
-}
-
 // Run analyses the dataset in opt.Dir and writes summary.json, windows.parquet,
 // requests.parquet and curves.json into it, each atomically.
-func Run(ctx context.Context, opt Options) (*Result, error) {
+func Run(ctx context.Context, opt Options) (*schemas.RunResult, error) {
 	log := opt.Log
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -305,7 +271,7 @@ func (a *analysis) copyRows(name, path, options string) error {
 	return nil
 }
 
-func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.Manifest, tmpDir string) (*Result, error) {
+func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.Manifest, tmpDir string) (*schemas.RunResult, error) {
 	st := &runState{opt: opt, man: man, width: width, spansPath: spansPath, tmpDir: tmpDir, runID: man.RunID}
 	if p := filepath.Join(opt.Dir, "samples.parquet"); fileExists(p) {
 		st.samplesPath = p
@@ -328,7 +294,7 @@ func fileExists(path string) bool {
 
 // result assembles summary.json and curves.json from what the steps
 // computed, and writes them into tmpDir.
-func (st *runState) result() (*Result, error) {
+func (st *runState) result() (*schemas.RunResult, error) {
 	sum := schemas.Summary{
 		RunID:       st.runID,
 		WindowWidth: float64(st.width) / 1e6,
@@ -366,11 +332,11 @@ func (st *runState) result() (*Result, error) {
 	if len(sum.DataQuality.Models) > 1 {
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf("mixed models %q: token counts are tokenizer-specific", sum.DataQuality.Models))
 	}
-	res := &Result{Manifest: st.man, Windows: st.windows, Curves: st.curves, Summary: sum}
-	if err := writeJSON(filepath.Join(st.tmpDir, SummaryFile), sum); err != nil {
+	res := &schemas.RunResult{Manifest: st.man, Windows: st.windows, Curves: st.curves, Summary: sum}
+	if err := writeJSON(filepath.Join(st.tmpDir, schemas.SummaryFile), sum); err != nil {
 		return nil, err
 	}
-	if err := writeJSON(filepath.Join(st.tmpDir, CurvesFile), res.Curves); err != nil {
+	if err := writeJSON(filepath.Join(st.tmpDir, schemas.CurvesFile), res.Curves); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -465,7 +431,7 @@ func (a *analysis) replicaCount(st *runState) error {
 // column is missing, and in a run with a join, DuckDB writes every column
 // (requests_out). Either way the file holds the same values.
 func (a *analysis) writeRequests(st *runState) error {
-	out := filepath.Join(st.tmpDir, RequestsFile)
+	out := filepath.Join(st.tmpDir, schemas.RequestsFile)
 	if st.join == nil {
 		err := a.spliceRequests(out, st.spansPath, filepath.Join(st.tmpDir, "requests_added.parquet"))
 		if err == nil {
@@ -527,7 +493,7 @@ func (a *analysis) spliceRequests(out, spansPath, added string) error {
 	}
 	f, err := os.Create(out)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", RequestsFile, err)
+		return fmt.Errorf("write %s: %w", schemas.RequestsFile, err)
 	}
 	err = splice(f, srcs, cols)
 	if cerr := f.Close(); err == nil {
@@ -728,12 +694,12 @@ func (a *analysis) curves(st *runState) error {
 	if err := a.db.QueryRowContext(a.ctx, query("curves")).Scan(&s); err != nil {
 		return fmt.Errorf("analyze curves: %w", err)
 	}
-	var c Curves
+	var c schemas.Curves
 	if err := json.Unmarshal([]byte(s), &c); err != nil {
 		return fmt.Errorf("analyze curves: %w", err)
 	}
 	if c.Concurrency == nil {
-		c.Concurrency = []ConcurrencyPoint{}
+		c.Concurrency = []schemas.ConcurrencyPoint{}
 	}
 	st.curves = c
 	return nil

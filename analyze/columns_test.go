@@ -55,7 +55,7 @@ func TestMetricColumnsMatchStruct(t *testing.T) {
 	// The struct round-trips, so compare the SQL's own keys instead.
 	db := testDB(t)
 	var row string
-	if err := db.QueryRowContext(t.Context(), "SELECT to_json(x)::VARCHAR FROM read_parquet(?) x LIMIT 1", dir+"/"+WindowsFile).Scan(&row); err != nil {
+	if err := db.QueryRowContext(t.Context(), "SELECT to_json(x)::VARCHAR FROM read_parquet(?) x LIMIT 1", dir+"/"+schemas.WindowsFile).Scan(&row); err != nil {
 		t.Fatal(err)
 	}
 	var cols map[string]any
@@ -68,7 +68,7 @@ func TestMetricColumnsMatchStruct(t *testing.T) {
 	}
 
 	var req string
-	if err := db.QueryRowContext(t.Context(), "SELECT to_json(x)::VARCHAR FROM read_parquet(?) x LIMIT 1", dir+"/"+RequestsFile).Scan(&req); err != nil {
+	if err := db.QueryRowContext(t.Context(), "SELECT to_json(x)::VARCHAR FROM read_parquet(?) x LIMIT 1", dir+"/"+schemas.RequestsFile).Scan(&req); err != nil {
 		t.Fatal(err)
 	}
 	var rcols map[string]any

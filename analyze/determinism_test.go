@@ -26,7 +26,7 @@ func TestShuffleAndRepeat(t *testing.T) {
 		dir := writeDataset(t, in, samples, nil)
 		analyzeDir(t, dir, Options{})
 		var all []byte
-		for _, f := range []string{SummaryFile, CurvesFile} {
+		for _, f := range []string{schemas.SummaryFile, schemas.CurvesFile} {
 			b, err := os.ReadFile(filepath.Join(dir, f))
 			if err != nil {
 				t.Fatal(err)

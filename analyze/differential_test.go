@@ -83,7 +83,7 @@ func TestDifferential(t *testing.T) {
 	}
 }
 
-func compareResults(t *testing.T, dir string, got *Result, want oracle.Result) {
+func compareResults(t *testing.T, dir string, got *schemas.RunResult, want oracle.Result) {
 	t.Helper()
 	if !want.HasExtent {
 		return // no instant at all: nothing to compare but that it ran
@@ -231,7 +231,7 @@ func fmtPtr(p *int64) string {
 
 // checkProperties holds of the SQL engine's output alone: windows add up to the
 // run, and fractions stay fractions.
-func checkProperties(t *testing.T, res *Result) {
+func checkProperties(t *testing.T, res *schemas.RunResult) {
 	t.Helper()
 	var out, gen, deliv, in, gap, backlog, secs float64
 	var attempts, requests int64

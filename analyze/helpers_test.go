@@ -63,7 +63,7 @@ func writeParquet[T any](t testing.TB, path string, rows []T, opts ...parquet.Wr
 }
 
 // analyzeDir runs the analysis with the window width and options given.
-func analyzeDir(t testing.TB, dir string, opt Options) *Result {
+func analyzeDir(t testing.TB, dir string, opt Options) *schemas.RunResult {
 	t.Helper()
 	opt.Dir = dir
 	res, err := Run(context.Background(), opt)

@@ -14,23 +14,23 @@ import (
 
 // Load reads the results of an earlier Run from dir: summary.json, windows.parquet,
 // curves.json and manifest.json.
-func Load(ctx context.Context, dir string) (*Result, error) {
-	res := &Result{}
-	b, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+func Load(ctx context.Context, dir string) (*schemas.RunResult, error) {
+	res := &schemas.RunResult{}
+	b, err := os.ReadFile(filepath.Join(dir, schemas.SummaryFile))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%s has no %s: it was not analysed (Try: tpsreport analyze %s)", dir, SummaryFile, dir)
+		return nil, fmt.Errorf("%s has no %s: it was not analysed (Try: tpsreport analyze %s)", dir, schemas.SummaryFile, dir)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read summary: %w", err)
 	}
 	if err := json.Unmarshal(b, &res.Summary); err != nil {
-		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, SummaryFile), err)
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, schemas.SummaryFile), err)
 	}
-	if b, err = os.ReadFile(filepath.Join(dir, CurvesFile)); err != nil {
+	if b, err = os.ReadFile(filepath.Join(dir, schemas.CurvesFile)); err != nil {
 		return nil, fmt.Errorf("read curves: %w", err)
 	}
 	if err := json.Unmarshal(b, &res.Curves); err != nil {
-		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, CurvesFile), err)
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, schemas.CurvesFile), err)
 	}
 	if res.Manifest, err = readManifest(dir); err != nil {
 		return nil, err
@@ -42,9 +42,9 @@ func Load(ctx context.Context, dir string) (*Result, error) {
 	defer sqldb.Close()
 	db := conns[0]
 	defer db.Close()
-	rows, err := db.QueryContext(ctx, query("load_windows"), filepath.Join(dir, WindowsFile))
+	rows, err := db.QueryContext(ctx, query("load_windows"), filepath.Join(dir, schemas.WindowsFile))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, WindowsFile), err)
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, schemas.WindowsFile), err)
 	}
 	defer rows.Close()
 	res.Windows = []schemas.Metrics{}
@@ -66,7 +66,7 @@ func Load(ctx context.Context, dir string) (*Result, error) {
 // delivered request, in completion order. A run analysed before the file
 // existed has none: nil, and no error.
 func LoadLatencies(ctx context.Context, dir string) ([]schemas.RequestLatency, error) {
-	path := filepath.Join(dir, LatenciesFile)
+	path := filepath.Join(dir, schemas.LatenciesFile)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"github.com/tpsreport/tpsreport/schemas"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -20,7 +21,7 @@ func TestOutputsStoreUTCInstants(t *testing.T) {
 	res := analyzeDir(t, dir, Options{Window: 10 * time.Second})
 	db := testDB(t)
 
-	for file, want := range map[string]int{RequestsFile: 5, WindowsFile: 2} {
+	for file, want := range map[string]int{schemas.RequestsFile: 5, schemas.WindowsFile: 2} {
 		var n, utc int
 		err := db.QueryRowContext(t.Context(), `
 SELECT count(*), count(*) FILTER (WHERE logical_type LIKE '%isAdjustedToUTC=1%unit=%MICROS=MicroSeconds()%')
@@ -38,7 +39,7 @@ FROM parquet_schema(?) WHERE logical_type LIKE 'TimestampType%'`, filepath.Join(
 	rows, err := db.QueryContext(t.Context(), `
 SELECT epoch_us(queued_at), epoch_us(admitted_at), epoch_us(first_token_at),
        epoch_us(last_token_at), epoch_us(released_at)
-FROM read_parquet(?, file_row_number = true) ORDER BY file_row_number`, filepath.Join(dir, RequestsFile))
+FROM read_parquet(?, file_row_number = true) ORDER BY file_row_number`, filepath.Join(dir, schemas.RequestsFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -118,7 +118,7 @@ type runState struct {
 	replicaCount    int64
 	caps            resolvedCaps
 	replicas        []schemas.ReplicaState
-	curves          Curves
+	curves          schemas.Curves
 	windows         []schemas.Metrics
 	run             schemas.Metrics
 	mix             runMix
@@ -268,8 +268,8 @@ var pipeline = []step{
 		st.windows, err = a.metricRows()
 		return err
 	}, uses: []string{"metrics_json"}},
-	{name: "windows_out", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, WindowsFile) }},
-	{name: "latencies_out", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, LatenciesFile) }},
+	{name: "windows_out", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, schemas.WindowsFile) }},
+	{name: "latencies_out", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, schemas.LatenciesFile) }},
 
 	// run: the whole run as one window. Its event counts, state measures,
 	// tokens and the counts, means and maxima of its distributions come from

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tpsreport/tpsreport/ingest"
+	"github.com/tpsreport/tpsreport/schemas"
 )
 
 // syncBuffer is a bytes.Buffer the progress goroutine and the test share.
@@ -77,11 +77,11 @@ func TestWindowCount(t *testing.T) {
 }
 
 // TestOutputsAreDerivedFiles: ingest removes exactly the files analyze
-// writes when it replaces a dataset, so no output of an old analysis stays
-// beside new spans.
+// writes when it replaces a dataset (schemas.DerivedFiles), so no output of
+// an old analysis stays beside new spans.
 func TestOutputsAreDerivedFiles(t *testing.T) {
 	got := slices.Sorted(slices.Values(outputFiles))
-	want := slices.Sorted(slices.Values(ingest.DerivedFiles))
+	want := slices.Sorted(slices.Values(schemas.DerivedFiles))
 	if !slices.Equal(got, want) {
 		t.Errorf("analyze writes %v, ingest removes %v", got, want)
 	}

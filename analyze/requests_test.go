@@ -3,6 +3,7 @@ package analyze
 import (
 	"database/sql"
 	"encoding/json"
+	"github.com/tpsreport/tpsreport/schemas"
 	"path/filepath"
 	"testing"
 )
@@ -11,7 +12,7 @@ import (
 func readRequests(t testing.TB, dir string) map[string]map[string]any {
 	t.Helper()
 	db := testDB(t)
-	rows, err := db.QueryContext(t.Context(), `SELECT span_id, to_json(x)::VARCHAR FROM read_parquet(?) x`, filepath.Join(dir, RequestsFile))
+	rows, err := db.QueryContext(t.Context(), `SELECT span_id, to_json(x)::VARCHAR FROM read_parquet(?) x`, filepath.Join(dir, schemas.RequestsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func readRequests(t testing.TB, dir string) map[string]map[string]any {
 func readRequestList(t testing.TB, dir string) []map[string]any {
 	t.Helper()
 	db := testDB(t)
-	rows, err := db.QueryContext(t.Context(), `SELECT to_json(x)::VARCHAR FROM read_parquet(?) x`, filepath.Join(dir, RequestsFile))
+	rows, err := db.QueryContext(t.Context(), `SELECT to_json(x)::VARCHAR FROM read_parquet(?) x`, filepath.Join(dir, schemas.RequestsFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func TestRequestsSplicedMatchWritten(t *testing.T) {
 		if spliced != (rows == 122880) {
 			t.Errorf("row groups of %d rows: spliced %v", rows, spliced)
 		}
-		dirs[rows] = filepath.Join(dir, RequestsFile)
+		dirs[rows] = filepath.Join(dir, schemas.RequestsFile)
 	}
 	got, want := dirs[122880], dirs[100_000]
 

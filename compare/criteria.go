@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/tpsreport/tpsreport/internal/suggest"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -307,7 +308,7 @@ func unknownKey(name string) string {
 		} else {
 			settings = append(settings, k.name)
 		}
-		if d := editDistance(strings.ToLower(name), k.name); best == "" || d < bestD {
+		if d := suggest.Distance(strings.ToLower(name), k.name); best == "" || d < bestD {
 			best, bestD = k.name, d
 		}
 	}
@@ -343,25 +344,4 @@ func syntaxError(file string, err error) error {
 		return &CriteriaError{File: file, Line: line, Msg: "not valid YAML: " + m[2]}
 	}
 	return &CriteriaError{File: file, Msg: "not valid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

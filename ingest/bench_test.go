@@ -188,7 +188,7 @@ func TestRunLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	elapsed := time.Since(start)
-	st, _ := os.Stat(filepath.Join(dir, "out", SpansFile))
+	st, _ := os.Stat(filepath.Join(dir, "out", schemas.SpansFile))
 	t.Logf("%d MB, %d records, %d spans in %v: %.0f MB/s; spans.parquet %d MB",
 		size>>20, m.Counts.Read, m.Counts.Written, elapsed.Round(time.Millisecond),
 		float64(size)/(1<<20)/elapsed.Seconds(), st.Size()>>20)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tpsreport/tpsreport/schemas"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -13,28 +14,8 @@ import (
 	"time"
 )
 
-// Names of the files of a run dataset (schemas/README.md).
-const (
-	SpansFile    = "spans.parquet"
-	SamplesFile  = "samples.parquet"
-	ManifestFile = "manifest.json"
-	RejectsFile  = "rejects.jsonl"
-)
-
-// DerivedFiles are the files analyze writes into a run dataset (its
-// SummaryFile, WindowsFile, RequestsFile and CurvesFile; ingest cannot import
-// analyze, which links DuckDB). They describe the data they were computed
-// from, so an ingest that replaces the data removes every one of them.
-//
-// The report/ and compare/ directories that `tpsreport run` puts beside
-// them stay: report and compare write wherever --out says, so a directory of
-// that name may be the user's, and compare/ depends on a baseline run too.
-// `run` builds a run's directory whole and swaps it in, so it never leaves a
-// report of replaced data behind.
-var DerivedFiles = []string{"summary.json", "windows.parquet", "requests.parquet", "latencies.parquet", "curves.json"}
-
 // datasetFiles are the files ingest writes.
-var datasetFiles = []string{SpansFile, SamplesFile, ManifestFile, RejectsFile}
+var datasetFiles = []string{schemas.SpansFile, schemas.SamplesFile, schemas.ManifestFile, schemas.RejectsFile}
 
 // dataset is a run dataset being written. Every output goes to a temporary
 // file in the directory (".spans.parquet.tmp-1f3a..."), so that it is on the
@@ -95,9 +76,9 @@ func openDataset(dir string) (*dataset, error) {
 
 // previous notes which dataset, if any, the directory holds.
 func (d *dataset) previous() {
-	b, err := os.ReadFile(filepath.Join(d.dir, ManifestFile))
+	b, err := os.ReadFile(filepath.Join(d.dir, schemas.ManifestFile))
 	if err != nil {
-		_, serr := os.Stat(filepath.Join(d.dir, SpansFile))
+		_, serr := os.Stat(filepath.Join(d.dir, schemas.SpansFile))
 		d.replacedUnnamed = serr == nil
 		return
 	}
@@ -131,7 +112,7 @@ func (d *dataset) create(name string) (*outFile, error) {
 }
 
 // commit syncs and closes every file, removes analyze's outputs of the
-// previous data (DerivedFiles) and renames the files into place in the order
+// previous data (schemas.DerivedFiles) and renames the files into place in the order
 // they were created (create the manifest last: it is renamed last).
 //
 // The derived files are first renamed aside, and deleted only once every
@@ -153,7 +134,7 @@ func (d *dataset) commit() error {
 			_ = os.Rename(a.tmp, a.final)
 		}
 	}
-	for _, name := range DerivedFiles {
+	for _, name := range schemas.DerivedFiles {
 		p := filepath.Join(d.dir, name)
 		tmp, err := d.asideName(name)
 		if err == nil {
@@ -216,7 +197,7 @@ func isTempName(name string) bool {
 			return true
 		}
 	}
-	for _, out := range DerivedFiles {
+	for _, out := range schemas.DerivedFiles {
 		if strings.HasPrefix(name, "."+out+".old-") {
 			return true
 		}

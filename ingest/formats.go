@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/tpsreport/tpsreport/internal/suggest"
 )
 
 // FormatAuto asks Run to detect the format of each input by sniffing it.
@@ -99,47 +101,10 @@ func lookupFormat(name string) (format, error) {
 // valid ones.
 func unknownFormat(name string) error {
 	valid := append(Formats(), FormatAuto)
-	if s := closest(name, valid); s != "" {
+	if s := suggest.Closest(name, valid, 2); s != "" {
 		return fmt.Errorf("unknown format %q (did you mean %q?); valid formats: %s", name, s, strings.Join(valid, ", "))
 	}
 	return fmt.Errorf("unknown format %q; valid formats: %s", name, strings.Join(valid, ", "))
-}
-
-// closest returns the candidate nearest to s in edit distance, ignoring
-// letter case and taking '_' for '-', if it is at most 2 edits away (and
-// fewer than s has letters); "" when none is. Ties go to the earlier
-// candidate.
-func closest(s string, candidates []string) string {
-	norm := func(x string) string { return strings.ReplaceAll(strings.ToLower(x), "_", "-") }
-	best, bestD := "", 3
-	for _, c := range candidates {
-		if d := editDistance(norm(s), norm(c)); d < bestD && d < len(s) {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes: the
-// fewest insertions, deletions and substitutions that turn a into b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // detectFormat returns the name of the format that scores head highest, or

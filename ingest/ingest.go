@@ -48,7 +48,7 @@ type Options struct {
 // outputs are written to temporary files and renamed into place at the end.
 // A successful ingest into a directory that held a dataset replaces it: it
 // logs a warning naming the old run (Manifest.Replaced) and removes every
-// output analyze derived from the old data (DerivedFiles).
+// output analyze derived from the old data (schemas.DerivedFiles).
 //
 // With --format auto, a file found in a directory input that no format
 // recognises (a README, the simulator's truth.json) is left out with a
@@ -228,7 +228,7 @@ func newProgress(w io.Writer, srcs []source) *progressbar.ProgressBar {
 }
 
 func writeManifest(ds *dataset, m *schemas.Manifest) error {
-	f, err := ds.create(ManifestFile)
+	f, err := ds.create(schemas.ManifestFile)
 	if err != nil {
 		return err
 	}

@@ -135,7 +135,7 @@ func sha(data []byte) string {
 
 func readSpans(t *testing.T, dir string) []schemas.Span {
 	t.Helper()
-	spans, err := parquet.ReadFile[schemas.Span](filepath.Join(dir, SpansFile))
+	spans, err := parquet.ReadFile[schemas.Span](filepath.Join(dir, schemas.SpansFile))
 	if err != nil {
 		t.Fatalf("read spans.parquet: %v", err)
 	}
@@ -144,7 +144,7 @@ func readSpans(t *testing.T, dir string) []schemas.Span {
 
 func readRejects(t *testing.T, dir string) []schemas.Reject {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, RejectsFile))
+	f, err := os.Open(filepath.Join(dir, schemas.RejectsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestRunAcceptance(t *testing.T) {
 		t.Errorf("rejects:\n got  %+v\n want %+v", gotRejects, wantRejects)
 	}
 
-	samples, err := parquet.ReadFile[schemas.Sample](filepath.Join(out, SamplesFile))
+	samples, err := parquet.ReadFile[schemas.Sample](filepath.Join(out, schemas.SamplesFile))
 	if err != nil || len(samples) != 0 {
 		t.Errorf("samples.parquet: %d rows, %v; want a valid empty file", len(samples), err)
 	}
@@ -228,7 +228,7 @@ func TestRunAcceptance(t *testing.T) {
 		t.Errorf("counts do not reconcile: %+v", c)
 	}
 	// manifest.json holds the same manifest.
-	b, err := os.ReadFile(filepath.Join(out, ManifestFile))
+	b, err := os.ReadFile(filepath.Join(out, schemas.ManifestFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,13 +240,13 @@ func TestRunAcceptance(t *testing.T) {
 		t.Errorf("manifest.json:\n got  %+v\n want %+v", onDisk, wantManifest)
 	}
 	// No prompt text anywhere in the outputs.
-	for _, name := range []string{SpansFile, RejectsFile, ManifestFile} {
+	for _, name := range []string{schemas.SpansFile, schemas.RejectsFile, schemas.ManifestFile} {
 		b, _ := os.ReadFile(filepath.Join(out, name))
 		if bytes.Contains(b, []byte("never copied")) || bytes.Contains(b, []byte("pppppppp")) {
 			t.Errorf("%s holds prompt text", name)
 		}
 	}
-	assertDir(t, out, []string{ManifestFile, RejectsFile, SamplesFile, SpansFile})
+	assertDir(t, out, []string{schemas.ManifestFile, schemas.RejectsFile, schemas.SamplesFile, schemas.SpansFile})
 }
 
 // TestRunStrict: the first malformed record is a *ParseError and nothing is
@@ -327,7 +327,7 @@ func TestRunAtomic(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run=x")
 	old := map[string]string{
-		SpansFile: "old spans", SamplesFile: "old samples", ManifestFile: `{"run_id":"x"}`, RejectsFile: "",
+		schemas.SpansFile: "old spans", schemas.SamplesFile: "old samples", schemas.ManifestFile: `{"run_id":"x"}`, schemas.RejectsFile: "",
 		"summary.json": "{}", "windows.parquet": "old", "requests.parquet": "old", "curves.json": "{}", "notes.txt": "mine",
 	}
 	for name, content := range old {
@@ -373,7 +373,7 @@ func TestRunAtomic(t *testing.T) {
 	if _, err := Run(context.Background(), Options{RunID: "x", OutDir: out, Inputs: []string{goodPath}}); err != nil {
 		t.Fatal(err)
 	}
-	assertDir(t, out, []string{SpansFile, SamplesFile, ManifestFile, RejectsFile, "notes.txt"})
+	assertDir(t, out, []string{schemas.SpansFile, schemas.SamplesFile, schemas.ManifestFile, schemas.RejectsFile, "notes.txt"})
 	for i := range wantSpans {
 		wantSpans[i].RunID = "x"
 	}
@@ -409,7 +409,7 @@ func TestRunRemovesLeftovers(t *testing.T) {
 	if _, err := Run(context.Background(), Options{RunID: "x", OutDir: out, Inputs: []string{in}}); err != nil {
 		t.Fatal(err)
 	}
-	assertDir(t, out, append([]string{SpansFile, SamplesFile, ManifestFile, RejectsFile}, kept...))
+	assertDir(t, out, append([]string{schemas.SpansFile, schemas.SamplesFile, schemas.ManifestFile, schemas.RejectsFile}, kept...))
 }
 
 func writeTruncatedGzip(t *testing.T, dir, content string) string {
@@ -593,7 +593,7 @@ func TestRunDeterministic(t *testing.T) {
 	if !reflect.DeepEqual(snaps[0], snaps[1]) {
 		t.Error("two runs over the same input differ")
 	}
-	golden(t, "testdata/manifest.golden.json", []byte(strings.ReplaceAll(snaps[0][ManifestFile], dir, "DIR")))
+	golden(t, "testdata/manifest.golden.json", []byte(strings.ReplaceAll(snaps[0][schemas.ManifestFile], dir, "DIR")))
 }
 
 // TestRunAutoLogs: --format auto says which format it chose for which file.
@@ -653,30 +653,6 @@ func TestSplitFormat(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0},
-		{"", "abc", 3},
-		{"abc", "", 3},
-		{"kitten", "sitting", 3},
-		{"vllmotel", "vllm-otel", 1},
-		{"vllm_otel", "vllm-otel", 1},
-		{"litelm", "litellm", 1},
-		{"kong", "spans", 4},
-		{"flaw", "lawn", 2},
-	} {
-		if got := editDistance(tc.a, tc.b); got != tc.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
-		}
-		if got := editDistance(tc.b, tc.a); got != tc.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.b, tc.a, got, tc.want)
-		}
-	}
-}
-
 // pngHead is the start of a PNG file: its signature and IHDR chunk.
 var pngHead = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR\x00\x00\x01\x00\x00\x00\x00\xc8\x08\x06\x00\x00\x00")
 
@@ -724,7 +700,7 @@ func TestRunIgnoresUnknownFilesInDirectories(t *testing.T) {
 	if !reflect.DeepEqual(m.Ignored, want) {
 		t.Errorf("ignored %+v, want %+v", m.Ignored, want)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "out", ManifestFile))
+	b, err := os.ReadFile(filepath.Join(dir, "out", schemas.ManifestFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -791,8 +767,8 @@ func TestRunReplaces(t *testing.T) {
 	good, _ := validInput(0, 10)
 	in := filepath.Join(dir, "a.jsonl")
 	writeFile(t, in, []byte(good))
-	if !slices.Equal(DerivedFiles, []string{"summary.json", "windows.parquet", "requests.parquet", "curves.json"}) {
-		t.Errorf("DerivedFiles = %q", DerivedFiles)
+	if !slices.Equal(schemas.DerivedFiles, []string{"summary.json", "windows.parquet", "requests.parquet", "latencies.parquet", "curves.json"}) {
+		t.Errorf("DerivedFiles = %q", schemas.DerivedFiles)
 	}
 	for _, tt := range []struct {
 		name     string
@@ -806,11 +782,11 @@ func TestRunReplaces(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "run")
-			old := map[string]string{SpansFile: "old spans", "notes.txt": "mine"}
+			old := map[string]string{schemas.SpansFile: "old spans", "notes.txt": "mine"}
 			if tt.manifest != "" {
-				old[ManifestFile] = tt.manifest
+				old[schemas.ManifestFile] = tt.manifest
 			}
-			for _, name := range DerivedFiles {
+			for _, name := range schemas.DerivedFiles {
 				old[name] = "old " + name
 			}
 			for name, content := range old {
@@ -827,7 +803,7 @@ func TestRunReplaces(t *testing.T) {
 			if want := strings.ReplaceAll(tt.log, "OUT", out); !strings.Contains(logs.String(), want) {
 				t.Errorf("log\n%s\nlacks %s", logs.String(), want)
 			}
-			assertDir(t, out, []string{SpansFile, SamplesFile, ManifestFile, RejectsFile, "notes.txt"})
+			assertDir(t, out, []string{schemas.SpansFile, schemas.SamplesFile, schemas.ManifestFile, schemas.RejectsFile, "notes.txt"})
 		})
 	}
 	// A fresh directory replaces nothing and says nothing of it.
@@ -848,20 +824,20 @@ func TestRunCommitFailureKeepsAnalysis(t *testing.T) {
 	out := filepath.Join(dir, "run")
 	// spans.parquet is a directory with a file in it: no file can be
 	// renamed over it.
-	writeFile(t, filepath.Join(out, SpansFile, "x"), []byte("x"))
+	writeFile(t, filepath.Join(out, schemas.SpansFile, "x"), []byte("x"))
 	old := map[string]string{}
-	for _, name := range DerivedFiles {
+	for _, name := range schemas.DerivedFiles {
 		old[name] = "old " + name
 		writeFile(t, filepath.Join(out, name), []byte(old[name]))
 	}
 	_, err := Run(context.Background(), Options{RunID: "r", OutDir: out, Inputs: []string{in}})
-	if err == nil || !strings.HasPrefix(err.Error(), fmt.Sprintf("rename %q: ", filepath.Join(out, SpansFile))) {
+	if err == nil || !strings.HasPrefix(err.Error(), fmt.Sprintf("rename %q: ", filepath.Join(out, schemas.SpansFile))) {
 		t.Fatalf("got error %v, want a rename error", err)
 	}
 	entries, _ := os.ReadDir(out)
 	got := map[string]string{}
 	for _, e := range entries {
-		if e.Name() == SpansFile {
+		if e.Name() == schemas.SpansFile {
 			continue
 		}
 		b, _ := os.ReadFile(filepath.Join(out, e.Name()))

@@ -123,13 +123,13 @@ func newDatasetWriter(ds *dataset, opt Options) (*datasetWriter, error) {
 		free:       make(chan *batch, freeBatches),
 	}
 	var err error
-	if w.spansFile, err = ds.create(SpansFile); err != nil {
+	if w.spansFile, err = ds.create(schemas.SpansFile); err != nil {
 		return nil, err
 	}
-	if w.samplesFile, err = ds.create(SamplesFile); err != nil {
+	if w.samplesFile, err = ds.create(schemas.SamplesFile); err != nil {
 		return nil, err
 	}
-	if w.rejectsFile, err = ds.create(RejectsFile); err != nil {
+	if w.rejectsFile, err = ds.create(schemas.RejectsFile); err != nil {
 		return nil, err
 	}
 	w.spans = newSpanWriter(w.spansFile, w.release)

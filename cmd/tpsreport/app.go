@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/tpsreport/tpsreport/internal/suggest"
 )
 
 // Exit codes (STYLE.md, docs/acceptance.md): one table, applied in run.
@@ -243,42 +245,16 @@ func flagValueError(c *cli.Context, err error) error {
 // it lists the commands, and the closest one when the name looks like a typo.
 func unknownCommand(app *cli.App, name string) error {
 	var names []string
-	best, bestDist := "", 3
 	for _, c := range app.Commands {
-		if c.Hidden {
-			continue
-		}
-		names = append(names, c.Name)
-		if d := editDistance(name, c.Name); d < bestDist {
-			best, bestDist = c.Name, d
+		if !c.Hidden {
+			names = append(names, c.Name)
 		}
 	}
 	hint := ""
-	if best != "" {
+	if best := suggest.Closest(name, names, 2); best != "" {
 		hint = fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	return fmt.Errorf("unknown command %q%s; commands: %s (see: tpsreport help)", name, hint, strings.Join(names, ", "))
-}
-
-// editDistance is the Levenshtein distance of a and b, for did-you-mean hints.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // checkRequired moves the check of a command's required flags into its

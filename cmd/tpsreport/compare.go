@@ -147,7 +147,7 @@ func runCompare(ctx context.Context, e *env, baseDir, candDir, out string, cr sc
 // with its delivered requests' latencies (latencies.parquet) for compare.
 type analysedRun struct {
 	dir       string
-	res       *analyze.Result
+	res       *schemas.RunResult
 	latencies []schemas.RequestLatency
 }
 

@@ -74,23 +74,6 @@ func TestFmtPct(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		want int
-	}{
-		{"analyze", "analyze", 0},
-		{"anlyze", "analyze", 1},
-		{"compre", "compare", 1},
-		{"", "run", 3},
-		{"ingest", "digest", 2},
-	} {
-		if got := editDistance(tc.a, tc.b); got != tc.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
-		}
-	}
-}
-
 func TestConsoleHandler(t *testing.T) {
 	var b strings.Builder
 	log := slog.New(newConsoleHandler(&b))

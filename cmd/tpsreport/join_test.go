@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/tpsreport/tpsreport/schemas"
 	"math"
 	"os"
 	"path/filepath"
@@ -47,7 +48,7 @@ func TestJoinedSample(t *testing.T) {
 	if _, err := analyze.Run(ctx, analyze.Options{Dir: run}); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := parquet.ReadFile[requestRow](filepath.Join(run, analyze.RequestsFile))
+	rows, err := parquet.ReadFile[requestRow](filepath.Join(run, schemas.RequestsFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
+	"github.com/tpsreport/tpsreport/schemas"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/tpsreport/tpsreport/analyze"
 	"github.com/tpsreport/tpsreport/report"
 )
 
@@ -46,7 +46,7 @@ Example:
 }
 
 // reportRun converts analyze's result into the report package's input.
-func reportRun(dir string, res *analyze.Result) report.Run {
+func reportRun(dir string, res *schemas.RunResult) report.Run {
 	r := report.Run{
 		Dir:             dir,
 		Manifest:        res.Manifest,

@@ -228,13 +228,13 @@ func listRuns(root string) ([]nightlyRun, error) {
 		if !de.IsDir() || !strings.HasPrefix(de.Name(), runPrefix) {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(root, de.Name(), analyze.SummaryFile))
+		b, err := os.ReadFile(filepath.Join(root, de.Name(), schemas.SummaryFile))
 		if err != nil {
 			continue // not analysed: not a run of the index
 		}
 		var s schemas.Summary
 		if err := json.Unmarshal(b, &s); err != nil {
-			return nil, fmt.Errorf("read %s: %w", filepath.Join(root, de.Name(), analyze.SummaryFile), err)
+			return nil, fmt.Errorf("read %s: %w", filepath.Join(root, de.Name(), schemas.SummaryFile), err)
 		}
 		runs = append(runs, nightlyRun{name: strings.TrimPrefix(de.Name(), runPrefix), summary: s})
 	}

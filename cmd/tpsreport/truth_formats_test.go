@@ -230,7 +230,7 @@ func checkFormat(t *testing.T, dir string, sc sim.Scenario, truth sim.Truth, fc 
 	}
 	want := analyzeInput(t, ctx, dir, fc.format+"-projected", "spans", projFile, opt)
 
-	var results []*analyze.Result
+	var results []*schemas.RunResult
 	for _, format := range []string{fc.format, ingest.FormatAuto} {
 		run := filepath.Join(dir, "run-"+fc.format+"-"+format)
 		man, err := ingest.Run(ctx, ingest.Options{RunID: sc.Name, Format: format, OutDir: run, Inputs: []string{input}})
@@ -274,7 +274,7 @@ func checkFormat(t *testing.T, dir string, sc sim.Scenario, truth sim.Truth, fc 
 }
 
 // analyzeInput ingests one file in format and analyses it with opt.
-func analyzeInput(t *testing.T, ctx context.Context, dir, name, format, input string, opt analyze.Options) *analyze.Result {
+func analyzeInput(t *testing.T, ctx context.Context, dir, name, format, input string, opt analyze.Options) *schemas.RunResult {
 	t.Helper()
 	run := filepath.Join(dir, "run-"+name)
 	if _, err := ingest.Run(ctx, ingest.Options{RunID: name, Format: format, OutDir: run, Inputs: []string{input}}); err != nil {
@@ -289,7 +289,7 @@ func analyzeInput(t *testing.T, ctx context.Context, dir, name, format, input st
 }
 
 // sameAnalyses compares every truth key of two analyses, run and windows.
-func sameAnalyses(t *testing.T, what string, got, want *analyze.Result) {
+func sameAnalyses(t *testing.T, what string, got, want *schemas.RunResult) {
 	t.Helper()
 	compareKeys(t, what+" run", jsonMap(t, got.Summary), jsonMap(t, want.Summary))
 	if len(got.Windows) != len(want.Windows) {
