@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/tpsreport/tpsreport/schemas"
@@ -50,6 +51,9 @@ func figures(in Input) []*figure {
 		c.latencyFigure(),
 		c.concurrencyFigure(),
 		c.ratesFigure(),
+		c.tradeoffFigure(),
+		c.latencyTimeFigure(ttftLatency),
+		c.latencyTimeFigure(tpotLatency),
 	}
 	for _, f := range figs {
 		f.File = f.Name + ".png"
@@ -155,7 +159,7 @@ func (c *chartCtx) windowSeries(rr roleRun, metric string, get func(*schemas.Met
 	// visually small difference is readable at a glance.
 	if v := clean(get(&rr.run.Summary.Metrics)); v != nil {
 		if def, ok := metricByKey(metric); ok {
-			s.Label += ", run " + def.Unit.format(v)
+			s.Label += ", whole run " + def.Unit.format(v)
 		}
 	}
 	return s
@@ -403,7 +407,7 @@ func (c *chartCtx) ratesFigure() *figure {
 		sr := c.windowSeries(rr, "failed", failureRate)
 		sr.Label = c.label(rr.role, "failed requests (1 − success_rate)")
 		if v, ok := finite(failureRate(&rr.run.Summary.Metrics)); ok {
-			sr.Label += ", run " + fmtPercent(v)
+			sr.Label += ", whole run " + fmtPercent(v)
 		}
 		rt := c.windowSeries(rr, "retry_rate", func(m *schemas.Metrics) *float64 { return m.RetryRate })
 		sr.color, rt.color, rt.dash, rt.width = c.color(i), c.color(i), dashed, 2
@@ -412,5 +416,146 @@ func (c *chartCtx) ratesFigure() *figure {
 		}
 		f.Series = append(f.Series, sr, rt)
 	}
+	return f
+}
+
+// latencyKind is a latency the charts plot per window: the request-level
+// one (from the request's first arrival, across retries, as the verdict
+// judges it) when every run has it, else the span-level one.
+type latencyKind struct {
+	name      string // ttft, tpot
+	title     string
+	span, req func(m *schemas.Metrics) *schemas.Percentiles
+}
+
+var (
+	ttftLatency = latencyKind{name: "ttft", title: "Time to first token", span: ttft, req: ttftReq}
+	tpotLatency = latencyKind{name: "tpot", title: "Time per output token", span: tpot, req: tpotReq}
+)
+
+// pick returns the metric name and distribution the runs share: name_req
+// when every run has request-level values, else the span-level name.
+func (k latencyKind) pick(runs []roleRun) (string, func(m *schemas.Metrics) *schemas.Percentiles) {
+	for _, rr := range runs {
+		has := k.req(&rr.run.Summary.Metrics).N > 0
+		for i := range rr.run.Windows {
+			has = has || k.req(&rr.run.Windows[i]).N > 0
+		}
+		if !has {
+			return k.name, k.span
+		}
+	}
+	return k.name + "_req", k.req
+}
+
+// throughputKey is the throughput the trade-off chart plots: delivered
+// tokens (what the throughput criterion judges) when every run has them.
+func throughputKey(runs []roleRun) (string, func(m *schemas.Metrics) *float64) {
+	for _, rr := range runs {
+		has := false
+		for i := range rr.run.Windows {
+			has = has || rr.run.Windows[i].RetryAdjustedSystemTPS != nil
+		}
+		if !has {
+			return "system_tps", func(m *schemas.Metrics) *float64 { return m.SystemTPS }
+		}
+	}
+	return "retry_adjusted_system_tps", func(m *schemas.Metrics) *float64 { return m.RetryAdjustedSystemTPS }
+}
+
+// logSpan is the ratio of the largest to the smallest positive latency from
+// which a latency axis is logarithmic: a run whose p95 is seconds and
+// another's milliseconds both stay readable.
+const logSpan = 20
+
+// latencyAxis is a seconds axis over values, logarithmic when they span
+// logSpan or more.
+func latencyAxis(values []float64) (axisSpec, string) {
+	lo, hi := math.Inf(1), 0.0
+	for _, v := range values {
+		if v > 0 && !math.IsInf(v, 0) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if hi > 0 && hi >= logSpan*lo {
+		return axisSpec{log: true, seconds: true}, " (log scale)"
+	}
+	return axisSpec{zero: true, seconds: true}, ""
+}
+
+func (c *chartCtx) tradeoffFigure() *figure {
+	latKey, lat := ttftLatency.pick(c.runs)
+	tpsKey, tps := throughputKey(c.runs)
+	f := &figure{Name: "throughput_vs_ttft", Title: "Throughput against latency per window: " + tpsKey + " vs p95 " + latKey,
+		YLabel: tpsKey + " (tok/s)", yAxis: axisSpec{zero: true}}
+	f.Alt = "Each dot is one window: its p95 time to first token (" + latKey + ", x) against its output tokens per second (" + tpsKey +
+		", y). Up and to the left is better: more tokens at less latency; a run that buys throughput with latency moves up and to the right."
+	var xs []float64
+	hollow := false
+	for i, rr := range c.runs {
+		s := series{Label: c.label(rr.role, "windows"), Run: rr.role, Metric: tpsKey + " vs " + latKey + ".p95", Kind: "scatter",
+			X: []float64{}, Y: []*float64{}, Hollow: []bool{}, color: c.color(i)}
+		if !c.compare {
+			s.Label = "windows"
+		}
+		for j := range rr.run.Windows {
+			w := &rr.run.Windows[j]
+			x, okx := finite(lat(w).P95)
+			y, oky := finite(tps(w))
+			if !okx || !oky {
+				continue
+			}
+			s.X = append(s.X, x)
+			s.Y = append(s.Y, num(y))
+			s.Hollow = append(s.Hollow, w.BacklogTime <= 0)
+			hollow = hollow || w.BacklogTime <= 0
+			xs = append(xs, x)
+		}
+		s.Label += " (" + strconv.Itoa(len(s.X)) + ")"
+		f.Series = append(f.Series, s)
+	}
+	var scale string
+	f.xAxis, scale = latencyAxis(xs)
+	f.XLabel = "p95 of " + latKey + " in the window, seconds" + scale
+	f.Note = "filled: windows with backlog, the ones throughput is judged on"
+	if hollow {
+		f.keys = []legendKey{{label: "no request waited", color: colMuted, ring: true}}
+	}
+	return f
+}
+
+func (c *chartCtx) latencyTimeFigure(k latencyKind) *figure {
+	key, dist := k.pick(c.runs)
+	f := &figure{Name: k.name + "_over_time", Title: k.title + " per window: p50 and p95 of " + key,
+		XLabel: c.xLabel, xAxis: axisSpec{zero: true}}
+	what := "time to first token"
+	if k.name == "tpot" {
+		what = "time per output token after the first"
+	}
+	scope := "of the successful spans released in the window"
+	if key != k.name {
+		scope = "of the requests delivered in the window, from their first arrival across retries"
+	}
+	f.Alt = "Median (solid) and 95th percentile (dashed) " + what + " " + scope + "; windows without one are left blank. A rising dashed line is a tail that grows under load."
+	var ys []float64
+	for i, rr := range c.runs {
+		med := c.windowSeries(rr, key+".p50", func(m *schemas.Metrics) *float64 { return dist(m).P50 })
+		tail := c.windowSeries(rr, key+".p95", func(m *schemas.Metrics) *float64 { return dist(m).P95 })
+		med.color, tail.color, tail.dash, tail.width = c.color(i), c.color(i), dashed, 2
+		if !c.compare {
+			tail.color = colSecond
+		}
+		for _, s := range []series{med, tail} {
+			for _, y := range s.Y {
+				if v, ok := finite(y); ok {
+					ys = append(ys, v)
+				}
+			}
+		}
+		f.Series = append(f.Series, med, tail)
+	}
+	var scale string
+	f.yAxis, scale = latencyAxis(ys)
+	f.YLabel = key + ", seconds" + scale
 	return f
 }

@@ -85,12 +85,14 @@ func TestE2EBrowser(t *testing.T) {
 		width    int
 		viewport int64 // CSS px; 0 keeps the window's 1366
 	}{
-		{"single", report(singleInput()), wantSections, 6, chartWidth, 0},
-		{"compare", report(compareInput()), wantSections, 6, chartWidth, 0},
+		{"single", report(singleInput()), wantSections, len(wantCharts), chartWidth, 0},
+		{"compare", report(compareInput()), wantSections, len(wantCharts), chartWidth, 0},
+		{"compare_latency", report(latencyCompareInput()), wantSections, len(wantCharts), chartWidth, 0},
 		{"index", index, []string{"runs", "trends"}, 4, chartWidth, 0},
 		// A code review's side panel: every table must fit, wrapping text.
-		{"compare_800", report(compareInput()), wantSections, 6, chartWidth, 800},
-		{"single_800", report(singleInput()), wantSections, 6, chartWidth, 800},
+		{"compare_800", report(compareInput()), wantSections, len(wantCharts), chartWidth, 800},
+		{"compare_latency_800", report(latencyCompareInput()), wantSections, len(wantCharts), chartWidth, 800},
+		{"single_800", report(singleInput()), wantSections, len(wantCharts), chartWidth, 800},
 		{"index_800", index, []string{"runs", "trends"}, 4, chartWidth, 800},
 	}
 	for _, tc := range cases {

@@ -44,6 +44,10 @@ func findings(r *Run) []string {
 		out = append(out, "Requests waited during "+fmtPercent(m.BacklogTime/m.WindowSeconds)+" of the run, with slots free for "+
 			fmtPercent(gap)+" of the run (gap_fraction ≤ "+fmtShortPercent(gapConcern)+"): when work waited the engine was mostly full, so the run shows its capacity.")
 	}
+	if s.EngineOnly {
+		out = append(out, "Only engine logs were read: queue time at the gateway is not seen, so t_queue, ttft and gap_fraction count the engine's queue alone, "+
+			"and requests waiting at a gateway, a load balancer or the client while slots were free do not show as idle time. Ingest the gateway's log with the engine's to see them.")
+	}
 	if s.Cap != nil && s.CapSource == "inferred" {
 		out = append(out, "The cap of "+fmtCount(*s.Cap)+" was inferred from the maximum in_flight seen, so gap_time and gap_fraction are lower bounds. Pass --cap or ingest scheduler samples for exact values.")
 	}

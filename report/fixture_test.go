@@ -24,6 +24,10 @@ type runShape struct {
 	retry     float64             // share of attempts that are retries
 	gap       func(i int) float64 // gap_fraction of window i
 	ttftScale float64
+	// requests adds request-level latencies (ttft_req, tpot_req, e2e_req)
+	// and, with slo, an SLO's attainment.
+	requests bool
+	slo      *schemas.SLO
 }
 
 var (
@@ -37,7 +41,7 @@ func makeRun(s runShape) Run {
 	var wins []schemas.Metrics
 	var sum struct {
 		out, gen, del, in, backlog, gapT, inflight, queue, secs float64
-		arrivals, req, succ, att, sAtt, retry                   int64
+		arrivals, req, succ, att, sAtt, retry, sloMet           int64
 	}
 	first := s.start.Truncate(time.Minute)
 	for i := 0; ; i++ {
@@ -89,8 +93,22 @@ func makeRun(s runShape) Run {
 		m.MeanInFlight, m.MeanQueueDepth = ptr(inflight), ptr(queue)
 		m.Utilization = ptr(inflight / float64(s.cap))
 		m.LittleConcurrency = ptr(float64(arrivals) / secs * 14.2)
-		m.TTFT = dist(req, 0.31*s.ttftScale, 1.9*s.ttftScale)
+		// Latency rises with load: the tail with the cube of throughput.
+		load := tps / 1100
+		m.TTFT = dist(req, 0.31*s.ttftScale*(0.6+8*gf), 1.9*s.ttftScale*load*load*load)
+		m.TPOT = dist(req, 0.0241*(0.9+0.2*inflight/float64(s.cap)), 0.061*(0.8+0.4*load))
 		m.StreamTPS = dist(req, 41, 18)
+		if s.requests {
+			m.TTFTReq = dist(succ, *m.TTFT.P50*1.05, *m.TTFT.P99*1.1)
+			m.TPOTReq = m.TPOT
+			m.TPOTReq.N = succ
+			m.E2EReq = dist(succ, 6.4, 25*load)
+			if s.slo != nil {
+				met := int64(math.Round(float64(succ) * (0.99 - 0.4*gf)))
+				m.SLOMet, m.Goodput, m.SLOAttainment = &met, ptr(float64(met)/secs), ptr(float64(met)/float64(req))
+				sum.sloMet += met
+			}
+		}
 		wins = append(wins, m)
 		sum.out += out
 		sum.gen += gen
@@ -130,6 +148,15 @@ func makeRun(s runShape) Run {
 		StreamTPS:         dist(sum.req, 41.3, 17.9),
 		EndToEndTPS:       dist(sum.req, 37.2, 14.1),
 	}
+	if s.requests {
+		run.TTFTReq = dist(sum.succ, 0.33*s.ttftScale, 2.2*s.ttftScale)
+		run.TPOTReq = dist(sum.succ, 0.0245, 0.064)
+		run.E2EReq = dist(sum.succ, 6.4, 24.8)
+		if s.slo != nil {
+			met := sum.sloMet
+			run.SLOMet, run.Goodput, run.SLOAttainment = &met, ptr(float64(met)/secs), ptr(float64(met)/float64(sum.req))
+		}
+	}
 	c := s.cap
 	summary := schemas.Summary{
 		RunID: s.id, RunStart: s.start, RunEnd: s.end, WindowWidth: W, Cap: &c, CapSource: s.capSource,
@@ -144,6 +171,7 @@ func makeRun(s runShape) Run {
 			SpansOutOfState:  14,
 		},
 		Warnings: []string{},
+		SLO:      s.slo,
 	}
 	if s.capSource == "inferred" {
 		summary.Warnings = append(summary.Warnings, "cap inferred from the maximum in_flight (64): gap_time is a lower bound; pass --cap or ingest samples")
@@ -280,7 +308,11 @@ func compareInput() Input {
 		},
 		Settings:  schemas.DefaultCriteria(),
 		Bootstrap: schemas.Bootstrap{Resamples: 2000, Seed: 20261120, BaselineWindows: 30, CandidateWindows: 28, Method: "percentile"},
+		// The criteria leave out the first minute, so their values differ
+		// from the whole run's: the report must say which is which.
+		Notes: []string{"warm-up 60 s excluded from every criterion: baseline 1 of 31 windows (223 completed requests), candidate 1 of 28 windows (276 completed requests)"},
 	}
+	v.Settings.Warmup = 60
 	return Input{Baseline: base, Candidate: &cand, Verdict: v,
 		Command: "tpsreport compare --out reports/cmp /data/tps/run=baseline /data/tps/run=candidate", Version: "0.4.0"}
 }

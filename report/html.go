@@ -74,8 +74,9 @@ type htmlPage struct {
 	Figures []htmlFigure
 	Compare bool
 	// Guard thresholds, for the sentence on guards that did not fire.
-	MinBacklog   int
-	LoadMismatch string
+	MinBacklog    int
+	LoadMismatch  string
+	TokenMismatch string // "" for a verdict written before the token-mix guard
 }
 
 // dataURI embeds a PNG in the page; the bytes are ours, so the URL is trusted.
@@ -102,6 +103,9 @@ func writeHTML(w io.Writer, d *document, charts []Chart) error {
 		crit = d.Verdict.Settings
 	}
 	page.MinBacklog, page.LoadMismatch = crit.MinBacklogWindows, fmtShortPercent(crit.LoadMismatch)
+	if crit.TokenMismatch > 0 {
+		page.TokenMismatch = fmtShortPercent(crit.TokenMismatch)
+	}
 	for i, f := range d.Charts {
 		page.Figures = append(page.Figures, htmlFigure{figure: f, Src: dataURI(charts[i].PNG)})
 	}

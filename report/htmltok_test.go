@@ -17,6 +17,10 @@ type htmlNode struct {
 	Attrs map[string]string // values unescaped
 	Text  string            // raw text for style/script
 	Line  int
+	// The element's content: the character data of htmlDoc.Text from
+	// TextStart to TextEnd, and the elements inside it, from its own index
+	// + 1 to End.
+	TextStart, TextEnd, End int
 }
 
 type htmlDoc struct {
@@ -34,6 +38,7 @@ var voidElements = map[string]bool{
 func parseHTML(src string) (*htmlDoc, error) {
 	d := &htmlDoc{}
 	var stack []htmlNode
+	var open []int // indexes in d.Elements of stack
 	var newlines []int
 	for i := range len(src) {
 		if src[i] == '\n' {
@@ -78,7 +83,9 @@ func parseHTML(src string) (*htmlDoc, error) {
 				}
 				return nil, fmt.Errorf("line %d: </%s> closes %s", line(i), name, open)
 			}
-			stack = stack[:len(stack)-1]
+			e := &d.Elements[open[len(open)-1]]
+			e.TextEnd, e.End = d.Text.Len(), len(d.Elements)
+			stack, open = stack[:len(stack)-1], open[:len(open)-1]
 			i += end + 1
 			continue
 		}
@@ -150,9 +157,11 @@ func parseHTML(src string) (*htmlDoc, error) {
 			i += gt + 1
 			continue
 		}
+		n.TextStart, n.TextEnd, n.End = d.Text.Len(), d.Text.Len(), len(d.Elements)+1
 		d.Elements = append(d.Elements, n)
 		if !voidElements[n.Tag] {
 			stack = append(stack, n)
+			open = append(open, len(d.Elements)-1)
 		}
 	}
 	if len(stack) > 0 {
@@ -209,4 +218,10 @@ func cssURLs(css string) []string {
 		out = append(out, strings.Trim(strings.TrimSpace(css[start:start+end]), `"'`))
 		i = start + end
 	}
+}
+
+// inner returns the text content of element i.
+func (d *htmlDoc) inner(i int) string {
+	e := d.Elements[i]
+	return d.Text.String()[e.TextStart:e.TextEnd]
 }

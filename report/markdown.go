@@ -60,8 +60,8 @@ func writeMarkdown(w io.Writer, d *document) error {
 	if v := d.Verdict; v != nil {
 		p("%s", mdEscape(v.Headline))
 		p("")
-		p("| criterion | verdict | baseline | candidate | change | reason |")
-		p("|---|---|--:|--:|---|---|")
+		p("| criterion | verdict | baseline | candidate | change | judged | reason |")
+		p("|---|---|--:|--:|---|---|---|")
 		for _, c := range v.Criteria {
 			change := c.Text.Change
 			for _, extra := range []string{c.Text.Interval, c.Text.PValue} {
@@ -69,16 +69,28 @@ func writeMarkdown(w io.Writer, d *document) error {
 					change += ", " + extra
 				}
 			}
-			p("| %s | %s %s | %s | %s | %s | %s |", mdEscape(c.Title), verdictMark(c.Verdict), mdEscape(c.Verdict),
-				c.Text.Baseline, c.Text.Candidate, change, mdEscape(c.Reason))
+			judged := mdEscape(c.ScopeText)
+			if c.Key != "" {
+				judged = "`" + c.Key + "` " + judged
+			}
+			p("| %s | %s %s | %s | %s | %s | %s | %s |", mdEscape(c.Title), verdictMark(c.Verdict), mdEscape(c.Verdict),
+				c.Text.Baseline, c.Text.Candidate, change, judged, mdEscape(c.Reason))
 		}
 		p("")
+		if len(v.Off) > 0 {
+			p("**Turned off:** %s (not judged, not counted in the overall verdict).", mdEscape(strings.Join(v.Off, ", ")))
+			p("")
+		}
 		if len(v.Guards) > 0 {
 			p("**Guards:** %s", mdEscape(strings.Join(v.Guards, "; ")))
 		} else {
 			p("**Guards:** none fired.")
 		}
 		p("")
+		if len(v.Notes) > 0 {
+			p("**Notes** (no guards: what the criteria were computed over): %s", mdEscape(strings.Join(v.Notes, "; ")))
+			p("")
+		}
 	} else {
 		for _, n := range d.Notes {
 			p("%s", mdEscape(n))
@@ -93,7 +105,7 @@ func writeMarkdown(w io.Writer, d *document) error {
 	}
 	rows := metricRows(summaryKeys, ms)
 	if compare {
-		p("| metric | baseline | candidate | change |")
+		p("| metric, whole run | baseline | candidate | change |")
 		p("|---|--:|--:|---|")
 		for _, r := range rows {
 			change := null
@@ -109,13 +121,17 @@ func writeMarkdown(w io.Writer, d *document) error {
 			p("| `%s` | %s | %s | %s |", r.Key, r.First(), r.Last(), change)
 		}
 	} else {
-		p("| metric | value |")
+		p("| metric, whole run | value |")
 		p("|---|--:|")
 		for _, r := range rows {
 			p("| `%s` | %s |", r.Key, r.Last())
 		}
 	}
 	p("")
+	for _, n := range engineOnlyNotes(d.runs) {
+		p("⚠️ %s (`t_queue`, `ttft` and `gap_fraction` count the engine's queue alone).", mdEscape(upperFirst(n)))
+		p("")
+	}
 
 	// Warnings.
 	var warns []string
@@ -216,4 +232,12 @@ func mdCode(s string) string {
 		return fence + " " + s + " " + fence
 	}
 	return fence + s + fence
+}
+
+// upperFirst capitalises the first letter of s.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -94,6 +94,16 @@ func e2eTPS(m *schemas.Metrics) *schemas.Percentiles      { return &m.EndToEndTP
 func gatewayOverhead(m *schemas.Metrics) *schemas.Percentiles {
 	return &m.GatewayOverhead
 }
+func p95(p *schemas.Percentiles) *float64             { return p.P95 }
+func ttftReq(m *schemas.Metrics) *schemas.Percentiles { return &m.TTFTReq }
+func tpotReq(m *schemas.Metrics) *schemas.Percentiles { return &m.TPOTReq }
+func e2eReq(m *schemas.Metrics) *schemas.Percentiles  { return &m.E2EReq }
+func sloMet(m *schemas.Metrics) *float64 {
+	if m.SLOMet == nil {
+		return nil
+	}
+	return count(*m.SLOMet)
+}
 
 // metricGroupDef is a titled block of the key-metrics table.
 type metricGroupDef struct {
@@ -151,6 +161,20 @@ var metricGroups = []metricGroupDef{
 		{"t_total.p99", "queued → released, 99th percentile", unitSeconds, lowerBetter, pct(p99, tTotal)},
 		{"tpot.p50", "time per output token after the first, median", unitSeconds, lowerBetter, pct(p50, tpot)},
 		{"tpot.p99", "time per output token after the first, 99th percentile", unitSeconds, lowerBetter, pct(p99, tpot)},
+	}},
+	{Title: "Latency of delivered requests, across retries", Show: anyRequestLatency, Metrics: []metricDef{
+		{"ttft_req.p50", "first arrival → first token of the delivered attempt, median", unitSeconds, lowerBetter, pct(p50, ttftReq)},
+		{"ttft_req.p95", "first arrival → first token, 95th percentile", unitSeconds, lowerBetter, pct(p95, ttftReq)},
+		{"ttft_req.p99", "first arrival → first token, 99th percentile", unitSeconds, lowerBetter, pct(p99, ttftReq)},
+		{"tpot_req.p50", "the delivered attempt's tpot, median", unitSeconds, lowerBetter, pct(p50, tpotReq)},
+		{"tpot_req.p95", "the delivered attempt's tpot, 95th percentile", unitSeconds, lowerBetter, pct(p95, tpotReq)},
+		{"e2e_req.p50", "first arrival → release of the delivered attempt, median", unitSeconds, lowerBetter, pct(p50, e2eReq)},
+		{"e2e_req.p99", "first arrival → release of the delivered attempt, 99th percentile", unitSeconds, lowerBetter, pct(p99, e2eReq)},
+	}},
+	{Title: "Service level objective", Show: anySLO, Metrics: []metricDef{
+		{"slo_attainment", "completed requests delivered within every bound of the SLO", unitFraction, higherBetter, func(m *schemas.Metrics) *float64 { return m.SLOAttainment }},
+		{"goodput", "requests delivered within the SLO per second", unitRate, higherBetter, func(m *schemas.Metrics) *float64 { return m.Goodput }},
+		{"slo_met", "requests delivered within the SLO", unitCount, neutral, sloMet},
 	}},
 	{Title: "Per-request speed", Metrics: []metricDef{
 		{"stream_tps.p50", "output tokens / stream time, median", unitTPS, higherBetter, pct(p50, streamTPS)},
@@ -210,6 +234,31 @@ type metricRow struct {
 	Relative     *float64 `json:"relative,omitempty"`
 	RelativeText string   `json:"relative_text,omitempty"`
 	Direction    string   `json:"direction,omitempty"` // better, worse, same
+
+	// Scope says what Values are over, as shown: "whole run" in the metric
+	// tables; a headline tile that shows a criterion's values has that
+	// criterion's scope ("over backlog windows").
+	Scope string `json:"scope"`
+	// Criterion names the criterion whose values a headline tile shows.
+	Criterion string `json:"criterion,omitempty"`
+	// WholeRun is a criterion tile's second line: the run's own values of
+	// the metric, when they read differently from the criterion's.
+	WholeRun *scopedValues `json:"whole_run,omitempty"`
+	// Judged is, in a metric table, the values the verdict judges under the
+	// same name, when they read differently, with the scope that says why.
+	Judged *scopedValues `json:"judged,omitempty"`
+	// Caveats qualify the values: "baseline: engine logs only: queue time
+	// at the gateway is not seen".
+	Caveats []string `json:"caveats,omitempty"`
+}
+
+// scopedValues are a metric's values, one per run, over a labelled scope.
+type scopedValues struct {
+	Key       string     `json:"-"` // the metric's name
+	Criterion string     `json:"criterion,omitempty"`
+	Scope     string     `json:"scope"`
+	Values    []*float64 `json:"values"`
+	Text      []string   `json:"text"`
 }
 
 // sameThreshold is the relative change below which a difference is shown
@@ -218,19 +267,28 @@ type metricRow struct {
 const sameThreshold = 0.0005
 
 func newMetricRow(def metricDef, ms []*schemas.Metrics) metricRow {
-	row := metricRow{Key: def.Key, Hint: def.Hint, Unit: def.Unit}
+	vs := make([]*float64, len(ms))
+	for i, m := range ms {
+		vs[i] = def.Get(m)
+	}
+	return rowOf(def, vs)
+}
+
+// rowOf is the row of def with the given values, one per run.
+func rowOf(def metricDef, vs []*float64) metricRow {
+	row := metricRow{Key: def.Key, Hint: def.Hint, Unit: def.Unit, Scope: scopeWholeRun}
 	switch def.Better {
 	case higherBetter:
 		row.Better = "higher"
 	case lowerBetter:
 		row.Better = "lower"
 	}
-	for _, m := range ms {
-		v := clean(def.Get(m))
+	for _, x := range vs {
+		v := clean(x)
 		row.Values = append(row.Values, v)
 		row.Text = append(row.Text, def.Unit.format(v))
 	}
-	if len(ms) != 2 {
+	if len(vs) != 2 {
 		return row
 	}
 	b, okb := finite(row.Values[0])
@@ -287,6 +345,26 @@ func anySampled(ms []*schemas.Metrics) bool {
 			return true
 		}
 		if _, ok := finite(m.GapFractionSampled); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// anyRequestLatency: some run has request-level latencies (ttft_req, ...).
+func anyRequestLatency(ms []*schemas.Metrics) bool {
+	for _, m := range ms {
+		if m.TTFTReq.N > 0 || m.TPOTReq.N > 0 || m.E2EReq.N > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// anySLO: some run was analysed with an SLO.
+func anySLO(ms []*schemas.Metrics) bool {
+	for _, m := range ms {
+		if m.SLOMet != nil || m.SLOAttainment != nil {
 			return true
 		}
 	}

@@ -61,7 +61,9 @@ type roleRun struct {
 }
 
 // Format names the layout of report.json; bump it when fields change meaning.
-const docFormat = "tpsreport.report/1"
+// 2: a comparison's headline tiles hold the values its criteria judged,
+// with their scope (metricRow.Scope), not always the whole run's.
+const docFormat = "tpsreport.report/2"
 
 // document is what a report shows, as data: report.json is this value, and
 // report.html and summary.md render it. Values are in the units of
@@ -111,13 +113,24 @@ type runFacts struct {
 	Models          []string       `json:"models"`
 	Warnings        []string       `json:"warnings"`
 	Replicas        []replicaFact  `json:"replicas,omitempty"`
+	// EngineOnly: every span comes from an engine's log, so queueing before
+	// the engine (gateway, load balancer, client) is not seen.
+	EngineOnly bool         `json:"engine_only"`
+	SLO        *schemas.SLO `json:"slo,omitempty"`
+	// The offered load and token mix that compare's guards compare.
+	OfferedRate      *float64 `json:"offered_rate"`
+	ArrivalSpan      float64  `json:"arrival_span_seconds"`
+	MeanInputTokens  *float64 `json:"mean_input_tokens"`
+	MeanOutputTokens *float64 `json:"mean_output_tokens"`
 
 	// As shown.
-	TimeText   string `json:"-"`
-	SpanText   string `json:"-"`
-	WindowText string `json:"-"`
-	CapText    string `json:"-"`
-	BytesText  string `json:"-"`
+	SLOText     string `json:"-"`
+	OfferedText string `json:"-"`
+	TimeText    string `json:"-"`
+	SpanText    string `json:"-"`
+	WindowText  string `json:"-"`
+	CapText     string `json:"-"`
+	BytesText   string `json:"-"`
 }
 
 type inputFact struct {
@@ -166,15 +179,30 @@ type verdictView struct {
 	BootstrapText string            `json:"bootstrap_text"`
 	Settings      schemas.Criteria  `json:"settings"`
 	SettingsText  string            `json:"settings_text"`
+	// Notes say what the criteria were computed over when it is not
+	// everything, and what was allowed; they are no guards.
+	Notes []string `json:"notes"`
+	// Off lists the criteria turned off; OffText says so ("turned off: tpot").
+	Off     []string `json:"off"`
+	OffText string   `json:"off_text,omitempty"`
 }
 
 // criterionView is one criterion with its numbers, cleaned of NaN, and as shown.
 type criterionView struct {
-	Name      string        `json:"name"`
-	Title     string        `json:"title"`
-	Verdict   string        `json:"verdict"`
-	Reason    string        `json:"reason"`
-	Metric    string        `json:"metric"`
+	Name    string `json:"name"`
+	Title   string `json:"title"`
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason"`
+	Metric  string `json:"metric"`
+	// Key is the metric judged, under its name in the metric tables
+	// (ttft_req.p95); MetricText is Metric without the scope it repeats.
+	Key        string `json:"key"`
+	MetricText string `json:"metric_text,omitempty"`
+	// Scope is what the values are over (backlog windows, whole run,
+	// delivered requests); ScopeText labels it as shown, with any warm-up
+	// or cool-down left out.
+	Scope     string        `json:"scope"`
+	ScopeText string        `json:"scope_text"`
 	Unit      unit          `json:"unit"`
 	Baseline  *float64      `json:"baseline"`
 	Candidate *float64      `json:"candidate"`
@@ -223,8 +251,13 @@ func newDocument(in Input) *document {
 		d.Title = runName(&in.Baseline)
 		d.Findings = findings(&in.Baseline)
 	}
-	d.Headline = metricRows(headlineKeys, ms)
+	d.Headline = headline(d.Verdict, ms)
 	d.Metrics = metricTable(ms)
+	markJudged(d.Metrics, d.Verdict)
+	engineOnlyCaveats(d.Headline, d.runs)
+	for i := range d.Metrics {
+		engineOnlyCaveats(d.Metrics[i].Rows, d.runs)
+	}
 	d.Charts = figures(in)
 	return d
 }
@@ -254,7 +287,16 @@ func newRunFacts(role string, r *Run) runFacts {
 		CapInferred:   s.CapSource == "inferred",
 		Models:        nonNil(s.DataQuality.Models),
 		Warnings:      nonNil(s.Warnings),
+		EngineOnly:    s.EngineOnly,
+		SLO:           s.SLO,
+		OfferedRate:   clean(s.OfferedRate),
+		ArrivalSpan:   s.ArrivalSpan,
+
+		MeanInputTokens:  clean(s.MeanInputTokens),
+		MeanOutputTokens: clean(s.MeanOutputTokens),
 	}
+	f.SLOText = sloText(s.SLO)
+	f.OfferedText = offeredText(s)
 	for _, in := range r.Manifest.Inputs {
 		f.Inputs = append(f.Inputs, inputFact{Path: in.Path, Format: in.Format, Detected: in.Detected, Size: in.Size, SHA256: in.SHA256, SizeText: fmtBytes(in.Size)})
 		f.InputBytes += in.Size
@@ -444,6 +486,11 @@ func newVerdictView(v *schemas.Verdict) *verdictView {
 		Guards:    nonNil(v.Guards),
 		Bootstrap: v.Bootstrap,
 		Settings:  v.Settings,
+		Notes:     nonNil(v.Notes),
+		Off:       nonNil(v.Settings.Off),
+	}
+	if len(vv.Off) > 0 {
+		vv.OffText = "turned off: " + strings.Join(vv.Off, ", ")
 	}
 	conf := v.Settings.Confidence
 	if conf <= 0 || conf >= 1 {
@@ -451,7 +498,7 @@ func newVerdictView(v *schemas.Verdict) *verdictView {
 	}
 	var pass, fail, inc []string
 	for _, c := range v.Criteria {
-		cv := newCriterionView(c, conf)
+		cv := newCriterionView(c, conf, v.Settings)
 		vv.Criteria = append(vv.Criteria, cv)
 		switch c.Verdict {
 		case schemas.Pass:
@@ -500,16 +547,11 @@ func plural(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
-// criterionUnit picks the unit of a criterion's numbers from its metric.
+// criterionUnit picks the unit of a criterion's numbers from the metric it
+// judges.
 func criterionUnit(c schemas.Criterion) unit {
-	if m, ok := metricByKey(c.Metric); ok {
+	if m, ok := metricByKey(judgedKey(c)); ok {
 		return m.Unit
-	}
-	switch c.Name {
-	case "throughput":
-		return unitTPS
-	case "success_rate", "gap_fraction", "retry_rate":
-		return unitFraction
 	}
 	if strings.HasSuffix(c.Metric, "_tps") {
 		return unitTPS
@@ -520,10 +562,12 @@ func criterionUnit(c schemas.Criterion) unit {
 	return ""
 }
 
-func newCriterionView(c schemas.Criterion, conf float64) criterionView {
+func newCriterionView(c schemas.Criterion, conf float64, settings schemas.Criteria) criterionView {
 	u := criterionUnit(c)
+	key, scope := judgedKey(c), criterionScope(c)
 	cv := criterionView{
 		Name: c.Name, Title: c.Title, Verdict: c.Verdict, Reason: c.Reason, Metric: c.Metric, Unit: u,
+		Key: key, MetricText: metricText(c, key, scope), Scope: scope, ScopeText: scopeText(scope, settings),
 		Baseline: clean(c.Baseline), Candidate: clean(c.Candidate),
 		Ratio: clean(c.Ratio), Diff: clean(c.Diff), Lo: clean(c.Lo), Hi: clean(c.Hi), PValue: clean(c.PValue),
 	}
@@ -585,8 +629,63 @@ func settingsText(c schemas.Criteria) string {
 		"alpha " + strconv.FormatFloat(c.Alpha, 'g', -1, 64),
 		"resamples " + fmtCount(int64(c.Resamples)),
 	}
+	// Settings a verdict written before the latency criteria lacks (all 0).
+	if c.TTFTTolerance != 0 || c.TPOTTolerance != 0 || c.SLOTolerance != 0 || c.TokenMismatch != 0 {
+		parts = append(parts,
+			"ttft_tolerance "+fmtShortPercent(c.TTFTTolerance),
+			"tpot_tolerance "+fmtShortPercent(c.TPOTTolerance),
+			"slo_tolerance "+fmtShortPP(c.SLOTolerance),
+			"token_mismatch "+fmtShortPercent(c.TokenMismatch))
+	}
+	if c.Warmup > 0 {
+		parts = append(parts, "warmup "+fmtSeconds(c.Warmup))
+	}
+	if c.Cooldown > 0 {
+		parts = append(parts, "cooldown "+fmtSeconds(c.Cooldown))
+	}
 	if c.AllowModelMismatch {
 		parts = append(parts, "model mismatch allowed")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// sloText shows an SLO's bounds: "ttft ≤ 2 s · tpot ≤ 80 ms"; "" without one.
+func sloText(slo *schemas.SLO) string {
+	if slo == nil {
+		return ""
+	}
+	var parts []string
+	for _, b := range []struct {
+		name  string
+		bound *float64
+	}{{"ttft", slo.TTFT}, {"tpot", slo.TPOT}, {"e2e", slo.E2E}} {
+		if v, ok := finite(b.bound); ok {
+			parts = append(parts, b.name+" ≤ "+fmtSeconds(v))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " · ")
+}
+
+// offeredText shows the offered load and token mix that compare's guards
+// compare: "5.88 req/s over 8 min 59 s · 512 input tokens per request ·
+// 300 output tokens per delivered request"; "" when none is known.
+func offeredText(s *schemas.Summary) string {
+	var parts []string
+	if v, ok := finite(s.OfferedRate); ok {
+		p := unitRate.format(&v)
+		if s.ArrivalSpan > 0 {
+			p += " over " + fmtSpan(s.ArrivalSpan) + " of arrivals"
+		}
+		parts = append(parts, p)
+	}
+	if v, ok := finite(s.MeanInputTokens); ok {
+		parts = append(parts, fmtSig(v)+" input tokens per request")
+	}
+	if v, ok := finite(s.MeanOutputTokens); ok {
+		parts = append(parts, fmtSig(v)+" output tokens per delivered request")
 	}
 	return strings.Join(parts, " · ")
 }

@@ -53,11 +53,13 @@ type series struct {
 	Label  string     `json:"label"`
 	Run    string     `json:"run,omitempty"`
 	Metric string     `json:"metric"`
-	Kind   string     `json:"kind"` // step, line, bars, points
+	Kind   string     `json:"kind"` // step, line, bars, points (joined), scatter (dots only)
 	X      []float64  `json:"x"`
 	XEnd   []float64  `json:"x_end,omitempty"` // step and bars: end of each interval
 	Y      []*float64 `json:"y"`
 	N      []int64    `json:"n,omitempty"` // points: sample size, drawn as dot area
+	// Hollow marks scatter dots drawn as rings (a window without backlog).
+	Hollow []bool `json:"hollow,omitempty"`
 
 	color  drawing.Color
 	dash   []float64
@@ -72,6 +74,7 @@ type series struct {
 type legendKey struct {
 	label string
 	color drawing.Color
+	ring  bool // a hollow dot
 }
 
 // band shades the x interval [X0, X1]: full plot height when Strip is 0,
@@ -811,6 +814,7 @@ func (f *figure) drawLegend(p *painter, x, y, maxX int) int {
 		box   bool
 		dot   bool
 		key   bool // a dot colour only
+		ring  bool // a hollow dot
 		run   string
 	}
 	var es []entry
@@ -820,10 +824,10 @@ func (f *figure) drawLegend(p *painter, x, y, maxX int) int {
 			continue
 		}
 		seen[s.Label] = true
-		es = append(es, entry{label: s.Label, color: s.color, dash: s.dash, box: s.Kind == "bars", dot: s.Kind == "points", run: s.Run})
+		es = append(es, entry{label: s.Label, color: s.color, dash: s.dash, box: s.Kind == "bars", dot: s.Kind == "points", key: s.Kind == "scatter", run: s.Run})
 	}
 	for _, k := range f.keys {
-		es = append(es, entry{label: k.label, color: k.color, key: true, run: "key"})
+		es = append(es, entry{label: k.label, color: k.color, key: true, ring: k.ring, run: "key"})
 	}
 	_, lh := p.measure("Mg", legendSize)
 	cx, cy := x, y+lh
@@ -843,6 +847,8 @@ func (f *figure) drawLegend(p *painter, x, y, maxX int) int {
 		}
 		mid := cy - lh/2 + 1
 		switch {
+		case e.ring:
+			p.dot(cx+15, mid, 4.5, colWhite, e.color)
 		case e.key:
 			p.dot(cx+15, mid, 5, e.color, colWhite)
 		case e.box:
@@ -932,6 +938,19 @@ func (f *figure) drawSeries(p *painter, s *series, xs, ys scale) {
 			p.dot(path[k][0], path[k][1], radius, c, colWhite)
 			k++
 		}
+	case "scatter":
+		for i := range s.X {
+			y, ok := finite(s.Y[i])
+			if !ok || math.IsNaN(s.X[i]) || math.IsInf(s.X[i], 0) {
+				continue
+			}
+			x, py := xs.px(s.X[i]), ys.px(y)
+			if i < len(s.Hollow) && s.Hollow[i] {
+				p.dot(x, py, 4.5, colWhite, s.color)
+				continue
+			}
+			p.dot(x, py, 5, s.color.WithAlpha(210), colWhite)
+		}
 	case "step":
 		var path [][2]int
 		flush := func() {
@@ -1009,6 +1028,8 @@ func seriesPaths(s *series, xs, ys scale) [][][2]int {
 		case "points":
 			out = append(out, [][2]int{{x0, py}})
 			path = append(path, [2]int{x0, py})
+		case "scatter":
+			out = append(out, [][2]int{{x0, py}})
 		case "step":
 			if len(path) > 0 && i > 0 && i-1 < len(s.XEnd) && math.Abs(s.XEnd[i-1]-s.X[i]) > 1e-9 {
 				flush()

@@ -261,8 +261,8 @@ func TestHTML(t *testing.T) {
 					}
 				}
 			}
-			if imgs != 6 {
-				t.Errorf("page has %d charts, want 6", imgs)
+			if imgs != len(wantCharts) {
+				t.Errorf("page has %d charts, want %d", imgs, len(wantCharts))
 			}
 			if !strings.Contains(page, "@media print") {
 				t.Error("no print styles")
@@ -370,7 +370,7 @@ func pngStats(t *testing.T, b []byte) (img image.Image, colours int, inked float
 	return img, len(seen), float64(ink) / float64(n)
 }
 
-var wantCharts = []string{"tps", "state", "gap_fraction", "latency_cdf", "stream_vs_concurrency", "rates"}
+var wantCharts = []string{"tps", "state", "gap_fraction", "latency_cdf", "stream_vs_concurrency", "rates", "throughput_vs_ttft", "ttft_over_time", "tpot_over_time"}
 
 func TestCharts(t *testing.T) {
 	for name, in := range map[string]Input{"single": singleInput(), "compare": compareInput()} {
@@ -518,8 +518,8 @@ func TestEdgeCases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(paths) != 9 {
-				t.Errorf("wrote %d files, want 9", len(paths))
+			if len(paths) != len(wantCharts)+3 {
+				t.Errorf("wrote %d files, want %d", len(paths), len(wantCharts)+3)
 			}
 			for _, p := range paths {
 				b, err := os.ReadFile(p)
@@ -587,7 +587,8 @@ func TestWrite(t *testing.T) {
 	for _, p := range paths {
 		names = append(names, filepath.Base(p))
 	}
-	want := []string{"tps.png", "state.png", "gap_fraction.png", "latency_cdf.png", "stream_vs_concurrency.png", "rates.png", "report.json", "summary.md", "report.html"}
+	want := []string{"tps.png", "state.png", "gap_fraction.png", "latency_cdf.png", "stream_vs_concurrency.png", "rates.png",
+		"throughput_vs_ttft.png", "ttft_over_time.png", "tpot_over_time.png", "report.json", "summary.md", "report.html"}
 	if !slices.Equal(names, want) {
 		t.Errorf("wrote %v, want %v", names, want)
 	}
