@@ -13,7 +13,7 @@ import (
 )
 
 // The analysis is a list of steps, run in order by one loop (runSteps): each
-// names its statement (queries/NAME.sql), the tables, views and macros it
+// names its statement (queries/STAGE/NAME.sql), the tables, views and macros it
 // creates, and the ones it drops once it has run, so that a step's inputs
 // and the memory they hold can be read off the list. TestPipelineOrder
 // checks the list against the statements' text: every object a step reads
@@ -24,12 +24,12 @@ import (
 //
 //	macros    the per-span metric macros, the quantile and sweep macros
 //	load      spans.parquet (or its gateway-engine join) into the spans table
-//	requests  attempt numbers, each request's delivered span, the samples,
-//	          the extent, data quality, and the windows' events
+//	requests  attempt numbers, each request's delivered span and latencies,
+//	          the samples, the extent, data quality, the windows' events
 //	side      beside the sweeps, on a second connection: requests.parquet
 //	state     in_flight and queue_depth by sweep, per pool and replica; caps
 //	curves    curves.json
-//	windows   the per-window metrics, windows.parquet
+//	windows   the per-window metrics, windows.parquet, latencies.parquet
 //	run       the run as one window: summary.json's metrics
 type step struct {
 	// name is what the progress line and the debug log show, and the

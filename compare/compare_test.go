@@ -363,7 +363,7 @@ func TestLoadCriteria(t *testing.T) {
 		{"warmup words", "warmup: two minutes\n", `acceptance.yaml:1: warmup: want a duration such as 2m or 90s, or a number of seconds, got "two minutes"`},
 		{"warmup negative", "# warm\nwarmup: -2m\n", "acceptance.yaml:2: warmup: -120: must not be negative"},
 		{"cooldown negative", "cooldown: -5\n", "acceptance.yaml:1: cooldown: -5: must not be negative"},
-		{"cooldown nan", "cooldown: NaN\n", "acceptance.yaml:1: cooldown: NaN: must be a finite number"},
+		{"cooldown nan", "cooldown: NaN\n", "acceptance.yaml:1: cooldown: want a duration such as 2m or 90s, or a number of seconds, got \"NaN\""},
 		{"tolerance nan", "ttft_tolerance: .nan\n", "acceptance.yaml:1: ttft_tolerance: NaN: must be a finite number"},
 		{"tolerance inf", "tpot_tolerance: .inf\n", "acceptance.yaml:1: tpot_tolerance: +Inf: must be a finite number"},
 		{"confidence nan", "confidence: .nan\n", "acceptance.yaml:1: confidence: NaN: must be a finite number"},

@@ -207,6 +207,9 @@ func parseCriteria(file string, b []byte) (schemas.Criteria, error) {
 // ("2m", "90s", "1m30s") or a number of seconds ("120", "90.5").
 func ParseSeconds(s string) (float64, error) {
 	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("want a finite duration, got %q", s)
+		}
 		return v, nil
 	}
 	d, err := time.ParseDuration(s)

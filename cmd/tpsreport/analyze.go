@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/tpsreport/tpsreport/analyze"
+	"github.com/tpsreport/tpsreport/schemas"
 )
 
 const (
@@ -83,7 +84,7 @@ func analyzeOptions(c *cli.Context) (analyze.Options, error) {
 	}
 	opt.From, opt.To = c.Timestamp("from"), c.Timestamp("to")
 	if c.IsSet("slo") {
-		slo, err := parseSLO(c.String("slo"))
+		slo, err := schemas.ParseSLO(c.String("slo"))
 		if err != nil {
 			return opt, usageError(c, "--slo %q: %v", c.String("slo"), err)
 		}

@@ -2,12 +2,9 @@ package main
 
 import (
 	"log/slog"
-	"reflect"
 	"runtime/debug"
 	"strings"
 	"testing"
-
-	"github.com/tpsreport/tpsreport/schemas"
 )
 
 func TestVersionOf(t *testing.T) {
@@ -107,36 +104,6 @@ func TestRunTakesIngestAndAnalyzeFlags(t *testing.T) {
 			if n != "out" && !run[n] {
 				t.Errorf("run lacks %s's --%s", cmd, n)
 			}
-		}
-	}
-}
-
-func TestParseSLO(t *testing.T) {
-	f := func(v float64) *float64 { return &v }
-	for _, tc := range []struct {
-		in   string
-		want *schemas.SLO
-		err  string
-	}{
-		{"ttft=2s,tpot=80ms,e2e=60s", &schemas.SLO{TTFT: f(2), TPOT: f(0.08), E2E: f(60)}, ""},
-		{"ttft:500 tpot:50 e2el:1000", &schemas.SLO{TTFT: f(0.5), TPOT: f(0.05), E2E: f(1)}, ""}, // vLLM's --goodput, ms
-		{"tpot=1.5ms", &schemas.SLO{TPOT: f(0.0015)}, ""},
-		{"", nil, "want one or more of ttft, tpot, e2e, such as ttft=2s,tpot=80ms"},
-		{"itl=5ms", nil, `unknown key "itl": want ttft, tpot or e2e`},
-		{"ttft=2s,ttft=3s", nil, "ttft given twice"},
-		{"ttft=soon", nil, `ttft "soon": want a duration such as 2s or 80ms, or a number of milliseconds`},
-		{"e2e=-1s", nil, `e2e "-1s": want a positive bound`},
-		{"ttft", nil, `"ttft": want KEY=VALUE, such as ttft=2s`},
-	} {
-		got, err := parseSLO(tc.in)
-		if tc.err != "" {
-			if err == nil || err.Error() != tc.err {
-				t.Errorf("parseSLO(%q) error %v, want %q", tc.in, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("parseSLO(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
 		}
 	}
 }

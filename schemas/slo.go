@@ -1,4 +1,4 @@
-package main
+package schemas
 
 import (
 	"errors"
@@ -6,16 +6,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/tpsreport/tpsreport/schemas"
 )
 
-// parseSLO reads --slo: bounds per request as KEY=VALUE (or vLLM's
+// ParseSLO reads an SLO as analyze --slo takes it: bounds per request as KEY=VALUE (or vLLM's
 // KEY:VALUE), separated by commas or spaces. KEY is ttft, tpot or e2e (e2el,
 // vLLM's name, is the same); VALUE a duration with its unit, or a bare
 // number of milliseconds as vLLM's --goodput takes it.
-func parseSLO(s string) (*schemas.SLO, error) {
-	var slo schemas.SLO
+func ParseSLO(s string) (*SLO, error) {
+	var slo SLO
 	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
 	if len(fields) == 0 {
 		return nil, errors.New("want one or more of ttft, tpot, e2e, such as ttft=2s,tpot=80ms")
