@@ -2,12 +2,14 @@ package analyze
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/tpsreport/tpsreport/schemas"
 )
@@ -64,40 +66,105 @@ func Load(ctx context.Context, dir string) (*schemas.RunResult, error) {
 
 // LoadLatencies reads latencies.parquet of an analysed run: one row per
 // delivered request, in completion order. A run analysed before the file
-// existed has none: nil, and no error.
-func LoadLatencies(ctx context.Context, dir string) ([]schemas.RequestLatency, error) {
+// existed has none: nil, and no error. It reads the file's columns with
+// parquet-go rather than through DuckDB: at 10 M requests, scanning rows
+// through database/sql took most of a compare's time, and the three values
+// of every request share one backing array instead of an allocation each.
+func LoadLatencies(_ context.Context, dir string) ([]schemas.RequestLatency, error) {
 	path := filepath.Join(dir, schemas.LatenciesFile)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	sqldb, conns, err := openDB(ctx, "", 1)
-	if err != nil {
-		return nil, err
-	}
-	defer sqldb.Close()
-	db := conns[0]
-	defer db.Close()
-	rows, err := db.QueryContext(ctx, query("load_latencies"), sql.Named("path", path))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	defer rows.Close()
-	out := []schemas.RequestLatency{}
-	for rows.Next() {
-		var r schemas.RequestLatency
-		var ttft, tpot, e2e sql.NullFloat64
-		if err := rows.Scan(&r.Released, &ttft, &tpot, &e2e); err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
-		}
-		r.TTFT, r.TPOT, r.E2E = nullable(ttft), nullable(tpot), nullable(e2e)
-		out = append(out, r)
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	return out, rows.Err()
+	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	n := int(pf.NumRows())
+	out := make([]schemas.RequestLatency, n)
+	values := make([]float64, 3*n)
+	err = readColumn(pf, "completed_at", n, func(i int, v parquet.Value) {
+		out[i].Released = v.Int64()
+	})
+	for c, name := range []string{"ttft_req", "tpot_req", "e2e_req"} {
+		if err != nil {
+			break
+		}
+		err = readColumn(pf, name, n, func(i int, v parquet.Value) {
+			if v.IsNull() {
+				return
+			}
+			x := &values[3*i+c]
+			*x = v.Double()
+			switch c {
+			case 0:
+				out[i].TTFT = x
+			case 1:
+				out[i].TPOT = x
+			case 2:
+				out[i].E2E = x
+			}
+		})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return out, nil
 }
 
-func nullable(v sql.NullFloat64) *float64 {
-	if !v.Valid {
-		return nil
+// readColumn calls set with each row's value of the flat column name, in
+// row order; it requires exactly n values.
+func readColumn(pf *parquet.File, name string, n int, set func(i int, v parquet.Value)) error {
+	leaf, ok := pf.Schema().Lookup(name)
+	if !ok {
+		return fmt.Errorf("no column %s", name)
 	}
-	return &v.Float64
+	buf := make([]parquet.Value, 4096)
+	i := 0
+	for _, rg := range pf.RowGroups() {
+		pages := rg.ColumnChunks()[leaf.ColumnIndex].Pages()
+		for {
+			p, err := pages.ReadPage()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				pages.Close()
+				return err
+			}
+			vr := p.Values()
+			for {
+				k, err := vr.ReadValues(buf)
+				for _, v := range buf[:k] {
+					if i >= n {
+						pages.Close()
+						return fmt.Errorf("column %s: more than %d values", name, n)
+					}
+					set(i, v)
+					i++
+				}
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					pages.Close()
+					return err
+				}
+			}
+			parquet.Release(p)
+		}
+		pages.Close()
+	}
+	if i != n {
+		return fmt.Errorf("column %s: %d values, want %d", name, i, n)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -165,17 +166,15 @@ func exclusionNote(c schemas.Criteria, b, cand selection) string {
 		strings.Join(what, " and "), run(b), run(cand))
 }
 
-// sortedByRelease returns the requests in release order (ties keep their order).
+// sortedByRelease returns the requests in release order (ties keep their
+// order): rs itself when it is in that order already, as latencies.parquet
+// holds them.
 func sortedByRelease(rs []schemas.RequestLatency) []schemas.RequestLatency {
+	byRelease := func(a, b schemas.RequestLatency) int { return cmp.Compare(a.Released, b.Released) }
+	if slices.IsSortedFunc(rs, byRelease) {
+		return rs
+	}
 	out := slices.Clone(rs)
-	slices.SortStableFunc(out, func(a, b schemas.RequestLatency) int {
-		switch {
-		case a.Released < b.Released:
-			return -1
-		case a.Released > b.Released:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(out, byRelease)
 	return out
 }

@@ -126,11 +126,11 @@ Example:
 // runCompare loads two analysed runs, decides the criteria, and writes
 // verdict.json and the comparison report into out.
 func runCompare(ctx context.Context, e *env, baseDir, candDir, out string, cr schemas.Criteria) (schemas.Verdict, error) {
-	base, err := loadRun(ctx, baseDir)
+	base, err := loadCompared(ctx, baseDir)
 	if err != nil {
 		return schemas.Verdict{}, err
 	}
-	cand, err := loadRun(ctx, candDir)
+	cand, err := loadCompared(ctx, candDir)
 	if err != nil {
 		return schemas.Verdict{}, err
 	}
@@ -158,11 +158,18 @@ func loadRun(ctx context.Context, dir string) (analysedRun, error) {
 		return analysedRun{}, fmt.Errorf("run directory %q does not exist", dir)
 	}
 	res, err := analyze.Load(ctx, dir)
+	return analysedRun{dir: dir, res: res}, err
+}
+
+// loadCompared is loadRun with the delivered requests' latencies, which
+// only compare's latency criteria read.
+func loadCompared(ctx context.Context, dir string) (analysedRun, error) {
+	r, err := loadRun(ctx, dir)
 	if err != nil {
-		return analysedRun{}, err
+		return r, err
 	}
-	lat, err := analyze.LoadLatencies(ctx, dir)
-	return analysedRun{dir: dir, res: res, latencies: lat}, err
+	r.latencies, err = analyze.LoadLatencies(ctx, dir)
+	return r, err
 }
 
 // compareRuns decides the criteria on two analysed runs and writes

@@ -159,7 +159,7 @@ func nightly(ctx context.Context, e *env, o nightlyOptions) (v *schemas.Verdict,
 			return nil, err
 		}
 		if base != "" {
-			b, err := loadRun(ctx, filepath.Join(o.root, runPrefix+base))
+			b, err := loadCompared(ctx, filepath.Join(o.root, runPrefix+base))
 			if err != nil {
 				return nil, err
 			}
