@@ -343,30 +343,37 @@ func quantile(xs []float64, q float64) float64 {
 // tolerance and a one-sided two-proportion z-test rejects equality.
 func successRate(b, c counts, cr schemas.Criteria) schemas.Criterion {
 	out := schemas.Criterion{Name: SuccessRate, Title: "Success rate not reduced", Metric: "success_rate (requests with a successful attempt)", Scope: ScopeRun}
-	n1, x1, n2, x2 := b.requests, b.succeeded, c.requests, c.succeeded
+	proportionDrop(&out, "Success rate", b.succeeded, b.requests, c.succeeded, c.requests, cr.SuccessTolerance, cr.Alpha)
+	return out
+}
+
+// proportionDrop decides a rate that must not fall (success rate, SLO
+// attainment): x1 of n1 in the baseline, x2 of n2 in the candidate. FAIL when
+// it falls by more than tol and a one-sided two-proportion z-test rejects
+// equality at alpha; INCONCLUSIVE when a run has nothing to count; otherwise
+// PASS.
+func proportionDrop(out *schemas.Criterion, label string, x1, n1, x2, n2 int64, tol, alpha float64) {
 	if n1 == 0 || n2 == 0 {
 		out.Verdict = schemas.Inconclusive
 		out.Reason = "One of the runs completed no request."
-		return out
+		return
 	}
 	p1, p2 := float64(x1)/float64(n1), float64(x2)/float64(n2)
 	d := p2 - p1
 	out.Baseline, out.Candidate, out.Diff = &p1, &p2, &d
 	pv := oneSidedP(x1, n1, x2, n2) // H1: p2 < p1
 	out.PValue = &pv
-	if -d > cr.SuccessTolerance && pv < cr.Alpha {
-		out.Verdict = schemas.Fail
-		out.Reason = fmt.Sprintf("Success rate fell from %s to %s (%s, %s).", pct(p1), pct(p2), pp(d), pValue(pv, cr.Alpha))
-		return out
-	}
-	out.Verdict = schemas.Pass
 	switch {
-	case -d > cr.SuccessTolerance:
-		out.Reason = fmt.Sprintf("Success rate %s → %s (%s), not significantly lower (%s).", pct(p1), pct(p2), pp(d), pValue(pv, cr.Alpha))
+	case -d > tol && pv < alpha:
+		out.Verdict = schemas.Fail
+		out.Reason = fmt.Sprintf("%s fell from %s to %s (%s, %s).", label, pct(p1), pct(p2), pp(d), pValue(pv, alpha))
+	case -d > tol:
+		out.Verdict = schemas.Pass
+		out.Reason = fmt.Sprintf("%s %s → %s (%s), not significantly lower (%s).", label, pct(p1), pct(p2), pp(d), pValue(pv, alpha))
 	default:
-		out.Reason = fmt.Sprintf("Success rate %s → %s (%s), within the %s tolerance or better.", pct(p1), pct(p2), pp(d), tolerance(cr.SuccessTolerance))
+		out.Verdict = schemas.Pass
+		out.Reason = fmt.Sprintf("%s %s → %s (%s), within the %s tolerance or better.", label, pct(p1), pct(p2), pp(d), tolerance(tol))
 	}
-	return out
 }
 
 // retryRate: FAIL when the candidate's retry rate is higher by more than the

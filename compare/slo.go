@@ -77,27 +77,6 @@ func sloProportion(b, c counts, cr schemas.Criteria, out *schemas.Criterion) boo
 		out.Reason = "slo_met was not recorded for every window of one of the runs: analyse both again with --slo."
 		return false
 	}
-	n1, x1, n2, x2 := b.requests, *b.sloMet, c.requests, *c.sloMet
-	if n1 == 0 || n2 == 0 {
-		out.Verdict = schemas.Inconclusive
-		out.Reason = "One of the runs completed no request."
-		return false
-	}
-	p1, p2 := float64(x1)/float64(n1), float64(x2)/float64(n2)
-	d := p2 - p1
-	out.Baseline, out.Candidate, out.Diff = &p1, &p2, &d
-	pv := oneSidedP(x1, n1, x2, n2) // H1: p2 < p1
-	out.PValue = &pv
-	switch {
-	case -d > cr.SLOTolerance && pv < cr.Alpha:
-		out.Verdict = schemas.Fail
-		out.Reason = fmt.Sprintf("SLO attainment fell from %s to %s (%s, %s).", pct(p1), pct(p2), pp(d), pValue(pv, cr.Alpha))
-	case -d > cr.SLOTolerance:
-		out.Verdict = schemas.Pass
-		out.Reason = fmt.Sprintf("SLO attainment %s → %s (%s), not significantly lower (%s).", pct(p1), pct(p2), pp(d), pValue(pv, cr.Alpha))
-	default:
-		out.Verdict = schemas.Pass
-		out.Reason = fmt.Sprintf("SLO attainment %s → %s (%s), within the %s tolerance or better.", pct(p1), pct(p2), pp(d), tolerance(cr.SLOTolerance))
-	}
-	return true
+	proportionDrop(out, "SLO attainment", *b.sloMet, b.requests, *c.sloMet, c.requests, cr.SLOTolerance, cr.Alpha)
+	return out.Verdict != schemas.Inconclusive
 }
