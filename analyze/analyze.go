@@ -316,6 +316,10 @@ func (st *runState) result() (*schemas.RunResult, error) {
 	}
 	sum.RunStart, sum.RunEnd = schemas.Time(st.t0), schemas.Time(st.t1)
 	sum.Metrics = st.run
+	if sum.OverCapTime > 0 && sum.Cap != nil {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("more requests ran than the cap of %d (%s) allows, for %.3g s: the cap is below the concurrency the engine ran, so gap_time misses idle slots. Check --cap (max_num_seqs per replica)",
+			*sum.Cap, sum.CapSource, sum.OverCapTime))
+	}
 	sum.WindowStart, sum.WindowEnd = sum.RunStart, sum.RunEnd
 
 	sum.Replicas = st.replicas

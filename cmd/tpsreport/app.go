@@ -101,6 +101,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
+	if ctx.Err() != nil {
+		// A signal stopped the command: every output is written under a
+		// temporary name and renamed, so what was there is still there.
+		fmt.Fprintln(stderr, "tpsreport: interrupted; every output is as it was before this command")
+		return exitUsage
+	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {

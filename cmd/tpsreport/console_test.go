@@ -2,8 +2,10 @@ package main
 
 import (
 	"log/slog"
+	"os"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -105,5 +107,14 @@ func TestRunTakesIngestAndAnalyzeFlags(t *testing.T) {
 				t.Errorf("run lacks %s's --%s", cmd, n)
 			}
 		}
+	}
+}
+
+func TestSignalExit(t *testing.T) {
+	if got := signalExit(os.Interrupt); got != 130 {
+		t.Errorf("SIGINT: exit %d, want 130", got)
+	}
+	if got := signalExit(syscall.SIGTERM); got != 143 {
+		t.Errorf("SIGTERM: exit %d, want 143", got)
 	}
 }

@@ -128,6 +128,11 @@ func nightly(ctx context.Context, e *env, o nightlyOptions) (v *schemas.Verdict,
 		return nil, fmt.Errorf("create stage: %w", err)
 	}
 	defer os.RemoveAll(stage)
+	// MkdirTemp makes the directory 0700; it becomes ROOT/run=NAME, which
+	// index.html links to and a web server or another user reads.
+	if err := os.Chmod(stage, 0o755); err != nil {
+		return nil, fmt.Errorf("create stage: %w", err)
+	}
 
 	var progress io.Writer
 	if e.isTerminal(e.stderr) {
