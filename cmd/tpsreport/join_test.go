@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"github.com/tpsreport/tpsreport/schemas"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/tpsreport/tpsreport/analyze"
 	"github.com/tpsreport/tpsreport/ingest"
+	"github.com/tpsreport/tpsreport/schemas"
 )
 
 // requestRow is the part of a requests.parquet row this test reads.

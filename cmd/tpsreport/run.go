@@ -39,7 +39,7 @@ one in that order. A run that fails leaves ROOT as it was. ROOT/index.html lists
 every run with its headline numbers, verdict and trend charts. The whole history
 reads as one Hive-partitioned table, one row per attempt (a gateway's and an
 engine's span of one attempt joined into one):
-   read_parquet('ROOT/*/requests.parquet', hive_partitioning = true)
+   read_parquet('ROOT/run=*/requests.parquet', hive_partitioning = true)
 
 Examples:
    tpsreport run --root /data/tps --run nightly-2026-11-20 --baseline previous /logs/2026-11-20/*.jsonl.gz
