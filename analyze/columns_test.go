@@ -38,21 +38,13 @@ func TestMetricColumnsMatchStruct(t *testing.T) {
 	spans := []schemas.Span{{SpanID: "a", RequestID: "a", Status: "ok", QueuedAt: at(0), AdmittedAt: at(1),
 		FirstTokenAt: at(2), LastTokenAt: at(5), ReleasedAt: at(5), InputTokens: n(10), OutputTokens: n(30)}}
 	dir := writeDataset(t, spans, nil, nil)
-	res, err := Run(t.Context(), Options{Dir: dir})
-	if err != nil {
+	if _, err := Run(t.Context(), Options{Dir: dir}); err != nil {
 		t.Fatal(err)
 	}
 	want := jsonTags(reflect.TypeFor[schemas.Metrics]())
 
-	b, err := json.Marshal(res.Summary.Metrics)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	// The struct round-trips, so compare the SQL's own keys instead.
+	// The SQL's own column names, as windows.parquet stores them: the run's
+	// row comes from the same statement (metrics.sql).
 	db := testDB(t)
 	var row string
 	if err := db.QueryRowContext(t.Context(), "SELECT to_json(x)::VARCHAR FROM read_parquet(?) x LIMIT 1", dir+"/"+schemas.WindowsFile).Scan(&row); err != nil {
@@ -88,9 +80,6 @@ func TestMetricColumnsMatchStruct(t *testing.T) {
 	gotReq := slices.Sorted(maps.Keys(rcols))
 	if !slices.Equal(gotReq, wantReq) {
 		t.Errorf("requests.parquet columns:\n only in SQL: %v\n only expected: %v", minus(gotReq, wantReq), minus(wantReq, gotReq))
-	}
-	if len(m) != len(want) {
-		t.Errorf("summary metrics has %d keys, schemas.Metrics %d", len(m), len(want))
 	}
 }
 

@@ -281,23 +281,7 @@ func simFormatInput(b *testing.B, format string) []byte {
 func BenchmarkFormatDecode(b *testing.B) {
 	for _, format := range []string{SourceVLLMOTel, SourceLiteLLM} {
 		in := simFormatInput(b, format)
-		b.Run(format, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(in)))
-			spans := 0
-			for b.Loop() {
-				r := formats[format].New(Input{Name: "bench", R: bytes.NewReader(in), MaxLineBytes: DefaultMaxLineBytes})
-				for r.Next() {
-					switch r.Record().Kind {
-					case KindSpan:
-						spans++
-					case KindReject:
-						b.Fatal(r.Record().Err)
-					}
-				}
-			}
-			b.ReportMetric(float64(spans)/b.Elapsed().Seconds(), "spans/s")
-		})
+		b.Run(format, func(b *testing.B) { benchDecode(b, format, in) })
 	}
 }
 
@@ -308,22 +292,25 @@ func BenchmarkFormatDecode(b *testing.B) {
 func BenchmarkOTLPDecoders(b *testing.B) {
 	in := simFormatInput(b, SourceVLLMOTel)
 	for _, format := range []string{SourceVLLMOTel, SourceOTelGenAI} {
-		b.Run(format, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(in)))
-			spans := 0
-			for b.Loop() {
-				r := formats[format].New(Input{Name: "bench", R: bytes.NewReader(in), MaxLineBytes: DefaultMaxLineBytes})
-				for r.Next() {
-					switch r.Record().Kind {
-					case KindSpan:
-						spans++
-					case KindReject:
-						b.Fatal(r.Record().Err)
-					}
-				}
-			}
-			b.ReportMetric(float64(spans)/b.Elapsed().Seconds(), "spans/s")
-		})
+		b.Run(format, func(b *testing.B) { benchDecode(b, format, in) })
 	}
+}
+
+// benchDecode reads in with format's reader, b.N times, counting spans.
+func benchDecode(b *testing.B, format string, in []byte) {
+	b.ReportAllocs()
+	b.SetBytes(int64(len(in)))
+	spans := 0
+	for b.Loop() {
+		r := formats[format].New(Input{Name: "bench", R: bytes.NewReader(in), MaxLineBytes: DefaultMaxLineBytes})
+		for r.Next() {
+			switch r.Record().Kind {
+			case KindSpan:
+				spans++
+			case KindReject:
+				b.Fatal(r.Record().Err)
+			}
+		}
+	}
+	b.ReportMetric(float64(spans)/b.Elapsed().Seconds(), "spans/s")
 }
