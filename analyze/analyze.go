@@ -14,6 +14,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tpsreport/tpsreport/capacity"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -40,6 +41,9 @@ type Options struct {
 	// SLO, when set, is the latency bound per request that goodput and
 	// slo_attainment count (docs/metrics.md "Requests and SLOs").
 	SLO *schemas.SLO
+	// Pricing, when set, prices the run: summary.json's cost
+	// (docs/metrics.md "Cost and capacity").
+	Pricing *capacity.Pricing
 }
 
 // MaxWindows bounds the windows of one analysis: each costs a row in every
@@ -324,6 +328,13 @@ func (st *runState) result() (*schemas.RunResult, error) {
 
 	sum.Replicas = st.replicas
 	sum.DataQuality = st.dq
+	if p := st.opt.Pricing; p != nil {
+		c := capacity.Price(sum, st.windows, *p, st.replicaCount)
+		sum.Cost = &c
+		if c.ReplicasSource == capacity.Assumed {
+			sum.Warnings = append(sum.Warnings, "the logs name no replica: cost is priced for one (Try: --replicas N)")
+		}
+	}
 	sum.DataQuality.OverCapTime = sum.OverCapTime
 	sum.DataQuality.Join = st.join
 	sum.Warnings = append(sum.Warnings, joinWarnings(st.join)...)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tpsreport/tpsreport/capacity"
 	"github.com/tpsreport/tpsreport/schemas"
 	"github.com/wcharczuk/go-chart/v2/drawing"
 )
@@ -68,11 +69,14 @@ type indexRow struct {
 	Inferred     bool
 	Verdict      string
 	Warnings     int
+	// Cost is the run's cost per million delivered tokens, when priced.
+	Cost string
 }
 
 type indexPage struct {
 	CSS     template.CSS
 	Columns []string
+	Cost    bool // some run is priced: the cost column shows
 	Rows    []indexRow
 	Figures []htmlFigure
 }
@@ -101,6 +105,11 @@ func indexHTML(w io.Writer, root string, runs []IndexEntry) ([]Chart, error) {
 		}
 		if s.Cap != nil {
 			row.Cap = fmtCount(*s.Cap)
+		}
+		row.Cost = null
+		if c := s.Cost; c != nil {
+			page.Cost = true
+			row.Cost = capacity.Money(c.CostPerMillionTokens, c.Currency)
 		}
 		if e.Verdict != nil {
 			row.Verdict = e.Verdict.Overall
@@ -223,23 +232,50 @@ func trendFigures(runs []IndexEntry) []*figure {
 	if slices.Equal(cats, names) || allEmpty(names) {
 		xlabel = "run, oldest first"
 	}
-	specs := []struct {
+	type trendSpec struct {
 		name, key, title, ylabel string
 		axis                     axisSpec
-	}{
-		{"trend_system_tps", "system_tps", "system_tps per run", "tokens per second (tok/s)", axisSpec{zero: true}},
-		{"trend_gap_fraction", "gap_fraction", "gap_fraction per run", "gap_fraction (% of run)", axisSpec{zero: true, percent: true}},
-		{"trend_success_rate", "success_rate", "success_rate per run", "success_rate", axisSpec{percent: true, max: num(1)}},
-		{"trend_ttft_p99", "ttft.p99", "ttft p99 per run", "seconds", axisSpec{zero: true}},
+		get                      func(*schemas.Summary) *float64 // nil: the metric key's
+	}
+	specs := []trendSpec{
+		{"trend_system_tps", "system_tps", "system_tps per run", "tokens per second (tok/s)", axisSpec{zero: true}, nil},
+		{"trend_gap_fraction", "gap_fraction", "gap_fraction per run", "gap_fraction (% of run)", axisSpec{zero: true, percent: true}, nil},
+		{"trend_success_rate", "success_rate", "success_rate per run", "success_rate", axisSpec{percent: true, max: num(1)}, nil},
+		{"trend_ttft_p99", "ttft.p99", "ttft p99 per run", "seconds", axisSpec{zero: true}, nil},
+	}
+	// The cost trend, when some run is priced, in the first priced run's
+	// currency (runs priced in another one are left out of it).
+	currency, priced := "", false
+	for _, e := range runs {
+		if c := e.Summary.Cost; c != nil && !priced {
+			currency, priced = c.Currency, true
+		}
+	}
+	if priced {
+		ylabel := "cost per million delivered tokens"
+		if currency != "" {
+			ylabel += " (" + currency + ")"
+		}
+		specs = append(specs, trendSpec{"trend_cost_per_million_tokens", "cost_per_million_tokens", "cost per million tokens per run", ylabel, axisSpec{zero: true},
+			func(s *schemas.Summary) *float64 {
+				if s.Cost == nil || s.Cost.Currency != currency {
+					return nil
+				}
+				return s.Cost.CostPerMillionTokens
+			}})
 	}
 	figs := make([]*figure, 0, len(specs))
 	for _, sp := range specs {
-		def := mustMetric(sp.key)
+		get := sp.get
+		if get == nil {
+			def := mustMetric(sp.key)
+			get = func(s *schemas.Summary) *float64 { return def.Get(&s.Metrics) }
+		}
 		s := series{Label: sp.key, Metric: sp.key, Kind: "points", X: make([]float64, len(runs)), Y: make([]*float64, len(runs)),
 			color: colBaseline, colors: colors}
 		for i := range runs {
 			s.X[i] = float64(i)
-			s.Y[i] = clean(def.Get(&runs[i].Summary.Metrics))
+			s.Y[i] = clean(get(&runs[i].Summary))
 		}
 		f := &figure{Name: sp.name, File: sp.name + ".png", Title: sp.title, Alt: sp.title + " across the runs of this history, oldest first.",
 			XLabel: xlabel, YLabel: sp.ylabel, Series: []series{s}, Note: note,

@@ -128,6 +128,20 @@ func writeMarkdown(w io.Writer, d *document) error {
 		}
 	}
 	p("")
+	if c := d.Cost; c != nil {
+		writeCostMarkdown(p, c, compare)
+	}
+	if c := d.Capacity; c != nil {
+		p("**Capacity plan.** %s", mdEscape(c.Heading))
+		p("")
+		for _, l := range c.Lines {
+			p("- %s: %s", mdEscape(l.Run), mdEscape(l.Answer))
+		}
+		if c.Fewest != "" {
+			p("- %s", mdEscape(c.Fewest))
+		}
+		p("")
+	}
 	for _, n := range engineOnlyNotes(d.runs) {
 		p("⚠️ %s (`t_queue`, `ttft` and `gap_fraction` count the engine's queue alone).", mdEscape(upperFirst(n)))
 		p("")
@@ -240,4 +254,31 @@ func upperFirst(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// writeCostMarkdown writes the cost table: each figure per run, and its
+// change in a comparison, after the headline.
+func writeCostMarkdown(p func(string, ...any), c *costView, compare bool) {
+	if c.Headline != "" {
+		p("**Cost:** %s", mdEscape(c.Headline))
+		p("")
+	}
+	if compare {
+		p("| cost | baseline | candidate | change |")
+		p("|---|--:|--:|---|")
+	} else {
+		p("| cost | value |")
+		p("|---|--:|")
+	}
+	for _, r := range c.Rows {
+		cells := make([]string, 0, len(r.Text)+1)
+		for _, t := range r.Text {
+			cells = append(cells, mdEscape(t))
+		}
+		if compare {
+			cells = append(cells, r.ChangeText)
+		}
+		p("| `%s` | %s |", r.Key, strings.Join(cells, " | "))
+	}
+	p("")
 }

@@ -35,6 +35,8 @@ type Input struct {
 	Verdict   *schemas.Verdict // nil unless comparing
 	Command   string           // the exact command line that reproduces the report
 	Version   string           // tool version
+	// Plans, when set, adds the capacity-plan section (report --target-rpm).
+	Plans *Plans
 }
 
 // comparing reports whether in is a baseline/candidate comparison.
@@ -83,7 +85,11 @@ type document struct {
 	Definitions []definition  `json:"definitions"`
 	Notes       []string      `json:"notes,omitempty"`
 	// Findings say what a single run's numbers mean for it (findings.go).
-	Findings []string  `json:"findings,omitempty"`
+	Findings []string `json:"findings,omitempty"`
+	// Cost prices the run(s) when a price is known; Capacity is the fleet
+	// plan of report --target-rpm (cost.go).
+	Cost     *costView `json:"cost,omitempty"`
+	Capacity *planView `json:"capacity_plan,omitempty"`
 	runs     []roleRun // inputs, for renderers
 }
 
@@ -259,6 +265,8 @@ func newDocument(in Input) *document {
 		engineOnlyCaveats(d.Metrics[i].Rows, d.runs)
 	}
 	d.Charts = figures(in)
+	d.Cost = newCostView(in)
+	d.Capacity = newPlanView(in.Plans)
 	return d
 }
 

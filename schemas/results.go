@@ -251,6 +251,9 @@ type Summary struct {
 	// engine is invisible, so t_queue and gap_fraction miss it.
 	EngineOnly bool `json:"engine_only"`
 
+	// Cost prices the run (analyze --replica-cost-per-hour); nil without a price.
+	Cost *Cost `json:"cost,omitempty"`
+
 	DataQuality DataQuality `json:"data_quality"`
 	Warnings    []string    `json:"warnings"`
 }

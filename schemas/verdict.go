@@ -39,6 +39,10 @@ type Verdict struct {
 	Notes     []string  `json:"notes,omitempty"`
 	Settings  Criteria  `json:"settings"`
 	Bootstrap Bootstrap `json:"bootstrap"`
+	// Cost compares what the two runs' throughput costs, when a price is
+	// known (compare --replica-cost-per-hour, or both runs analysed with
+	// one); information only.
+	Cost *CostChange `json:"cost,omitempty"`
 }
 
 // Bootstrap says what the throughput interval resampled.

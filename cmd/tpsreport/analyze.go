@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/tpsreport/tpsreport/analyze"
+	"github.com/tpsreport/tpsreport/capacity"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -51,6 +52,12 @@ Example:
 			fmt.Fprintf(e.stdout, "%s: %d windows of %gs; system_tps %s tok/s, gap_fraction %s, success_rate %s (cap %s, %s)\n",
 				opt.Dir, len(res.Windows), s.WindowWidth, fmtFloat(s.SystemTPS), fmtPct(s.GapFraction),
 				fmtPct(s.SuccessRate), fmtInt(s.Cap), s.CapSource)
+			if s.Cost != nil {
+				fmt.Fprintf(e.stdout, "%s: cost %s per hour (%s); %s per million tokens, %s at saturation; %s per completion\n",
+					opt.Dir, capacity.Money(&s.Cost.CostPerHour, s.Cost.Currency), replicasText(s.Cost.Replicas, s.Cost.ReplicasSource),
+					capacity.Money(s.Cost.CostPerMillionTokens, s.Cost.Currency), capacity.Money(s.Cost.CostPerMillionTokensSaturated, s.Cost.Currency),
+					capacity.Money(s.Cost.CostPerCompletion, s.Cost.Currency))
+			}
 			for _, w := range s.Warnings {
 				fmt.Fprintln(e.stderr, "warning:", w)
 			}
@@ -61,13 +68,40 @@ Example:
 
 // analyzeFlags are the analyze settings, shared by analyze and run.
 func analyzeFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.DurationFlag{Name: "window", Aliases: []string{"w"}, Value: defaultWindow, Usage: "window width, a duration with its unit (30s, 5m)"},
 		&cli.Int64Flag{Name: "cap", DefaultText: "0 = auto", Usage: "concurrency cap per replica (vLLM max_num_seqs); auto takes the samples', the logs' or the largest in_flight seen"},
 		&cli.TimestampFlag{Name: "from", Layout: timeLayout, Usage: "clip the run from this RFC 3339 instant (with --to)"},
 		&cli.TimestampFlag{Name: "to", Layout: timeLayout, Usage: "clip the run to this RFC 3339 instant (with --from)"},
 		&cli.StringFlag{Name: "slo", Usage: "latency bound per request for goodput and slo_attainment, any of ttft, tpot, e2e: `ttft=2s,tpot=80ms,e2e=60s` (vLLM's --goodput keys; a bare number is ms)"},
+	}, costFlags()...)
+}
+
+// costFlags price a run (docs/metrics.md "Cost and capacity"), on analyze,
+// run, compare and plan.
+func costFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.Float64Flag{Name: "replica-cost-per-hour", Usage: "price of one replica for one hour, in your currency: adds cost per million tokens and per completion (`PRICE`)"},
+		&cli.Int64Flag{Name: "replicas", DefaultText: "0 = the replicas the logs name, else 1", Usage: "replicas the run had, when its logs do not name them"},
+		&cli.StringFlag{Name: "currency", Usage: "a label for prices, such as USD (no symbol or exchange rate is assumed)"},
 	}
+}
+
+// pricingFrom reads the cost flags; nil without --replica-cost-per-hour.
+func pricingFrom(c *cli.Context) (*capacity.Pricing, error) {
+	if !c.IsSet("replica-cost-per-hour") {
+		for _, n := range []string{"replicas", "currency"} {
+			if c.IsSet(n) {
+				return nil, usageError(c, "--%s prices nothing without --replica-cost-per-hour", n)
+			}
+		}
+		return nil, nil
+	}
+	p := &capacity.Pricing{ReplicaCostPerHour: c.Float64("replica-cost-per-hour"), Replicas: c.Int64("replicas"), Currency: c.String("currency")}
+	if err := p.Validate(); err != nil {
+		return nil, usageError(c, "%s", strings.TrimPrefix(err.Error(), capacity.ErrBadPrice.Error()+": "))
+	}
+	return p, nil
 }
 
 // analyzeOptions reads the analyze flags shared by analyze, run and demo.
@@ -93,7 +127,9 @@ func analyzeOptions(c *cli.Context) (analyze.Options, error) {
 	if (opt.From == nil) != (opt.To == nil) {
 		return opt, usageError(c, "--from and --to go together")
 	}
-	return opt, nil
+	var err error
+	opt.Pricing, err = pricingFrom(c)
+	return opt, err
 }
 
 // fmtFloat prints a rate for the console: four significant digits, never in

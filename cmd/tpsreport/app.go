@@ -185,6 +185,7 @@ acceptance reports comparing a baseline run with a candidate run.
 			analyzeCommand(e),
 			reportCommand(e),
 			compareCommand(e),
+			planCommand(e),
 			runCommand(e),
 			simulateCommand(e),
 			demoCommand(e),

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/tpsreport/tpsreport/analyze"
+	"github.com/tpsreport/tpsreport/capacity"
 	"github.com/tpsreport/tpsreport/compare"
 	"github.com/tpsreport/tpsreport/report"
 	"github.com/tpsreport/tpsreport/schemas"
@@ -105,7 +106,7 @@ Example:
    tpsreport compare --gate --out reports/fix runs/baseline runs/candidate`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the report into `OUTDIR`", Required: true},
-		}, criteriaFlags()...),
+		}, slices.Concat(criteriaFlags(), costFlags())...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
 				return usageError(c, "want BASELINE_DIR and CANDIDATE_DIR, got %d arguments", c.NArg())
@@ -114,7 +115,11 @@ Example:
 			if err != nil {
 				return err
 			}
-			v, err := runCompare(c.Context, e, c.Args().Get(0), c.Args().Get(1), c.String("out"), cr)
+			price, err := pricingFrom(c)
+			if err != nil {
+				return err
+			}
+			v, err := runCompare(c.Context, e, c.Args().Get(0), c.Args().Get(1), c.String("out"), cr, price)
 			if err != nil {
 				return err
 			}
@@ -125,7 +130,7 @@ Example:
 
 // runCompare loads two analysed runs, decides the criteria, and writes
 // verdict.json and the comparison report into out.
-func runCompare(ctx context.Context, e *env, baseDir, candDir, out string, cr schemas.Criteria) (schemas.Verdict, error) {
+func runCompare(ctx context.Context, e *env, baseDir, candDir, out string, cr schemas.Criteria, price *capacity.Pricing) (schemas.Verdict, error) {
 	base, err := loadCompared(ctx, baseDir)
 	if err != nil {
 		return schemas.Verdict{}, err
@@ -134,7 +139,7 @@ func runCompare(ctx context.Context, e *env, baseDir, candDir, out string, cr sc
 	if err != nil {
 		return schemas.Verdict{}, err
 	}
-	v, paths, err := compareRuns(e, base, cand, out, cr)
+	v, paths, err := compareRuns(e, base, cand, out, cr, price)
 	if err != nil {
 		return v, err
 	}
@@ -174,12 +179,18 @@ func loadCompared(ctx context.Context, dir string) (analysedRun, error) {
 
 // compareRuns decides the criteria on two analysed runs and writes
 // verdict.json and the comparison report into out; it returns the paths the
-// report wrote.
-func compareRuns(e *env, base, cand analysedRun, out string, cr schemas.Criteria) (schemas.Verdict, []string, error) {
+// report wrote. price, when set, prices both runs alike; without it they
+// are compared at the prices they were analysed with, if any.
+func compareRuns(e *env, base, cand analysedRun, out string, cr schemas.Criteria, price *capacity.Pricing) (schemas.Verdict, []string, error) {
 	v, err := compare.Evaluate(compare.Run{Summary: base.res.Summary, Windows: base.res.Windows, Requests: base.latencies},
 		compare.Run{Summary: cand.res.Summary, Windows: cand.res.Windows, Requests: cand.latencies}, cr)
 	if err != nil {
 		return v, nil, err
+	}
+	var note string
+	v.Cost, note = capacity.Compare(base.res.Summary, cand.res.Summary, base.res.Windows, cand.res.Windows, price)
+	if note != "" {
+		v.Notes = append(v.Notes, note)
 	}
 	candRun := reportRun(cand.dir, cand.res)
 	paths, err := report.Write(out, report.Input{
@@ -223,6 +234,9 @@ func printVerdict(w io.Writer, v schemas.Verdict) {
 	}
 	for _, n := range v.Notes {
 		fmt.Fprintf(tw, "note\t\t%s\n", n)
+	}
+	if v.Cost != nil {
+		fmt.Fprintf(tw, "cost\t\t%s\n", v.Cost.Headline)
 	}
 	fmt.Fprintf(tw, "%s\toverall\t%s vs %s\n", v.Overall, v.Baseline, v.Candidate)
 	tw.Flush()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tpsreport/tpsreport"
 	"github.com/tpsreport/tpsreport/analyze"
+	"github.com/tpsreport/tpsreport/capacity"
 	"github.com/tpsreport/tpsreport/ingest"
 	"github.com/tpsreport/tpsreport/schemas"
 )
@@ -18,6 +19,11 @@ import (
 // --slo ttft=10s,tpot=80ms,e2e=60s would: a chat service's bounds, loose
 // enough that the candidate meets them and the stalled baseline often not.
 var demoSLO = &schemas.SLO{TTFT: ptrTo(10.0), TPOT: ptrTo(0.08), E2E: ptrTo(60.0)}
+
+// demoPricing is the price the demo puts on a replica, as
+// --replica-cost-per-hour 4 --currency USD would: about what one GPU of the
+// size that serves the demo's 8B model rents for.
+var demoPricing = &capacity.Pricing{ReplicaCostPerHour: 4, Currency: "USD"}
 
 func ptrTo[T any](v T) *T { return &v }
 
@@ -30,8 +36,8 @@ requests wait, and a candidate serving the same traffic work-conserving. Each ru
 has the logs a real deployment writes: the LiteLLM gateway's payloads, vLLM's
 OpenTelemetry spans and vLLM's server log (max_num_seqs and stats lines). demo
 ingests them into one run each (analyze joins gateway and engine per request),
-analyses them with the SLO ttft=10s,tpot=80ms,e2e=60s, compares and writes the
-report:
+analyses them with the SLO ttft=10s,tpot=80ms,e2e=60s at 4 USD per replica-hour,
+compares and writes the report:
 
    DIR/logs/      the sample logs
    DIR/runs/      the two run datasets (Parquet, summary.json, ...)
@@ -77,7 +83,7 @@ Example:
 				if err != nil {
 					return err
 				}
-				res, err := analyze.Run(c.Context, analyze.Options{Dir: dir, Window: defaultWindow, Log: e.log, SLO: demoSLO})
+				res, err := analyze.Run(c.Context, analyze.Options{Dir: dir, Window: defaultWindow, Log: e.log, SLO: demoSLO, Pricing: demoPricing})
 				if err != nil {
 					return err
 				}
@@ -92,7 +98,7 @@ Example:
 				runs[name] = dir
 			}
 			fmt.Fprintln(e.stdout)
-			_, err = runCompare(c.Context, e, runs["baseline"], runs["candidate"], filepath.Join(out, "report"), schemas.DefaultCriteria())
+			_, err = runCompare(c.Context, e, runs["baseline"], runs["candidate"], filepath.Join(out, "report"), schemas.DefaultCriteria(), nil)
 			return err
 		},
 	}

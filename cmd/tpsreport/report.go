@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
-	"github.com/tpsreport/tpsreport/schemas"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tpsreport/tpsreport/capacity"
 	"github.com/tpsreport/tpsreport/report"
+	"github.com/tpsreport/tpsreport/schemas"
 )
 
 func reportCommand(e *env) *cli.Command {
@@ -17,11 +19,15 @@ func reportCommand(e *env) *cli.Command {
 		ArgsUsage: "DIR",
 		Description: `DIR is an analysed run dataset.
 
-Example:
-   tpsreport report --out reports/baseline runs/baseline`,
-		Flags: []cli.Flag{
+With --target-rpm the report adds a capacity plan for that request rate, as
+tpsreport plan prints it.
+
+Examples:
+   tpsreport report --out reports/baseline runs/baseline
+   tpsreport report --target-rpm 1200 --slo e2e=20s --out reports/baseline runs/baseline`,
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the report into `OUTDIR`", Required: true},
-		},
+		}, slices.Concat(planFlags(), costFlags())...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageError(c, "want one DIR, got %d arguments", c.NArg())
@@ -31,11 +37,29 @@ Example:
 			if err != nil {
 				return err
 			}
-			paths, err := report.Write(c.String("out"), report.Input{
+			in := report.Input{
 				Baseline: reportRun(dir, run.res),
 				Command:  commandLine(e.args),
 				Version:  toolVersion(),
-			})
+			}
+			if c.IsSet("target-rpm") {
+				s, err := planSettings(c)
+				if err != nil {
+					return err
+				}
+				p, err := planRun(c, dir, s)
+				if err != nil {
+					return err
+				}
+				in.Plans = &report.Plans{Settings: s, Plans: []capacity.Plan{p}}
+			} else {
+				for _, n := range []string{"slo", "attainment", "utilization", "replica-cost-per-hour", "replicas", "currency"} {
+					if c.IsSet(n) {
+						return usageError(c, "--%s goes with --target-rpm (the capacity plan)", n)
+					}
+				}
+			}
+			paths, err := report.Write(c.String("out"), in)
 			if err != nil {
 				return err
 			}

@@ -172,7 +172,7 @@ func nightly(ctx context.Context, e *env, o nightlyOptions) (v *schemas.Verdict,
 			if err != nil {
 				return nil, err
 			}
-			cv, _, err := compareRuns(e, b, analysedRun{dir: final, res: res, latencies: lat}, filepath.Join(stage, "compare"), o.criteria)
+			cv, _, err := compareRuns(e, b, analysedRun{dir: final, res: res, latencies: lat}, filepath.Join(stage, "compare"), o.criteria, o.analyze.Pricing)
 			if err != nil {
 				return nil, err
 			}
