@@ -97,10 +97,10 @@ func replicaSource(s string) string {
 
 // planView is the capacity-plan section as shown.
 type planView struct {
-	Heading string         `json:"heading"`
+	Heading string          `json:"heading"`
 	Plans   []capacity.Plan `json:"plans"`
-	Lines   []planLines    `json:"-"`
-	Fewest  string         `json:"fewest,omitempty"`
+	Lines   []planLines     `json:"-"`
+	Fewest  string          `json:"fewest,omitempty"`
 }
 
 type planLines struct {
