@@ -239,7 +239,7 @@ func TestSizeWithSLO(t *testing.T) {
 	m.Latencies = append(m.Latencies, lat(3, 0, 1)) // 10:03:00, the end of window 2
 	e2e := 2.0
 	s := Settings{TargetRPM: 330, SLO: &schemas.SLO{E2E: &e2e}, Attainment: 0.9, Utilization: 1}
-	met := metPerWindow(m.Windows, m.Latencies, *s.SLO)
+	met := MetPerWindow(m.Windows, m.Latencies, *s.SLO)
 	if met[0] != 110 || met[1] != 100 || met[2] != 1 {
 		t.Fatalf("met per window %v, want [110 100 1]", met)
 	}

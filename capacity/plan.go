@@ -170,7 +170,7 @@ func throughputRoute(m Measured, s Settings, replicas int64, rate float64) (Thro
 		if m.Latencies == nil {
 			return t, fmt.Errorf("%s has no %s to judge the SLO by (Try: tpsreport analyze %s)", m.Name, schemas.LatenciesFile, m.Name)
 		}
-		met = metPerWindow(m.Windows, m.Latencies, *s.SLO)
+		met = MetPerWindow(m.Windows, m.Latencies, *s.SLO)
 		t.MinWindowShare = ptr(s.Attainment)
 	}
 	for i, w := range m.Windows {
@@ -226,10 +226,10 @@ func littleRoute(sum schemas.Summary, s Settings, replicas int64, rate float64) 
 	return l
 }
 
-// metPerWindow counts, per window, the delivered requests completed in it
+// MetPerWindow counts, per window, the delivered requests completed in it
 // that met slo (a latency belongs to the window holding its completion; the
 // run's last instant to the last window).
-func metPerWindow(windows []schemas.Metrics, lat []schemas.RequestLatency, slo schemas.SLO) []int64 {
+func MetPerWindow(windows []schemas.Metrics, lat []schemas.RequestLatency, slo schemas.SLO) []int64 {
 	met := make([]int64, len(windows))
 	if len(windows) == 0 {
 		return met

@@ -28,9 +28,10 @@ type costRow struct {
 	Values []*float64 `json:"values"`           // baseline, candidate (or the only run)
 	Change *float64   `json:"change,omitempty"` // candidate / baseline − 1
 	Text   []string   `json:"-"`
-	// ChangeText shows Change: "−10.5 %"; Better is true when it saves.
+	// ChangeText shows Change: "−10.5 %"; DirClass colours it (a saving
+	// is better, a rise worse, no change neither).
 	ChangeText string `json:"-"`
-	Better     bool   `json:"-"`
+	DirClass   string `json:"-"`
 }
 
 // newCostView builds the cost section: from the verdict's cost in a
@@ -77,7 +78,14 @@ func newCostView(in Input) *costView {
 		if ch != nil {
 			if row.Change = f.change(*ch); row.Change != nil {
 				row.ChangeText = fmtRel(*row.Change)
-				row.Better = *row.Change < 0
+				switch c := *row.Change; {
+				case c < -0.0005:
+					row.DirClass = "dir-better"
+				case c > 0.0005:
+					row.DirClass = "dir-worse"
+				default:
+					row.DirClass = "dir-none"
+				}
 			}
 		}
 		v.Rows = append(v.Rows, row)

@@ -93,8 +93,8 @@ func TestIndexCost(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := page.String()
-	want := capacity.Money(single.Baseline.Summary.Cost.CostPerMillionTokens, "USD")
-	for _, w := range []string{"cost per M tokens", want, `id="chart-trend_cost_per_million_tokens"`} {
+	want := ">" + capacity.Money(single.Baseline.Summary.Cost.CostPerMillionTokens, "") + "<"
+	for _, w := range []string{"cost per M tokens (USD)", want, `id="chart-trend_cost_per_million_tokens"`} {
 		if !strings.Contains(s, w) {
 			t.Errorf("index lacks %q", w)
 		}

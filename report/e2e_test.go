@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -64,18 +65,8 @@ func TestE2EBrowser(t *testing.T) {
 			return filepath.Join(dir, "report.html"), err
 		}
 	}
-	index := func(dir string) (string, error) {
-		var runs []IndexEntry
-		for i, in := range []Input{singleInput(), compareInput(), singleInput()} {
-			s := in.Baseline.Summary
-			s.RunID = "nightly-2026-11-2" + string(rune('0'+i))
-			s.RunStart, s.RunEnd = s.RunStart.AddDate(0, 0, i), s.RunEnd.AddDate(0, 0, i)
-			runs = append(runs, IndexEntry{Name: s.RunID, Summary: s, Verdict: in.Verdict})
-			if _, err := Write(filepath.Join(dir, "run="+s.RunID), in); err != nil {
-				return "", err
-			}
-		}
-		return filepath.Join(dir, "index.html"), WriteIndex(dir, runs)
+	index := func(inputs ...Input) func(dir string) (string, error) {
+		return func(dir string) (string, error) { return writeIndexOf(dir, inputs) }
 	}
 	cases := []struct {
 		name     string
@@ -88,12 +79,17 @@ func TestE2EBrowser(t *testing.T) {
 		{"single", report(singleInput()), wantSections, len(wantCharts), chartWidth, 0},
 		{"compare", report(compareInput()), wantSections, len(wantCharts), chartWidth, 0},
 		{"compare_latency", report(latencyCompareInput()), wantSections, len(wantCharts), chartWidth, 0},
-		{"index", index, []string{"runs", "trends"}, 4, chartWidth, 0},
+		{"index", index(singleInput(), compareInput(), singleInput()), []string{"runs", "trends"}, 4, chartWidth, 0},
 		// A code review's side panel: every table must fit, wrapping text.
 		{"compare_800", report(compareInput()), wantSections, len(wantCharts), chartWidth, 800},
 		{"compare_latency_800", report(latencyCompareInput()), wantSections, len(wantCharts), chartWidth, 800},
 		{"single_800", report(singleInput()), wantSections, len(wantCharts), chartWidth, 800},
-		{"index_800", index, []string{"runs", "trends"}, 4, chartWidth, 800},
+		{"index_800", index(singleInput(), compareInput(), singleInput()), []string{"runs", "trends"}, 4, chartWidth, 800},
+		// Priced runs: the cost and capacity sections, and the index's cost
+		// column and trend.
+		{"single_cost_800", report(singleCostInput(t)), sectionsWith("cost", "capacity"), len(wantCharts), chartWidth, 800},
+		{"compare_cost_800", report(compareCostInput()), sectionsWith("cost"), len(wantCharts), chartWidth, 800},
+		{"index_cost_800", index(singleCostInput(t), compareCostInput(), singleCostInput(t)), []string{"runs", "trends"}, 5, chartWidth, 800},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -226,3 +222,26 @@ const overflowJS = `(() => {
   }
   return out;
 })()`
+
+// writeIndexOf writes an index of the inputs' (first) runs, a day apart,
+// each with its report, into dir.
+func writeIndexOf(dir string, inputs []Input) (string, error) {
+	var runs []IndexEntry
+	for i, in := range inputs {
+		s := in.Baseline.Summary
+		s.RunID = "nightly-2026-11-2" + string(rune('0'+i))
+		s.RunStart, s.RunEnd = s.RunStart.AddDate(0, 0, i), s.RunEnd.AddDate(0, 0, i)
+		runs = append(runs, IndexEntry{Name: s.RunID, Summary: s, Verdict: in.Verdict})
+		if _, err := Write(filepath.Join(dir, "run="+s.RunID), in); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(dir, "index.html"), WriteIndex(dir, runs)
+}
+
+// sectionsWith is wantSections with the given sections after "metrics", where
+// the report places cost and capacity.
+func sectionsWith(extra ...string) []string {
+	i := slices.Index(wantSections, "metrics") + 1
+	return slices.Concat(wantSections[:i], extra, wantSections[i:])
+}

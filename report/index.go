@@ -77,6 +77,9 @@ type indexPage struct {
 	CSS     template.CSS
 	Columns []string
 	Cost    bool // some run is priced: the cost column shows
+	// CostUnit labels the cost column: the currency of the first priced
+	// run (a run priced in another one shows its own in its cell).
+	CostUnit string
 	Rows    []indexRow
 	Figures []htmlFigure
 }
@@ -108,8 +111,14 @@ func indexHTML(w io.Writer, root string, runs []IndexEntry) ([]Chart, error) {
 		}
 		row.Cost = null
 		if c := s.Cost; c != nil {
-			page.Cost = true
-			row.Cost = capacity.Money(c.CostPerMillionTokens, c.Currency)
+			if !page.Cost {
+				page.Cost, page.CostUnit = true, c.Currency
+			}
+			cur := c.Currency
+			if cur == page.CostUnit {
+				cur = ""
+			}
+			row.Cost = capacity.Money(c.CostPerMillionTokens, cur)
 		}
 		if e.Verdict != nil {
 			row.Verdict = e.Verdict.Overall
@@ -252,9 +261,9 @@ func trendFigures(runs []IndexEntry) []*figure {
 		}
 	}
 	if priced {
-		ylabel := "cost per million delivered tokens"
+		ylabel := "cost per million tokens"
 		if currency != "" {
-			ylabel += " (" + currency + ")"
+			ylabel = currency + " per million tokens"
 		}
 		specs = append(specs, trendSpec{"trend_cost_per_million_tokens", "cost_per_million_tokens", "cost per million tokens per run", ylabel, axisSpec{zero: true},
 			func(s *schemas.Summary) *float64 {

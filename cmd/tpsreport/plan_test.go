@@ -100,3 +100,28 @@ func TestPlanClosedLoop(t *testing.T) {
 		t.Errorf("3 replicas at %.0f RPM meet e2e ≤ 20 s for %.1f %% of requests: one fewer than planned should miss 90 %%", rpm, a*100)
 	}
 }
+
+// TestPlanSLOMatchesAnalyze: plan judges an SLO per window from
+// latencies.parquet in Go; analyze counts slo_met per window in SQL. On a
+// run analysed with that SLO the two agree window by window, over retries,
+// failures and the run's last instant (the retry-storm scenario has all).
+func TestPlanSLOMatchesAnalyze(t *testing.T) {
+	sc, err := sim.Named("retry-storm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ttft, e2e := 2.0, 20.0
+	slo := &schemas.SLO{TTFT: &ttft, E2E: &e2e}
+	res, lat := simulateAnalysed(t, sc, slo)
+	met := capacity.MetPerWindow(res.Windows, lat, *slo)
+	var total int64
+	for i, w := range res.Windows {
+		if w.SLOMet == nil || *w.SLOMet != met[i] {
+			t.Errorf("window %d (%s): analyze slo_met %v, plan %d", i, w.WindowStart.Format(time.TimeOnly), w.SLOMet, met[i])
+		}
+		total += met[i]
+	}
+	if total == 0 || total == int64(len(lat)) {
+		t.Fatalf("%d of %d requests met the SLO: the case does not tell meeting from missing", total, len(lat))
+	}
+}
