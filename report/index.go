@@ -80,8 +80,8 @@ type indexPage struct {
 	// CostUnit labels the cost column: the currency of the first priced
 	// run (a run priced in another one shows its own in its cell).
 	CostUnit string
-	Rows    []indexRow
-	Figures []htmlFigure
+	Rows     []indexRow
+	Figures  []htmlFigure
 }
 
 var indexKeys = []string{"system_tps", "gap_fraction", "success_rate", "ttft.p99"}
