@@ -106,21 +106,22 @@ func Change(base, cand schemas.Cost, pricedBy string) schemas.CostChange {
 	ch.CostPerMillionTokens = relative(base.CostPerMillionTokens, cand.CostPerMillionTokens)
 	ch.CostPerMillionTokensSaturated = relative(base.CostPerMillionTokensSaturated, cand.CostPerMillionTokensSaturated)
 	ch.CostPerCompletion = relative(base.CostPerCompletion, cand.CostPerCompletion)
-	ch.Headline = Headline(ch)
+	ch.Headline, ch.HeadlineFigure = headline(ch)
 	return ch
 }
 
-// Headline is the one sentence that says what the change is worth: per
-// million tokens at saturation where both runs had a backlog (what a
-// capacity change moves), else over the whole run, else per completion.
-func Headline(ch schemas.CostChange) string {
+// headline is the one sentence that says what the change is worth, and the
+// figure it speaks of: per million tokens at saturation where both runs had
+// a backlog (what a capacity change moves), else over the whole run, else
+// per completion.
+func headline(ch schemas.CostChange) (string, string) {
 	for _, f := range []struct {
-		change *float64
-		what   string
+		change     *float64
+		key, words string
 	}{
-		{ch.CostPerMillionTokensSaturated, "per million tokens at saturation"},
-		{ch.CostPerMillionTokens, "per million tokens over the run"},
-		{ch.CostPerCompletion, "per completion"},
+		{ch.CostPerMillionTokensSaturated, "cost_per_million_tokens_saturated", "per million tokens at saturation"},
+		{ch.CostPerMillionTokens, "cost_per_million_tokens", "per million tokens over the run"},
+		{ch.CostPerCompletion, "cost_per_completion", "per completion"},
 	} {
 		if f.change == nil {
 			continue
@@ -128,14 +129,50 @@ func Headline(ch schemas.CostChange) string {
 		d := *f.change
 		switch {
 		case math.Abs(d) < 0.0005:
-			return "costs the same " + f.what
+			return "costs the same " + f.words, f.key
 		case d < 0:
-			return fmt.Sprintf("saves %.1f %% %s", -d*100, f.what)
+			return fmt.Sprintf("saves %.1f %% %s", -d*100, f.words), f.key
 		default:
-			return fmt.Sprintf("costs %.1f %% more %s", d*100, f.what)
+			return fmt.Sprintf("costs %.1f %% more %s", d*100, f.words), f.key
 		}
 	}
-	return "no cost figure exists in both runs"
+	return "no cost figure exists in both runs", ""
+}
+
+// Figures are the keys of the cost figures, in the order reports list them.
+var Figures = []string{"cost_per_hour", "cost_per_million_tokens", "cost_per_million_tokens_saturated", "cost_per_completion"}
+
+// FigureChange is the relative change of the figure named key; nil when
+// unknown.
+func FigureChange(ch schemas.CostChange, key string) *float64 {
+	switch key {
+	case "cost_per_hour":
+		return ch.CostPerHour
+	case "cost_per_million_tokens":
+		return ch.CostPerMillionTokens
+	case "cost_per_million_tokens_saturated":
+		return ch.CostPerMillionTokensSaturated
+	case "cost_per_completion":
+		return ch.CostPerCompletion
+	}
+	return nil
+}
+
+// Figure is the cost figure named key ("cost_per_hour",
+// "cost_per_million_tokens", …) of c; nil for an unknown key or an unknown
+// figure.
+func Figure(c schemas.Cost, key string) *float64 {
+	switch key {
+	case "cost_per_hour":
+		return &c.CostPerHour
+	case "cost_per_million_tokens":
+		return c.CostPerMillionTokens
+	case "cost_per_million_tokens_saturated":
+		return c.CostPerMillionTokensSaturated
+	case "cost_per_completion":
+		return c.CostPerCompletion
+	}
+	return nil
 }
 
 // relative is cand / base − 1, nil when either is unknown or base is zero.

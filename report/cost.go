@@ -55,28 +55,20 @@ func newCostView(in Input) *costView {
 		v.Price = append(v.Price, capacity.Money(&c.ReplicaCostPerHour, c.Currency)+" per replica-hour × "+
 			capacity.Count(c.Replicas, "replica")+" ("+replicaSource(c.ReplicasSource)+")")
 	}
-	figures := []struct {
-		key, label string
-		get        func(schemas.Cost) *float64
-		change     func(schemas.CostChange) *float64
-	}{
-		{"cost_per_hour", "per hour", func(c schemas.Cost) *float64 { return &c.CostPerHour },
-			func(c schemas.CostChange) *float64 { return c.CostPerHour }},
-		{"cost_per_million_tokens", "per million delivered tokens, whole run", func(c schemas.Cost) *float64 { return c.CostPerMillionTokens },
-			func(c schemas.CostChange) *float64 { return c.CostPerMillionTokens }},
-		{"cost_per_million_tokens_saturated", "per million delivered tokens, backlog windows", func(c schemas.Cost) *float64 { return c.CostPerMillionTokensSaturated },
-			func(c schemas.CostChange) *float64 { return c.CostPerMillionTokensSaturated }},
-		{"cost_per_completion", "per completed request", func(c schemas.Cost) *float64 { return c.CostPerCompletion },
-			func(c schemas.CostChange) *float64 { return c.CostPerCompletion }},
+	labels := map[string]string{
+		"cost_per_hour":                     "per hour",
+		"cost_per_million_tokens":           "per million delivered tokens, whole run",
+		"cost_per_million_tokens_saturated": "per million delivered tokens, backlog windows",
+		"cost_per_completion":               "per completed request",
 	}
-	for _, f := range figures {
-		row := costRow{Key: f.key, Label: f.label, ChangeText: null}
+	for _, key := range capacity.Figures {
+		row := costRow{Key: key, Label: labels[key], ChangeText: null}
 		for _, c := range costs {
-			row.Values = append(row.Values, f.get(c))
-			row.Text = append(row.Text, capacity.Money(f.get(c), c.Currency))
+			row.Values = append(row.Values, capacity.Figure(c, key))
+			row.Text = append(row.Text, capacity.Money(capacity.Figure(c, key), c.Currency))
 		}
 		if ch != nil {
-			if row.Change = f.change(*ch); row.Change != nil {
+			if row.Change = capacity.FigureChange(*ch, key); row.Change != nil {
 				row.ChangeText = fmtRel(*row.Change)
 				switch c := *row.Change; {
 				case c < -0.0005:

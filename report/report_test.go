@@ -106,6 +106,9 @@ func TestMarkdownContent(t *testing.T) {
 
 func TestMarkdownFitsReviewComment(t *testing.T) {
 	in := hostileInput()
+	// Priced, with a hostile currency label: the cost table counts too.
+	in.Verdict.Cost = compareCostInput().Verdict.Cost
+	in.Verdict.Cost.Baseline.Currency, in.Verdict.Cost.Candidate.Currency = hostile, hostile
 	for i := range 40 {
 		in.Candidate.Summary.Warnings = append(in.Candidate.Summary.Warnings, "warning number "+strings.Repeat("x", i))
 	}

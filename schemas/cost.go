@@ -42,6 +42,9 @@ type CostChange struct {
 	CostPerMillionTokensSaturated *float64 `json:"cost_per_million_tokens_saturated_change"`
 	CostPerCompletion             *float64 `json:"cost_per_completion_change"`
 	// Headline is the sentence the console and the report lead with
-	// ("saves 10.5 % per million tokens at saturation").
-	Headline string `json:"headline"`
+	// ("saves 10.5 % per million tokens at saturation"), and HeadlineFigure
+	// the figure it speaks of ("cost_per_million_tokens_saturated"; "" when
+	// no figure exists in both runs).
+	Headline       string `json:"headline"`
+	HeadlineFigure string `json:"headline_figure,omitempty"`
 }

@@ -235,8 +235,13 @@ func printVerdict(w io.Writer, v schemas.Verdict) {
 	for _, n := range v.Notes {
 		fmt.Fprintf(tw, "note\t\t%s\n", n)
 	}
-	if v.Cost != nil {
-		fmt.Fprintf(tw, "cost\t\t%s\n", v.Cost.Headline)
+	if ch := v.Cost; ch != nil {
+		line := ch.Headline
+		if k := ch.HeadlineFigure; k != "" {
+			line += fmt.Sprintf(" (%s → %s)", capacity.Money(capacity.Figure(ch.Baseline, k), ch.Baseline.Currency),
+				capacity.Money(capacity.Figure(ch.Candidate, k), ch.Candidate.Currency))
+		}
+		fmt.Fprintf(tw, "cost\t\t%s\n", line)
 	}
 	fmt.Fprintf(tw, "%s\toverall\t%s vs %s\n", v.Overall, v.Baseline, v.Candidate)
 	tw.Flush()
