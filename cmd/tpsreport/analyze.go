@@ -42,7 +42,7 @@ Example:
 			opt.Dir = c.Args().First()
 			opt.Log = e.log
 			if e.isTerminal(e.stderr) {
-				opt.Progress = e.stderr
+				opt.Progress = raw(e.stderr)
 			}
 			res, err := analyze.Run(c.Context, opt)
 			if err != nil {

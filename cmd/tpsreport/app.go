@@ -91,6 +91,7 @@ type env struct {
 
 // run builds the app, runs it and maps its outcome to an exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	stdout, stderr = termWriter{stdout}, termWriter{stderr}
 	e := &env{
 		stdin: stdin, stdout: stdout, stderr: stderr, args: args,
 		log:        slog.New(newConsoleHandler(stderr)),
@@ -348,7 +349,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 }
 
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := raw(w).(*os.File)
 	if !ok {
 		return false
 	}

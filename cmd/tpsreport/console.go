@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // consoleHandler prints warnings the way the CLI prints errors, one line
@@ -55,3 +57,60 @@ func (h *consoleHandler) WithAttrs(as []slog.Attr) slog.Handler {
 
 // WithGroup is not used by tpsreport's logging; attributes stay flat.
 func (h *consoleHandler) WithGroup(string) slog.Handler { return h }
+
+// termWriter escapes the control characters in what it writes, but for
+// newline and tab: names from the logs (models, replicas, run ids, file
+// paths) reach the console in messages and tables, and an ESC or a carriage
+// return in one could rewrite the terminal or hide a line. C0 controls,
+// DEL and C1 controls are written as \xNN or \u00NN.
+type termWriter struct{ w io.Writer }
+
+func (t termWriter) Write(p []byte) (int, error) {
+	clean := true
+	for i := 0; i < len(p); {
+		r, n := utf8.DecodeRune(p[i:])
+		if needsEscape(r, n) {
+			clean = false
+			break
+		}
+		i += n
+	}
+	if clean {
+		return t.w.Write(p)
+	}
+	var b bytes.Buffer
+	for i := 0; i < len(p); {
+		r, n := utf8.DecodeRune(p[i:])
+		switch {
+		case !needsEscape(r, n):
+			b.Write(p[i : i+n])
+		case r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+		i += n
+	}
+	if _, err := t.w.Write(b.Bytes()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// needsEscape: a control character other than newline and tab (r is the
+// rune of n bytes that utf8.DecodeRune read; invalid bytes pass as they are).
+func needsEscape(r rune, n int) bool {
+	if r == utf8.RuneError && n <= 1 {
+		return false
+	}
+	return r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f)
+}
+
+// raw is the writer behind a termWriter: the progress line rewrites itself
+// with a carriage return and ESC [K, on a terminal only.
+func raw(w io.Writer) io.Writer {
+	if t, ok := w.(termWriter); ok {
+		return t.w
+	}
+	return w
+}

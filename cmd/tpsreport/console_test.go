@@ -118,3 +118,25 @@ func TestSignalExit(t *testing.T) {
 		t.Errorf("SIGTERM: exit %d, want 143", got)
 	}
 }
+
+func TestTermWriter(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain line\n", "plain line\n"},
+		{"tab\tand newline\n", "tab\tand newline\n"},
+		{"model \x1b[31mred\x1b[0m\n", `model \x1b[31mred\x1b[0m` + "\n"},
+		{"over\rwrite", `over\x0dwrite`},
+		{"del\x7f bell\a", `del\x7f bell\x07`},
+		{"c1 \u009b31m csi", `c1 \u009b31m csi`},
+		{"ünïcödé → ok", "ünïcödé → ok"},
+		{"bad \xff byte", "bad \xff byte"},
+	} {
+		var b strings.Builder
+		n, err := termWriter{&b}.Write([]byte(tc.in))
+		if err != nil || n != len(tc.in) {
+			t.Fatalf("Write(%q) = %d, %v; want %d, nil", tc.in, n, err, len(tc.in))
+		}
+		if b.String() != tc.want {
+			t.Errorf("Write(%q) wrote %q, want %q", tc.in, b.String(), tc.want)
+		}
+	}
+}

@@ -37,7 +37,7 @@ Examples:
 			}
 			var progress io.Writer
 			if e.isTerminal(e.stderr) {
-				progress = e.stderr
+				progress = raw(e.stderr)
 			}
 			src, err := sourceOptions(c)
 			if err != nil {

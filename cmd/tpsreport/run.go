@@ -136,7 +136,7 @@ func nightly(ctx context.Context, e *env, o nightlyOptions) (v *schemas.Verdict,
 
 	var progress io.Writer
 	if e.isTerminal(e.stderr) {
-		progress = e.stderr
+		progress = raw(e.stderr)
 	}
 	if _, err := ingest.Run(ctx, ingest.Options{
 		RunID: o.name, Format: o.format, OutDir: stage, Inputs: o.inputs, Strict: o.strict,
