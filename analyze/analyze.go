@@ -329,7 +329,7 @@ func (st *runState) result() (*schemas.RunResult, error) {
 	sum.Replicas = st.replicas
 	sum.DataQuality = st.dq
 	if p := st.opt.Pricing; p != nil {
-		c := capacity.Price(sum, st.windows, *p, st.replicaCount)
+		c := capacity.Price(sum, st.windows, *p, st.namedReplicas)
 		sum.Cost = &c
 		if c.ReplicasSource == capacity.Assumed {
 			sum.Warnings = append(sum.Warnings, "the logs name no replica: cost is priced for one (Try: --replicas N)")
@@ -429,9 +429,10 @@ func (a *analysis) spanFacts(st *runState) error {
 	return nil
 }
 
-// replicaCount counts the replicas the spans name.
+// replicaCount counts the replicas the state is swept over, and those the
+// spans name.
 func (a *analysis) replicaCount(st *runState) error {
-	if err := a.db.QueryRowContext(a.ctx, query("replica_count")).Scan(&st.replicaCount); err != nil {
+	if err := a.db.QueryRowContext(a.ctx, query("replica_count")).Scan(&st.replicaCount, &st.namedReplicas); err != nil {
 		return fmt.Errorf("analyze replica_count: %w", err)
 	}
 	return nil

@@ -116,6 +116,7 @@ type runState struct {
 	runID           string
 	dq              schemas.DataQuality
 	replicaCount    int64
+	namedReplicas   int64 // of replicaCount, those a span names
 	caps            resolvedCaps
 	replicas        []schemas.ReplicaState
 	curves          schemas.Curves
