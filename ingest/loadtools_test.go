@@ -15,6 +15,7 @@ import (
 // testdata/NAME/, goldens in testdata/NAME/golden/.
 var loadToolDirs = map[string]string{
 	"guidellm": "testdata/guidellm",
+	"aiperf":   "testdata/aiperf",
 }
 
 // loadToolFixtures lists the fixtures of format name whose names contain
@@ -68,7 +69,7 @@ func TestLoadToolGolden(t *testing.T) {
 }
 
 // TestLoadToolBad reads every *.bad.* fixture: its rejects, as
-// "line:col: kind: reason", must be exactly NAME.want, each a *ParseError
+// "line:col: kind: reason" (or "@offset: …" in a document), must be exactly NAME.want, each a *ParseError
 // naming the file.
 func TestLoadToolBad(t *testing.T) {
 	for _, name := range vllmSortedKeys(loadToolDirs) {
@@ -88,6 +89,9 @@ func TestLoadToolBad(t *testing.T) {
 						t.Fatalf("reject error %#v", rec.Err)
 					}
 					pos := fmt.Sprint(pe.Line)
+					if pe.Line == 0 {
+						pos = "@" + fmt.Sprint(rec.Offset)
+					}
 					if pe.Column > 0 {
 						pos += ":" + fmt.Sprint(pe.Column)
 					}
@@ -187,4 +191,11 @@ func loadToolFuzzSeed(f *testing.F, name string) {
 		}
 		f.Add(b)
 	}
+}
+
+// FuzzAIPerf: the aiperf reader never panics, rejects with *ParseError, and
+// gives spans with ids and a valid status (vllmFuzzRead).
+func FuzzAIPerf(f *testing.F) {
+	loadToolFuzzSeed(f, "aiperf")
+	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, "aiperf", data) })
 }
