@@ -107,8 +107,9 @@ func TestLoadToolBad(t *testing.T) {
 }
 
 // TestLoadToolSniff: --format auto picks each load-tool fixture's own
-// format, and the load tools' sniffers score 0 on every other fixture under
-// testdata (the other formats' logs, documents and mapping files).
+// format, every other format's sniffer scores 0 on it, and the load tools'
+// sniffers score 0 on every other fixture under testdata (the other
+// formats' logs, documents and mapping files).
 func TestLoadToolSniff(t *testing.T) {
 	own := map[string]string{} // file → its format
 	for name := range loadToolDirs {
@@ -137,8 +138,14 @@ func TestLoadToolSniff(t *testing.T) {
 		}
 		head := bytes.TrimPrefix(b[:min(len(b), sniffBytes)], utf8BOM)
 		if name, ok := own[path]; ok {
-			if got, score, scores := vllmDetect(head); got != name {
+			got, score, scores := vllmDetect(head)
+			if got != name {
 				t.Errorf("%s: detected %q (%d), want %q; scores %v", path, got, score, name, scores)
+			}
+			for other, s := range scores {
+				if other != name && s != 0 {
+					t.Errorf("%s: sniff of %s scores %d on a %s fixture, want 0", path, other, s, name)
+				}
 			}
 			return nil
 		}
