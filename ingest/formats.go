@@ -68,6 +68,8 @@ var formats = map[string]format{
 	"vllm-otel":  {New: newVLLMOTelReader, Sniff: sniffVLLMOTel, Role: RoleEngine},
 	"prometheus": {New: newPrometheusReader, Sniff: sniffPrometheus},
 	"vllm-bench": {New: newVLLMBenchReader, Sniff: sniffVLLMBench},
+	"guidellm":   {New: newGuideLLMReader, Sniff: sniffGuideLLM}, // schemas/formats/loadtools.md
+	"aiperf":     {New: newAIPerfReader, Sniff: sniffAIPerf},     // schemas/formats/loadtools.md
 
 	// Gateways (schemas/formats/gateways.md)
 	"litellm":    {New: newLiteLLMReader, Sniff: sniffLiteLLM, Role: RoleGateway},

@@ -1,0 +1,361 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// The aiperf format reads the per-request files of NVIDIA's load tools
+// (schemas/formats/loadtools.md has the mapping):
+//
+//   - AIPerf's profile_export.jsonl: one MetricRecordInfo per line,
+//     {"metadata": {request_start_ns, request_end_ns, x_request_id,
+//     was_cancelled, cancellation_time_ns, ...}, "metrics": {NAME: {value,
+//     unit}}, "error": {code, type, message} | null};
+//   - GenAI-Perf's profile_export.json (written by perf_analyzer):
+//     {"experiments": [{"experiment": {mode, value}, "requests":
+//     [{timestamp, response_timestamps, response_outputs, ...}]}]}, times in
+//     ns since the epoch.
+//
+// Both clocks are wall clock (epoch ns), so time_origin stays NULL. An AIPerf
+// record is placed as AIPerf places it itself (its max_response_timestamp is
+// the request's timestamp_ns + request_latency):
+//
+//	queued_at      = request_start_ns
+//	first_token_at = queued_at + time_to_first_token
+//	last_token_at  = released_at = queued_at + request_latency (else request_end_ns)
+//
+// so that our ttft, t_total and tpot (t_stream/(n − 1)) are AIPerf's TTFT,
+// request latency and ITL ((latency − TTFT)/(OSL − 1)). A GenAI-Perf request
+// keeps only the responses that carry content, as GenAI-Perf does (an
+// OpenAI stream's role chunk, empty last chunk and [DONE] are dropped):
+// queued_at = timestamp, first_token_at = the first, last_token_at =
+// released_at = the last of them. Its token counts come from GenAI-Perf's
+// tokenizer and are not in the file: output_tokens stays NULL.
+//
+// The summaries (profile_export_aiperf.json, profile_export_genai_perf.json)
+// hold aggregates only; such a document is one reject naming the file to
+// read instead. Response text is only looked at for being non-empty, never
+// kept.
+
+// SourceAIPerf is the source column of spans read from AIPerf and GenAI-Perf.
+const SourceAIPerf = "aiperf"
+
+type aiperfReader struct{ *jsonRecordReader }
+
+var _ Reader = (*aiperfReader)(nil)
+
+func newAIPerfReader(in Input) Reader {
+	return &aiperfReader{newJSONRecordReader(in, decodeAIPerf)}
+}
+
+// aiperfUnitScale maps AIPerf's time units to valDuration's scale.
+var aiperfUnitScale = map[string]int{"ns": -3, "us": 0, "ms": 3, "sec": 6, "s": 6}
+
+// decodeAIPerf turns one JSON value into records.
+func decodeAIPerf(v any, _ []byte, out []Record) []Record {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return decodeReject(out, recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v)))
+	}
+	o := obj(m)
+	switch {
+	case o.get("metadata") != nil:
+		sp, err := aiperfRecord(o)
+		if err != nil {
+			return decodeReject(out, err)
+		}
+		return append(out, Record{Kind: KindSpan, Span: sp})
+	case o.get("experiments") != nil:
+		return genaiPerfExport(o, out)
+	case aiperfIsSummary(o):
+		file := "profile_export.jsonl, the per-request file AIPerf writes beside it"
+		if o.get("was_cancelled") == nil && o.get("error_summary") == nil {
+			file = "profile_export.json, the per-request file GenAI-Perf writes beside it"
+		}
+		return decodeReject(out, recordErrorf(ErrMissingField, -1, "aggregates only, no per-request records. Try %s", file))
+	}
+	return decodeReject(out, recordErrorf(ErrMissingField, -1, "neither an AIPerf record (metadata) nor a GenAI-Perf profile export (experiments)"))
+}
+
+// aiperfIsSummary reports whether o is a summary: metrics as {unit, avg, ...}.
+func aiperfIsSummary(o obj) bool {
+	for _, k := range []string{"request_latency", "time_to_first_token", "request_throughput"} {
+		if c := o.child(k); c != nil && c.get("unit") != nil && (c.get("avg") != nil || c.get("p50") != nil) {
+			return true
+		}
+	}
+	return false
+}
+
+// aiperfMetric reads metrics.NAME as µs by its unit, or nil when absent.
+func aiperfMetric(o obj, name string) (*int64, error) {
+	m := o.child("metrics", name)
+	if m == nil {
+		return nil, nil
+	}
+	unit, _ := m.get("unit").(string)
+	scale, ok := aiperfUnitScale[unit]
+	if !ok {
+		return nil, recordErrorf(ErrBadValue, -1, "metrics.%s.unit: %q is not a time unit", name, unit)
+	}
+	return valDuration(m.get("value"), "metrics."+name+".value", scale)
+}
+
+// aiperfTokens reads the first of metrics.NAMES present as a token count.
+func aiperfTokens(o obj, names ...string) (*int64, error) {
+	for _, name := range names {
+		if m := o.child("metrics", name); m != nil {
+			return valTokens(m.get("value"), "metrics."+name+".value")
+		}
+	}
+	return nil, nil
+}
+
+// aiperfNanos reads an instant in ns since the epoch as µs.
+func aiperfNanos(v any, field string) (*int64, error) {
+	num, ok, err := numberText(v, field)
+	if err != nil || !ok {
+		return nil, err
+	}
+	us, _, fits := scaleDecimal(num, -3)
+	if !fits || us < minMicros || us > maxMicros {
+		return nil, recordErrorf(ErrBadTimestamp, -1, "%s: invalid timestamp %q: out of range (years 0000 to 9999)", field, num)
+	}
+	return &us, nil
+}
+
+// aiperfRecord maps one AIPerf MetricRecordInfo.
+func aiperfRecord(o obj) (schemas.Span, error) {
+	md := o.child("metadata")
+	var f firstErr
+	sp := schemas.Span{Source: SourceAIPerf, Status: schemas.StatusOK}
+	start, err := aiperfNanos(md.get("request_start_ns"), "metadata.request_start_ns")
+	f.keep(err)
+	end, err := aiperfNanos(md.get("request_end_ns"), "metadata.request_end_ns")
+	f.keep(err)
+	cancelAt, err := aiperfNanos(md.get("cancellation_time_ns"), "metadata.cancellation_time_ns")
+	f.keep(err)
+	ttft, err := aiperfMetric(o, "time_to_first_token")
+	f.keep(err)
+	lat, err := aiperfMetric(o, "request_latency")
+	f.keep(err)
+	in, err := aiperfTokens(o, "input_sequence_length", "error_isl")
+	f.keep(err)
+	outTok, err := aiperfTokens(o, "output_sequence_length", "output_token_count")
+	f.keep(err)
+	id := f.str(md.get("x_request_id"), "metadata.x_request_id")
+	if f.err != nil {
+		return sp, f.err
+	}
+	if start == nil {
+		return sp, recordErrorf(ErrMissingField, -1, "metadata.request_start_ns: missing")
+	}
+	if id == nil {
+		s := fmt.Sprintf("session-%v/turn-%v", md.get("session_num"), md.get("turn_index"))
+		id = &s
+	}
+	sp.SpanID, sp.RequestID = *id, *id
+	sp.QueuedAt = start
+	sp.InputTokens = in
+	if e := o.child("error"); e != nil {
+		sp.Status = schemas.StatusError
+		if c, ok := e.get("code").(json.Number); ok {
+			if n, err := c.Int64(); err == nil && n >= 100 && n <= 599 {
+				h := int32(n)
+				sp.HTTPStatus = &h
+			}
+		}
+		typ, _ := e.get("type").(string)
+		msg, _ := e.get("message").(string)
+		text := strings.TrimSpace(strings.TrimPrefix(typ+": "+msg, ": "))
+		text = strings.TrimSuffix(text, ":")
+		if text != "" {
+			text = cutUTF8(text, 120)
+			sp.Error = &text
+		}
+	}
+	if md.get("was_cancelled") == true {
+		sp.Status = schemas.StatusCancelled
+	}
+	switch {
+	case lat != nil:
+		sp.ReleasedAt = addMicros(start, lat)
+	case sp.Status == schemas.StatusCancelled && cancelAt != nil:
+		sp.ReleasedAt = cancelAt
+	default:
+		sp.ReleasedAt = end
+	}
+	if sp.ReleasedAt != nil && *sp.ReleasedAt < *start {
+		return sp, recordErrorf(ErrBadValue, -1, "metadata.request_end_ns: before request_start_ns")
+	}
+	if ttft != nil {
+		sp.FirstTokenAt = addMicros(start, ttft)
+		if sp.ReleasedAt != nil && *sp.FirstTokenAt > *sp.ReleasedAt {
+			return sp, recordErrorf(ErrBadValue, -1, "metrics.time_to_first_token: longer than request_latency")
+		}
+		sp.LastTokenAt = sp.ReleasedAt
+	}
+	if sp.Status == schemas.StatusOK || outTok != nil && *outTok > 0 {
+		sp.OutputTokens = outTok
+	}
+	return sp, nil
+}
+
+// genaiPerfExport maps a GenAI-Perf profile export: one span per request.
+func genaiPerfExport(o obj, out []Record) []Record {
+	exps, ok := o.get("experiments").([]any)
+	if !ok {
+		return decodeReject(out, recordErrorf(ErrBadType, -1, "experiments: want an array, found %s", jsonKind(o.get("experiments"))))
+	}
+	n := 0
+	for k, e := range exps {
+		eo, _ := e.(map[string]any)
+		reqs, ok := obj(eo).get("requests").([]any)
+		if !ok {
+			out = decodeReject(out, recordErrorf(ErrBadType, -1, "experiments[%d].requests: want an array, found %s", k, jsonKind(obj(eo).get("requests"))))
+			n++
+			continue
+		}
+		for i, q := range reqs {
+			sp, err := genaiPerfRequest(k, i, q)
+			if err != nil {
+				out = decodeReject(out, err)
+			} else {
+				out = append(out, Record{Kind: KindSpan, Span: sp})
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return decodeReject(out, recordErrorf(ErrMissingField, -1, "GenAI-Perf profile export without requests"))
+	}
+	return out
+}
+
+// genaiPerfRequest maps request i of experiment k.
+func genaiPerfRequest(k, i int, v any) (schemas.Span, error) {
+	id := fmt.Sprintf("e%d/%d", k, i)
+	sp := schemas.Span{Source: SourceAIPerf, SpanID: id, RequestID: id, Status: schemas.StatusOK}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return sp, recordErrorf(ErrBadType, -1, "experiments[%d].requests[%d]: want an object, found %s", k, i, jsonKind(v))
+	}
+	q := obj(m)
+	field := fmt.Sprintf("experiments[%d].requests[%d]", k, i)
+	start, err := aiperfNanos(q.get("timestamp"), field+".timestamp")
+	if err != nil {
+		return sp, err
+	}
+	if start == nil {
+		return sp, recordErrorf(ErrMissingField, -1, "%s.timestamp: missing", field)
+	}
+	sp.QueuedAt = start
+	ts, _ := q.get("response_timestamps").([]any)
+	outs, _ := q.get("response_outputs").([]any)
+	var first, last *int64
+	for j, t := range ts {
+		at, err := aiperfNanos(t, fmt.Sprintf("%s.response_timestamps[%d]", field, j))
+		if err != nil {
+			return sp, err
+		}
+		if at == nil || len(outs) == len(ts) && !genaiPerfHasContent(outs[j]) {
+			continue
+		}
+		if *at < *start {
+			return sp, recordErrorf(ErrBadValue, -1, "%s.response_timestamps[%d]: before the request's timestamp", field, j)
+		}
+		if first == nil {
+			first = at
+		}
+		last = at
+	}
+	if first == nil {
+		sp.Status = schemas.StatusError
+		e := "no response with content"
+		sp.Error = &e
+		return sp, nil
+	}
+	sp.FirstTokenAt, sp.LastTokenAt, sp.ReleasedAt = first, last, last
+	return sp, nil
+}
+
+// genaiPerfHasContent reports whether a response output carries generated
+// content, as GenAI-Perf's parser decides before measuring: Triton's
+// text_output non-empty; an OpenAI response (SSE "data: " chunk or whole
+// body) whose first choice has text, delta.content or message.content.
+// What cannot be read is counted as content.
+func genaiPerfHasContent(v any) bool {
+	m, _ := v.(map[string]any)
+	o := obj(m)
+	if t, ok := o.get("text_output").(string); ok {
+		return t != ""
+	}
+	r, ok := o.get("response").(string)
+	if !ok {
+		return true
+	}
+	r = strings.TrimSpace(r)
+	r = strings.TrimSpace(strings.TrimPrefix(r, "data:"))
+	if r == "[DONE]" || r == "" {
+		return false
+	}
+	var body struct {
+		Choices []struct {
+			Text    *string         `json:"text"`
+			Delta   *genaiPerfChunk `json:"delta"`
+			Message *genaiPerfChunk `json:"message"`
+		} `json:"choices"`
+	}
+	if json.NewDecoder(bytes.NewReader([]byte(r))).Decode(&body) != nil {
+		return true
+	}
+	if len(body.Choices) == 0 {
+		return false // a usage-only chunk
+	}
+	c := body.Choices[0]
+	for _, s := range []*string{c.Text, c.Delta.content(), c.Message.content()} {
+		if s != nil && *s != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// genaiPerfChunk is an OpenAI choice's delta or message.
+type genaiPerfChunk struct {
+	Content *string `json:"content"`
+}
+
+func (c *genaiPerfChunk) content() *string {
+	if c == nil {
+		return nil
+	}
+	return c.Content
+}
+
+// sniffAIPerf scores AIPerf's and GenAI-Perf's files: 95 for an AIPerf
+// record line or a GenAI-Perf profile export, 90 for their summaries (read
+// only to be refused with the name of the per-request file).
+func sniffAIPerf(head []byte) int {
+	s := string(head)
+	t := strings.TrimSpace(s)
+	if !strings.HasPrefix(t, "{") {
+		return 0
+	}
+	if keys := topLevelKeys(firstLine(head)); keys["metadata"] && keys["metrics"] && strings.Contains(s, `"request_start_ns"`) {
+		return 95
+	}
+	if strings.Contains(s, `"experiments"`) && strings.Contains(s, `"response_timestamps"`) {
+		return 95
+	}
+	if strings.Contains(s, `"input_config"`) && (strings.Contains(s, `"time_to_first_token"`) || strings.Contains(s, `"request_latency"`)) &&
+		strings.Contains(s, `"unit"`) && strings.Contains(s, `"avg"`) {
+		return 90
+	}
+	return 0
+}

@@ -1,0 +1,188 @@
+package ingest
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// guidellmWeightedPercentile is GuideLLM's percentile of weighted values
+// (DistributionSummary: 0.3 from_distribution_function, argmax(cdf >= p);
+// 0.4 and later Percentiles.from_pdf, searchsorted(cdf, p, "left")): equal
+// values are merged, zero weights dropped, and the percentile is the first
+// value in ascending order whose cumulative probability reaches p. The mean
+// is the weighted mean.
+func guidellmWeighted(vals, weights []float64, p float64) (mean, pct float64) {
+	type vw struct{ v, w float64 }
+	var xs []vw
+	for i, v := range vals {
+		xs = append(xs, vw{v, weights[i]})
+	}
+	slices.SortFunc(xs, func(a, b vw) int {
+		switch {
+		case a.v < b.v:
+			return -1
+		case a.v > b.v:
+			return 1
+		}
+		return 0
+	})
+	var merged []vw
+	for _, x := range xs {
+		if n := len(merged); n > 0 && merged[n-1].v == x.v {
+			merged[n-1].w += x.w
+		} else {
+			merged = append(merged, x)
+		}
+	}
+	total := 0.0
+	for _, x := range merged {
+		total += x.w
+	}
+	cum := 0.0
+	pct = math.NaN()
+	for _, x := range merged {
+		if x.w <= 0 {
+			continue
+		}
+		mean += x.v * x.w / total
+		cum += x.w / total
+		if math.IsNaN(pct) && cum >= p {
+			pct = x.v
+		}
+	}
+	if math.IsNaN(pct) && len(merged) > 0 {
+		pct = merged[len(merged)-1].v
+	}
+	return mean, pct
+}
+
+// TestGuideLLMReproducesMetrics recomputes, for every benchmark of every good
+// GuideLLM fixture, the report's own metrics of the successful requests
+// (metrics.NAME.successful: mean, median, percentiles.p99) from our spans,
+// under GuideLLM's definitions:
+//
+//	time_to_first_token_ms   1000·(first_token − start), every request with a token
+//	inter_token_latency_ms   1000·(last_token − first_token)/(n − 1), weight n − 1, n > 1
+//	time_per_output_token_ms before 0.4: 1000·(last_token − first_token)/n;
+//	                         0.4 and later: 1000·(last_token − start)/n (TTFT included); weight n
+//	request_latency          end − start, seconds
+//
+// with GuideLLM's weighted percentiles (guidellmWeighted). Our ttft is the
+// first, our tpot (t_stream/(n − 1)) the second, our t_total the last.
+//
+// Tolerance, the µs-rounding bound: every instant is rounded to the µs once
+// (≤ 0.5 µs), and GuideLLM subtracted the float64 the file's digits
+// denote (≤ 0.12 µs from them at 1.7e9 s), so a difference of two instants
+// is within 1.5 µs, and a per-token time within 1.5 µs over the smallest
+// divisor; 1e-9 relative covers summation order.
+func TestGuideLLMReproducesMetrics(t *testing.T) {
+	checked := 0
+	for _, file := range loadToolFixtures("guidellm", ".good.") {
+		spans := loadToolSpans(t, "guidellm", file)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Ext(file) == ".yaml" {
+			if data, err = guidellmYAMLToJSON(data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var rep struct {
+			Metadata   any `json:"metadata"`
+			Benchmarks []struct {
+				Metrics  map[string]map[string]map[string]any `json:"metrics"`
+				Requests struct {
+					Successful []struct {
+						RequestID string `json:"request_id"`
+					} `json:"successful"`
+				} `json:"requests"`
+			} `json:"benchmarks"`
+		}
+		if err := json.Unmarshal(data, &rep); err != nil {
+			t.Fatal(err)
+		}
+		// Before 0.4 the requests carry start_time; the 0.4 report has info.timings.
+		pre04 := strings.Contains(string(data), `"first_token_time"`)
+		for n, b := range rep.Benchmarks {
+			var ttft, itl, itlW, tpot, tpotW, lat []float64
+			minN := math.MaxFloat64
+			for _, q := range b.Requests.Successful {
+				rec, ok := spans[fmt.Sprintf("b%d/%s", n, q.RequestID)]
+				if !ok {
+					t.Fatalf("%s: no span for b%d/%s", file, n, q.RequestID)
+				}
+				sp := rec.Span
+				if sp.Status != "ok" {
+					t.Errorf("%s: %s: status %q, want ok", file, sp.SpanID, sp.Status)
+				}
+				lat = append(lat, seconds(sp.QueuedAt, sp.ReleasedAt))
+				out := float64(*sp.OutputTokens)
+				if out == 0 {
+					continue
+				}
+				minN = min(minN, out)
+				ttft = append(ttft, 1000*seconds(sp.QueuedAt, sp.FirstTokenAt))
+				if pre04 {
+					tpot = append(tpot, 1000*seconds(sp.FirstTokenAt, sp.LastTokenAt)/out)
+				} else {
+					tpot = append(tpot, 1000*seconds(sp.QueuedAt, sp.LastTokenAt)/out)
+				}
+				tpotW = append(tpotW, out)
+				if out > 1 {
+					// our tpot: t_stream / (output_tokens − 1)
+					itl = append(itl, 1000*seconds(sp.FirstTokenAt, sp.LastTokenAt)/(out-1))
+					itlW = append(itlW, out-1)
+				}
+			}
+			ones := func(xs []float64) []float64 {
+				w := make([]float64, len(xs))
+				for i := range w {
+					w[i] = 1
+				}
+				return w
+			}
+			const bound = 1.5e-6 // seconds
+			for _, m := range []struct {
+				key       string
+				vals, wts []float64
+				tol       float64 // in the metric's unit
+			}{
+				{"time_to_first_token_ms", ttft, ones(ttft), bound * 1000},
+				{"inter_token_latency_ms", itl, itlW, bound * 1000 / (minN - 1)},
+				{"time_per_output_token_ms", tpot, tpotW, bound * 1000 / minN},
+				{"request_latency", lat, ones(lat), bound},
+			} {
+				want := b.Metrics[m.key]["successful"]
+				if want == nil || len(m.vals) == 0 {
+					t.Fatalf("%s benchmark %d: no %s", file, n, m.key)
+				}
+				mean, _ := guidellmWeighted(m.vals, m.wts, 0)
+				_, median := guidellmWeighted(m.vals, m.wts, 0.5)
+				_, p99 := guidellmWeighted(m.vals, m.wts, 0.99)
+				for _, st := range []struct {
+					name      string
+					got, want float64
+				}{
+					{"mean", mean, want["mean"].(float64)},
+					{"median", median, want["median"].(float64)},
+					{"p99", p99, want["percentiles"].(map[string]any)["p99"].(float64)},
+				} {
+					if d := math.Abs(st.got - st.want); d > m.tol+1e-9*math.Abs(st.want) {
+						t.Errorf("%s benchmark %d: %s %s: got %.9f, report says %.9f (|Δ| %.3g > %.3g)", file, n, m.key, st.name, st.got, st.want, d, m.tol)
+					}
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 4*5 {
+		t.Errorf("checked %d metrics, want 4 of each of 5 benchmarks", checked)
+	}
+}

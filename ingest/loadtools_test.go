@@ -1,0 +1,208 @@
+package ingest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The load tools' formats (schemas/formats/loadtools.md): fixtures in
+// testdata/NAME/, goldens in testdata/NAME/golden/.
+var loadToolDirs = map[string]string{
+	"guidellm": "testdata/guidellm",
+	"aiperf":   "testdata/aiperf",
+}
+
+// loadToolFixtures lists the fixtures of format name whose names contain
+// kind (".good." or ".bad.").
+func loadToolFixtures(name, kind string) []string {
+	files, _ := filepath.Glob(filepath.Join(loadToolDirs[name], "*"))
+	var out []string
+	for _, f := range files {
+		if strings.Contains(filepath.Base(f), kind) && !strings.HasSuffix(f, ".want") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// TestLoadToolGolden reads every *.good.* fixture of the load-tool formats
+// and compares what it gives with testdata/NAME/golden/FILE.golden. A good
+// fixture must give spans and no reject.
+func TestLoadToolGolden(t *testing.T) {
+	for _, name := range vllmSortedKeys(loadToolDirs) {
+		files := loadToolFixtures(name, ".good.")
+		if len(files) == 0 {
+			t.Errorf("%s: no fixtures", name)
+		}
+		for _, file := range files {
+			t.Run(name+"/"+filepath.Base(file), func(t *testing.T) {
+				recs := vllmReadAll(t, name, file)
+				spans := 0
+				for _, rec := range recs {
+					switch rec.Kind {
+					case KindReject:
+						t.Errorf("unexpected reject: %v", rec.Err)
+					case KindSpan:
+						spans++
+						if rec.Span.Source != name {
+							t.Errorf("span %s: source %q, want %q", rec.Span.SpanID, rec.Span.Source, name)
+						}
+					}
+				}
+				if spans == 0 {
+					t.Errorf("no spans")
+				}
+				dir := filepath.Join(loadToolDirs[name], "golden")
+				if updateGolden {
+					_ = os.MkdirAll(dir, 0o755)
+				}
+				golden(t, filepath.Join(dir, filepath.Base(file)+".golden"), vllmGoldenText(t, recs))
+			})
+		}
+	}
+}
+
+// TestLoadToolBad reads every *.bad.* fixture: its rejects, as
+// "line:col: kind: reason" (or "@offset: …" in a document), must be exactly NAME.want, each a *ParseError
+// naming the file.
+func TestLoadToolBad(t *testing.T) {
+	for _, name := range vllmSortedKeys(loadToolDirs) {
+		files := loadToolFixtures(name, ".bad.")
+		if len(files) == 0 {
+			t.Errorf("%s: no bad fixtures", name)
+		}
+		for _, file := range files {
+			t.Run(name+"/"+filepath.Base(file), func(t *testing.T) {
+				var got bytes.Buffer
+				for _, rec := range vllmReadAll(t, name, file) {
+					if rec.Kind != KindReject {
+						continue
+					}
+					var pe *ParseError
+					if !errors.As(error(rec.Err), &pe) || pe.File != file {
+						t.Fatalf("reject error %#v", rec.Err)
+					}
+					pos := fmt.Sprint(pe.Line)
+					if pe.Line == 0 {
+						pos = "@" + fmt.Sprint(rec.Offset)
+					}
+					if pe.Column > 0 {
+						pos += ":" + fmt.Sprint(pe.Column)
+					}
+					fmt.Fprintf(&got, "%s: %s: %s\n", pos, pe.Kind(), pe.Err)
+				}
+				if got.Len() == 0 {
+					t.Fatal("no reject")
+				}
+				golden(t, strings.TrimSuffix(file, filepath.Ext(file))+".want", got.Bytes())
+			})
+		}
+	}
+}
+
+// TestLoadToolSniff: --format auto picks each load-tool fixture's own
+// format, every other format's sniffer scores 0 on it, and the load tools'
+// sniffers score 0 on every other fixture under testdata (the other
+// formats' logs, documents and mapping files).
+func TestLoadToolSniff(t *testing.T) {
+	own := map[string]string{} // file → its format
+	for name := range loadToolDirs {
+		for _, f := range append(loadToolFixtures(name, ".good."), loadToolFixtures(name, ".bad.")...) {
+			own[f] = name
+		}
+	}
+	if len(own) == 0 {
+		t.Fatal("no load-tool fixtures")
+	}
+	checked := 0
+	err := filepath.WalkDir("testdata", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		base := d.Name()
+		switch {
+		case d.IsDir() && (base == "golden" || base == "fuzz"):
+			return filepath.SkipDir
+		case d.IsDir(), strings.HasSuffix(base, ".want"), strings.HasSuffix(base, ".golden"), strings.HasSuffix(base, ".md"):
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		head := bytes.TrimPrefix(b[:min(len(b), sniffBytes)], utf8BOM)
+		if name, ok := own[path]; ok {
+			got, score, scores := vllmDetect(head)
+			if got != name {
+				t.Errorf("%s: detected %q (%d), want %q; scores %v", path, got, score, name, scores)
+			}
+			for other, s := range scores {
+				if other != name && s != 0 {
+					t.Errorf("%s: sniff of %s scores %d on a %s fixture, want 0", path, other, s, name)
+				}
+			}
+			return nil
+		}
+		for name := range loadToolDirs {
+			if s := formats[name].Sniff(head); s != 0 {
+				t.Errorf("%s: sniff%s scores %d on another format's fixture, want 0", path, name, s)
+			}
+		}
+		checked++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 30 {
+		t.Errorf("checked %d other fixtures, want at least 30", checked)
+	}
+}
+
+// loadToolSpans returns the spans read from file in format name, by id.
+func loadToolSpans(t *testing.T, name, file string) map[string]Record {
+	t.Helper()
+	out := map[string]Record{}
+	for _, rec := range vllmReadAll(t, name, file) {
+		if rec.Kind == KindSpan {
+			out[rec.Span.SpanID] = rec
+		}
+	}
+	return out
+}
+
+// seconds is b − a in seconds, for µs instants.
+func seconds(a, b *int64) float64 { return float64(*b-*a) / 1e6 }
+
+// FuzzGuideLLM: the guidellm reader never panics, rejects with *ParseError,
+// and gives spans with ids and a valid status (vllmFuzzRead).
+func FuzzGuideLLM(f *testing.F) {
+	loadToolFuzzSeed(f, "guidellm")
+	f.Add([]byte("benchmarks:\n- requests:\n    successful:\n    - request_id: a\n      start_time: 1.5\n      end_time: 1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, "guidellm", data) })
+}
+
+// loadToolFuzzSeed adds every fixture of format name.
+func loadToolFuzzSeed(f *testing.F, name string) {
+	files, _ := filepath.Glob(filepath.Join(loadToolDirs[name], "*.*.*"))
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+}
+
+// FuzzAIPerf: the aiperf reader never panics, rejects with *ParseError, and
+// gives spans with ids and a valid status (vllmFuzzRead).
+func FuzzAIPerf(f *testing.F) {
+	loadToolFuzzSeed(f, "aiperf")
+	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, "aiperf", data) })
+}
