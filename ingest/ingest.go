@@ -286,8 +286,12 @@ func (w *datasetWriter) ingest(ctx context.Context, src source, bar *progressbar
 	r := formats[name].New(Input{Name: src.path, R: in.data, MaxLineBytes: w.opt.MaxLineBytes,
 		Zone: w.opt.TZ, Year: w.opt.Year, Mapping: w.mapping})
 	before := w.counts
-	if err := w.consume(ctx, r, name, in); err != nil {
+	var stats inputStats
+	if err := w.consume(ctx, r, name, in, &stats); err != nil {
 		return schemas.InputFile{}, err
+	}
+	if stats.implausible > 0 {
+		w.opt.Log.Warn(fmt.Sprintf("%v; %d record(s) of %s rejected as implausible_time", stats.firstImplausible, stats.implausible, src.path))
 	}
 	f, err := in.finish(name)
 	if err != nil {
@@ -344,10 +348,10 @@ func (b *batch) reset() {
 // with it. On error or cancellation the reader is stopped and waited for
 // before consume returns, so that the input can be closed; Run stops the
 // row groups.
-func (w *datasetWriter) consume(ctx context.Context, r Reader, format string, in *openInput) error {
+func (w *datasetWriter) consume(ctx context.Context, r Reader, format string, in *openInput, stats *inputStats) error {
 	batches := make(chan *batch, 2)
 	stop := make(chan struct{})
-	go w.produce(r, format, in.name, batches, stop)
+	go w.produce(r, format, in.name, batches, stop, stats)
 
 	var err error
 	stopped := false
@@ -382,13 +386,21 @@ func (w *datasetWriter) consume(ctx context.Context, r Reader, format string, in
 }
 
 // produce reads records from r into batches until the input ends or stop is
-// closed; it closes out when it returns.
-func (w *datasetWriter) produce(r Reader, format, file string, out chan<- *batch, stop <-chan struct{}) {
+// closed; it closes out when it returns. It turns a span or sample with an
+// implausible instant into a reject, and counts those in stats, which the
+// caller reads once out is closed.
+func (w *datasetWriter) produce(r Reader, format, file string, out chan<- *batch, stop <-chan struct{}, stats *inputStats) {
 	defer close(out)
 	b := w.newBatch()
 	for r.Next() {
 		rec := r.Record()
 		b.read++
+		if err := implausibleRecord(rec, file); err != nil {
+			stats.implausible++
+			if stats.firstImplausible == nil {
+				stats.firstImplausible = err
+			}
+		}
 		switch rec.Kind {
 		case KindSpan:
 			b.spans = append(b.spans, rec.Span)
