@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -114,12 +115,28 @@ func mapColumnKind(name string) string {
 
 // LoadMapping reads and checks a mapping file.
 func LoadMapping(path string) (*Mapping, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read mapping: %w", err)
 	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeDevice != 0 {
+		return nil, fmt.Errorf("read mapping %s: a device, not a file", path)
+	}
+	// Read at most one byte more than the cap, so that an endless input
+	// (a FIFO fed forever) ends too.
+	b, err := io.ReadAll(io.LimitReader(f, maxMappingBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read mapping: %w", err)
+	}
+	if len(b) > maxMappingBytes {
+		return nil, fmt.Errorf("mapping %s: larger than 1 MiB; a mapping file is a few lines of YAML", path)
+	}
 	return ParseMapping(path, b)
 }
+
+// maxMappingBytes bounds a mapping file.
+const maxMappingBytes = 1 << 20
 
 // ParseMapping parses and checks the text of a mapping file.
 func ParseMapping(file string, text []byte) (*Mapping, error) {

@@ -133,6 +133,9 @@ func expandInputs(args []string, exclude string) ([]source, error) {
 				return nil, fmt.Errorf("no input files in directory %q", arg)
 			}
 		case err == nil:
+			if err := notADevice(arg, fi); err != nil {
+				return nil, err
+			}
 			add(arg, fi.Size())
 		case errors.Is(err, fs.ErrNotExist) && isGlob(arg):
 			matches, err := filepath.Glob(arg)
@@ -154,6 +157,9 @@ func expandInputs(args []string, exclude string) ([]source, error) {
 						return nil, err
 					}
 				} else {
+					if err := notADevice(m, fi); err != nil {
+						return nil, err
+					}
 					add(m, fi.Size())
 				}
 			}
@@ -168,6 +174,19 @@ func expandInputs(args []string, exclude string) ([]source, error) {
 }
 
 func isGlob(p string) bool { return strings.ContainsAny(p, `*?[`) }
+
+// notADevice refuses a character or block device as input: /dev/zero or
+// /dev/urandom never end, and a disk is no log. A named pipe (FIFO) is
+// read like stdin.
+func notADevice(path string, fi fs.FileInfo) error {
+	switch {
+	case fi.Mode()&fs.ModeCharDevice != 0:
+		return fmt.Errorf("input %q is a character device, not a log file. Try a file, a named pipe, or - for stdin", path)
+	case fi.Mode()&fs.ModeDevice != 0:
+		return fmt.Errorf("input %q is a block device, not a log file. Try a file, a named pipe, or - for stdin", path)
+	}
+	return nil
+}
 
 // walkInputs adds the regular files under dir in lexical order, skipping
 // hidden files and directories. Symbolic links to files are followed, to
@@ -425,6 +444,10 @@ func (in *openInput) close() {
 // readError says which input could not be read, with a hint for truncated
 // compressed files.
 func (in *openInput) readError(err error) error {
+	var le *endlessLineError
+	if errors.As(err, &le) {
+		return &ParseError{File: in.name, Line: le.Line, Err: le}
+	}
 	err = unwrapPath(err)
 	if in.compression != "" && errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("read %q: %w (truncated %s?)", in.name, err, in.compression)

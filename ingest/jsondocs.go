@@ -22,6 +22,7 @@ type jsonDocs struct {
 	off      int
 	eof      bool
 	line     int64 // line of the next unread byte, 1-based
+	blank    int64 // whitespace bytes since the last newline
 	bomDone  bool
 	err      error // fatal: a read error or a document over max
 	finished bool
@@ -142,11 +143,19 @@ func (d *jsonDocs) skipSpace() bool {
 			switch d.buf[d.off] {
 			case '\n':
 				d.line++
+				d.blank = 0
 			case ' ', '\t', '\r':
+				d.blank++
 			default:
+				d.blank = 0
 				return true
 			}
 			d.off++
+		}
+		if d.blank > maxSkippedLine {
+			// Whitespace without end, and no newline.
+			d.err = &endlessLineError{Line: d.line, Limit: maxSkippedLine}
+			return false
 		}
 		if d.eof {
 			return false
