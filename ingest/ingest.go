@@ -297,6 +297,9 @@ func (w *datasetWriter) ingest(ctx context.Context, src source, bar *progressbar
 	if err != nil {
 		return schemas.InputFile{}, err
 	}
+	if in.gz != nil && in.gz.garbage {
+		w.opt.Log.Warn(src.path + ": decompression OK, trailing garbage ignored (bytes after the gzip data)")
+	}
 	f.Detected = detected
 	w.formats[name] = true
 	w.opt.Log.Debug("read input", "file", src.path, "format", name, "compression", in.compression,

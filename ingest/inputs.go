@@ -230,6 +230,47 @@ type openInput struct {
 	stored      *storedReader
 	data        *bufio.Reader // the decompressed bytes
 	zr          *zstd.Decoder
+	gz          *gzipMembers // gzip input: says whether garbage followed the data
+}
+
+// gzipMembers decompresses the members of a gzip file one after the other
+// and, as gzip(1) does, ignores bytes after the last member that do not
+// start another one (a file padded, or appended to, after compression):
+// garbage says so, for a warning. A member that is cut short or corrupt is
+// still an error.
+type gzipMembers struct {
+	br      *bufio.Reader
+	zr      *gzip.Reader
+	done    bool
+	garbage bool
+}
+
+func (g *gzipMembers) Read(p []byte) (int, error) {
+	for !g.done {
+		n, err := g.zr.Read(p)
+		if err != io.EOF {
+			return n, err
+		}
+		// The member ended: another one, the end, or garbage.
+		next, perr := g.br.Peek(len(gzipMagic))
+		switch {
+		case bytes.Equal(next, gzipMagic):
+			if err := g.zr.Reset(g.br); err != nil {
+				return n, err
+			}
+			g.zr.Multistream(false)
+		case len(next) == 0 && perr == io.EOF:
+			g.done = true
+		case perr != nil && perr != io.EOF:
+			return n, perr
+		default:
+			g.done, g.garbage = true, true
+		}
+		if n > 0 {
+			return n, nil
+		}
+	}
+	return 0, io.EOF
 }
 
 // storedReader counts the stored bytes, reports their progress and has them
@@ -372,7 +413,9 @@ func open(src source, stdin io.Reader, bar *progressbar.ProgressBar) (*openInput
 			in.close()
 			return nil, in.readError(err)
 		}
-		data = zr
+		zr.Multistream(false)
+		in.gz = &gzipMembers{br: br, zr: zr}
+		data = in.gz
 	case bytes.HasPrefix(magic, zstdMagic):
 		in.compression = "zstd"
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
