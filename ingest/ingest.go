@@ -265,13 +265,21 @@ func (w *datasetWriter) ingest(ctx context.Context, src source, bar *progressbar
 		if err != nil {
 			return schemas.InputFile{}, err
 		}
-		if name = detectFormat(head); name == "" {
+		name = detectFormat(head)
+		switch {
+		case name == "" && isBlankInput(head):
+			// An empty rotated log is routine: counted (its blank lines
+			// are skips), not a format to guess.
+			name = FormatEmpty
+			w.opt.Log.Info("empty input", "file", src.path)
+		case name == "":
 			if bar != nil && src.size > in.stored.n {
 				_ = bar.Add64(src.size - in.stored.n) // not to be read
 			}
 			return schemas.InputFile{}, &noFormatError{src.path}
+		default:
+			w.opt.Log.Info("detected input format", "file", src.path, "format", name)
 		}
-		w.opt.Log.Info("detected input format", "file", src.path, "format", name)
 	}
 	if name == SourceMapping && w.mapping != nil {
 		// A wrong path in the mapping is an error before any output exists.
@@ -283,7 +291,11 @@ func (w *datasetWriter) ingest(ctx context.Context, src source, bar *progressbar
 			return schemas.InputFile{}, fmt.Errorf("%s: %w", src.path, err)
 		}
 	}
-	r := formats[name].New(Input{Name: src.path, R: in.data, MaxLineBytes: w.opt.MaxLineBytes,
+	newReader := newEmptyReader
+	if name != FormatEmpty {
+		newReader = formats[name].New
+	}
+	r := newReader(Input{Name: src.path, R: in.data, MaxLineBytes: w.opt.MaxLineBytes,
 		Zone: w.opt.TZ, Year: w.opt.Year, Mapping: w.mapping})
 	before := w.counts
 	var stats inputStats
@@ -306,7 +318,9 @@ func (w *datasetWriter) ingest(ctx context.Context, src source, bar *progressbar
 		w.opt.Log.Warn(src.path + ": decompression OK, trailing garbage ignored (bytes after the gzip data)")
 	}
 	f.Detected = detected
-	w.formats[name] = true
+	if name != FormatEmpty {
+		w.formats[name] = true
+	}
 	w.opt.Log.Debug("read input", "file", src.path, "format", name, "compression", in.compression,
 		"bytes", f.Size, "read", w.counts.Read-before.Read, "rejected", w.counts.Rejected-before.Rejected)
 	return f, nil
