@@ -281,16 +281,6 @@ func (w *datasetWriter) ingest(ctx context.Context, src source, bar *progressbar
 			w.opt.Log.Info("detected input format", "file", src.path, "format", name)
 		}
 	}
-	if name == SourceMapping && w.mapping != nil {
-		// A wrong path in the mapping is an error before any output exists.
-		head, err := in.head()
-		if err != nil {
-			return schemas.InputFile{}, err
-		}
-		if err := ValidateMapping(w.mapping, head); err != nil {
-			return schemas.InputFile{}, fmt.Errorf("%s: %w", src.path, err)
-		}
-	}
 	newReader := newEmptyReader
 	if name != FormatEmpty {
 		newReader = formats[name].New
