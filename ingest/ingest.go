@@ -292,9 +292,9 @@ func (w *datasetWriter) ingest(ctx context.Context, src source, bar *progressbar
 	if err := w.consume(ctx, r, name, in, &stats); err != nil {
 		return schemas.InputFile{}, err
 	}
-	if d, ok := r.(interface{ damaged() (int64, *ParseError) }); ok {
-		if n, first := d.damaged(); n > 0 {
-			w.opt.Log.Warn(fmt.Sprintf("%v; %d damaged record(s) of %s rejected, reading on at the next record", first, n, src.path))
+	if n, ok := r.(noticer); ok {
+		for _, s := range n.notices() {
+			w.opt.Log.Warn(s)
 		}
 	}
 	if stats.implausible > 0 {

@@ -58,6 +58,11 @@ type jsonRecordReader struct {
 	indent  int           // leading blanks of a record's first line; -1: records do not start lines
 	resyncs int64         // damaged records skipped to the next record
 	first   *ParseError
+
+	// deriveIDs: a span that decode leaves without a SpanID gets one from
+	// its place (FILE:LINE:N), counted in ids.
+	deriveIDs bool
+	ids       derivedIDs
 }
 
 const (
@@ -80,9 +85,18 @@ func newJSONRecordReader(in Input, decode func(v any, raw []byte, out []Record) 
 	}
 }
 
-// damaged returns how many damaged records of an array or documents were
-// skipped to the next record, and the first of them.
-func (r *jsonRecordReader) damaged() (int64, *ParseError) { return r.resyncs, r.first }
+// notices implements noticer: the damaged records of an array or
+// documents skipped to the next record, and the span ids derived.
+func (r *jsonRecordReader) notices() []string {
+	var out []string
+	if r.resyncs > 0 {
+		out = append(out, fmt.Sprintf("%v; %d damaged record(s) of %s rejected, reading on at the next record", r.first, r.resyncs, r.name))
+	}
+	if s := r.ids.notice(r.name); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
 
 // Next implements Reader.
 func (r *jsonRecordReader) Next() bool {
@@ -247,6 +261,9 @@ func (r *jsonRecordReader) place(start int, line, off int64, raw []byte) {
 	for i := start; i < len(r.queue); i++ {
 		rec := &r.queue[i]
 		rec.Line, rec.Offset = line, off
+		if r.deriveIDs && rec.Kind == KindSpan && rec.Span.SpanID == "" {
+			r.ids.derive(&rec.Span, r.name, line, off, i-start+1)
+		}
 		if rec.Kind == KindReject && rec.Err != nil {
 			rec.Err.File, rec.Err.Line = r.name, line
 			if rec.Raw == nil {
