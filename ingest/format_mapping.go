@@ -564,3 +564,21 @@ func (r *mappingReader) timeValue(fe *firstErr, x any, label, layout string) *in
 // sniffMapping never claims an input: a mapping needs --format mapping and
 // its file.
 func sniffMapping([]byte) int { return 0 }
+
+// knownKeys returns the keys of the mapping's paths, in lower case: the
+// fields whose short values a reject keeps (redactRawKnown). nil for no
+// mapping.
+func (m *Mapping) knownKeys() map[string]bool {
+	if m == nil {
+		return nil
+	}
+	known := map[string]bool{}
+	for _, c := range m.Columns {
+		for _, keys := range [][]string{c.keys, c.offset} {
+			for _, k := range keys {
+				known[strings.ToLower(k)] = true
+			}
+		}
+	}
+	return known
+}

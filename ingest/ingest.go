@@ -403,6 +403,7 @@ func (w *datasetWriter) consume(ctx context.Context, r Reader, format string, in
 // caller reads once out is closed.
 func (w *datasetWriter) produce(r Reader, format, file string, out chan<- *batch, stop <-chan struct{}, stats *inputStats) {
 	defer close(out)
+	known := w.mapping.knownKeys() // in rejects, keep what the mapping reads
 	b := w.newBatch()
 	for r.Next() {
 		rec := r.Record()
@@ -435,7 +436,7 @@ func (w *datasetWriter) produce(r Reader, format, file string, out chan<- *batch
 			if pe == nil {
 				pe = &ParseError{File: file, Line: rec.Line, Err: recordErrorf(ErrBadValue, -1, "malformed record")}
 			}
-			b.rejects = append(b.rejects, rejected{err: pe, offset: rec.Offset, raw: redactRaw(rec.Raw)})
+			b.rejects = append(b.rejects, rejected{err: pe, offset: rec.Offset, raw: redactRawKnown(rec.Raw, known)})
 		default:
 			why := rec.Skip
 			if why >= numSkipReasons {
