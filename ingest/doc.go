@@ -40,6 +40,8 @@
 //	lines.go        lineReader: the Reader of a line-oriented format
 //	jsonrecords.go  jsonRecordReader: the Reader of a format whose records
 //	                are JSON values (NDJSON, arrays, pretty-printed documents)
+//	jsondocs.go     jsonDocs: a stream of JSON documents read one at a time
+//	                (prometheus, vllm-bench), in bounded memory
 //	jsonvalues.go   a JSON record's values by path, with the gateways' rules
 //	json.go         jsonScanner: one-pass JSON validation and decoding
 //	timestamp.go    every timestamp form, rounded alike to microseconds
@@ -48,6 +50,8 @@
 //	arena.go        the decoders' allocation helpers
 //	errors.go       ParseError, RecordError and the sentinel reject kinds
 //	redact.go       prompt text removed from rejects
+//	plausible.go    implausible instants (outside 2000..2100) rejected
+//	derived.go      ids for OTLP spans without one; a reader's notices
 //
 // and the run around them: ingest.go (Run, the read and write pipeline),
 // inputs.go (expanding, opening, decompressing and hashing inputs),

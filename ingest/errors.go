@@ -23,6 +23,9 @@ var (
 	ErrBadValue error = &kindError{"bad_value", "invalid value"}
 	// ErrTooLong: the line is longer than Options.MaxLineBytes.
 	ErrTooLong error = &kindError{"too_long", "line too long"}
+	// ErrImplausibleTime: a timestamp is valid but outside the years 2000 to
+	// 2100 (epoch 0, year 0001 or 9999), so not the time of a request.
+	ErrImplausibleTime error = &kindError{"implausible_time", "implausible time"}
 )
 
 // kindError is the type of the sentinel kinds: Error is the human text, kind

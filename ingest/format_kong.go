@@ -219,15 +219,23 @@ func retryCauseHTTP(code int64) string {
 	return "failed"
 }
 
-// sniffKong claims Kong log-plugin entries (started_at, latencies and
-// request or response at the top level): 95 with an ai block, else 70.
+// sniffKong claims Kong log-plugin entries (latencies and request or
+// response at the top level): 95 with started_at and an ai block, 90 with
+// an ai block alone, 70 with started_at alone.
 func sniffKong(head []byte) int {
 	k := sniffFirstObject(head)
-	if !k["started_at"] || !k["latencies"] || !(k["request"] || k["response"]) {
+	if !k["latencies"] || !(k["request"] || k["response"]) {
 		return 0
 	}
-	if k["ai"] {
+	switch {
+	case k["started_at"] && k["ai"]:
 		return 95
+	case k["ai"]:
+		// An AI proxy entry without started_at is still Kong's: read as
+		// kong, it is rejected for the missing field, not left unread.
+		return 90
+	case k["started_at"]:
+		return 70
 	}
-	return 70
+	return 0
 }

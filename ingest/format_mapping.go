@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -52,10 +53,11 @@ import (
 // Errors: LoadMapping checks the file's syntax, column names, types,
 // layouts, units and references up front, and that span_id (or
 // request_id) and status (a path or a default) are mapped. The reader then
-// checks every path against the first record: a path that names no key
-// there is a fatal error ("wrong path at start-up"), unless the column is
-// marked optional: true. ValidateMapping runs the same check on the head
-// of an input, so Run can fail before writing anything.
+// checks every path against each record: a record in which a path names
+// no key is rejected (missing_field, naming the column and the path),
+// unless the column is marked optional: true. So a typo in a path rejects
+// every record, never makes a NULL column, and one record that lacks a
+// key does not stop the others, whether it comes first or later.
 
 // SourceMapping is the source column of spans read through a mapping.
 const SourceMapping = "mapping"
@@ -114,12 +116,28 @@ func mapColumnKind(name string) string {
 
 // LoadMapping reads and checks a mapping file.
 func LoadMapping(path string) (*Mapping, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read mapping: %w", err)
 	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeDevice != 0 {
+		return nil, fmt.Errorf("read mapping %s: a device, not a file", path)
+	}
+	// Read at most one byte more than the cap, so that an endless input
+	// (a FIFO fed forever) ends too.
+	b, err := io.ReadAll(io.LimitReader(f, maxMappingBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read mapping: %w", err)
+	}
+	if len(b) > maxMappingBytes {
+		return nil, fmt.Errorf("mapping %s: larger than 1 MiB; a mapping file is a few lines of YAML", path)
+	}
 	return ParseMapping(path, b)
 }
+
+// maxMappingBytes bounds a mapping file.
+const maxMappingBytes = 1 << 20
 
 // ParseMapping parses and checks the text of a mapping file.
 func ParseMapping(file string, text []byte) (*Mapping, error) {
@@ -305,7 +323,10 @@ func lookup(v any, keys []string) (val any, found bool) {
 	return v, true
 }
 
-// checkPaths reports the first mapped path that names no key in rec.
+// checkPaths reports the first mapped path of a column that is not
+// optional that names no key in rec: such a record is rejected (a mapped
+// path that no record has, a typo, rejects every record, and never makes
+// a NULL column).
 func (m *Mapping) checkPaths(rec any) error {
 	names := make([]string, 0, len(m.Columns))
 	for n := range m.Columns {
@@ -322,33 +343,18 @@ func (m *Mapping) checkPaths(rec any) error {
 				continue
 			}
 			if _, ok := lookup(rec, keys); !ok {
-				return fmt.Errorf("mapping %s: column %s: path %q is not in the first record. Fix the path, or mark the column optional: true",
-					m.File, n, strings.Join(keys, "."))
+				return recordErrorf(ErrMissingField, -1, "column %s: path %q is not in the record (mapping %s; if records may lack it, mark the column optional: true)",
+					n, strings.Join(keys, "."), m.File)
 			}
 		}
 	}
 	return nil
 }
 
-// ValidateMapping checks the mapping's paths against the first record of
-// head (the first bytes of an input), so a wrong path fails before any
-// output is written.
-func ValidateMapping(m *Mapping, head []byte) error {
-	rd := newMappingReader(Input{Name: "head", R: bytes.NewReader(head), MaxLineBytes: DefaultMaxLineBytes, Mapping: m})
-	mr := rd.(*mappingReader)
-	for rd.Next() {
-		if mr.checked {
-			break
-		}
-	}
-	return mr.err
-}
-
 type mappingReader struct {
 	*jsonRecordReader
-	m       *Mapping
-	zone    *time.Location
-	checked bool
+	m    *Mapping
+	zone *time.Location
 }
 
 var _ Reader = (*mappingReader)(nil)
@@ -372,18 +378,11 @@ func newMappingReader(in Input) Reader {
 }
 
 func (r *mappingReader) decode(v any, _ []byte, out []Record) []Record {
-	if !r.checked {
-		if _, ok := v.(map[string]any); ok {
-			r.checked = true
-			if err := r.m.checkPaths(v); err != nil {
-				r.err = err
-				r.mode = modeDone
-				return out // never delivered: Next stops at r.err
-			}
-		}
-	}
 	if _, ok := v.(map[string]any); !ok {
 		return decodeReject(out, recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v)))
+	}
+	if err := r.m.checkPaths(v); err != nil {
+		return decodeReject(out, err)
 	}
 	var sp schemas.Span
 	if err := r.fill(v, &sp); err != nil {
@@ -392,7 +391,7 @@ func (r *mappingReader) decode(v any, _ []byte, out []Record) []Record {
 	return append(out, Record{Kind: KindSpan, Span: sp})
 }
 
-// Next stops at a fatal mapping error even with records queued.
+// Next stops at once when there is no mapping file.
 func (r *mappingReader) Next() bool {
 	if r.err != nil {
 		return false
@@ -565,3 +564,21 @@ func (r *mappingReader) timeValue(fe *firstErr, x any, label, layout string) *in
 // sniffMapping never claims an input: a mapping needs --format mapping and
 // its file.
 func sniffMapping([]byte) int { return 0 }
+
+// knownKeys returns the keys of the mapping's paths, in lower case: the
+// fields whose short values a reject keeps (redactRawKnown). nil for no
+// mapping.
+func (m *Mapping) knownKeys() map[string]bool {
+	if m == nil {
+		return nil
+	}
+	known := map[string]bool{}
+	for _, c := range m.Columns {
+		for _, keys := range [][]string{c.keys, c.offset} {
+			for _, k := range keys {
+				known[strings.ToLower(k)] = true
+			}
+		}
+	}
+	return known
+}

@@ -49,6 +49,7 @@ var _ Reader = (*otelGenAIReader)(nil)
 func newOTelGenAIReader(in Input) Reader {
 	r := &otelGenAIReader{}
 	r.jsonRecordReader = newJSONRecordReader(in, decodeOTelGenAI)
+	r.deriveIDs = true
 	return r
 }
 
@@ -184,14 +185,15 @@ func decodeOTelSpan(so obj, sp *schemas.Span) (bool, error) {
 	if fe.err != nil {
 		return true, fe.err
 	}
-	if spanID == nil {
-		return true, recordErrorf(ErrMissingField, -1, "missing spanId")
-	}
 	if start == nil || *start == 0 {
 		return true, recordErrorf(ErrMissingField, -1, "missing startTimeUnixNano")
 	}
-	sp.SpanID = *spanID
-	sp.RequestID = *spanID
+	// Without a spanId (a pasted span, a debug exporter's), SpanID stays
+	// "": the reader gives the span an id from its place (FILE:LINE:N).
+	if spanID != nil {
+		sp.SpanID = *spanID
+		sp.RequestID = *spanID
+	}
 	if reqID != nil {
 		sp.RequestID = *reqID
 	}

@@ -36,17 +36,26 @@ import (
 // SourcePrometheus is the source column of samples read from Prometheus.
 const SourcePrometheus = "prometheus"
 
-// prometheusMaxInput bounds the input held in memory (a day of 15 s scrapes
-// of the three gauges is a few MB).
-const prometheusMaxInput = 1 << 30
+// prometheusMaxDocument bounds one API answer held in memory (a day of
+// 15 s points of the three gauges is a few MB). The input is read one line,
+// or one answer, at a time; what stays in memory is the joined samples.
+const prometheusMaxDocument = 256 << 20
 
 type promReader struct {
 	name string
 	in   io.Reader
 	max  int
-	recs []Record
+
+	started bool
+	lines   *lineSplitter // a text file
+	docs    *jsonDocs     // a JSON file
+	join    promJoin
+	held    map[promKey]int64 // text: the line whose record becomes the key's sample
+	last    map[promKey]int64 // JSON: the line of the last answer feeding a sample
+	ended   bool              // the input is read; recs holds the last records
+
+	recs []Record // records to deliver before reading on
 	i    int
-	read bool
 	rec  Record
 	err  error
 }
@@ -65,27 +74,57 @@ func (r *promReader) Err() error { return r.err }
 
 // Next implements Reader.
 func (r *promReader) Next() bool {
-	if !r.read {
-		r.read = true
-		data, err := readWhole(r.name, r.in, prometheusMaxInput, "Prometheus input larger than 1 GiB; split it")
-		if err != nil {
-			r.err = err
+	if !r.started {
+		r.started = true
+		r.start()
+	}
+	for r.i >= len(r.recs) {
+		clear(r.recs)
+		r.recs, r.i = r.recs[:0], 0
+		if r.ended || r.err != nil {
 			return false
 		}
-		if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
-			r.recs = r.readJSON(data)
+		if r.docs != nil {
+			r.nextJSON()
 		} else {
-			r.recs = r.readText(data)
+			r.nextText()
 		}
-	}
-	if r.i >= len(r.recs) {
-		return false
 	}
 	r.rec = r.recs[r.i]
 	r.recs[r.i] = Record{}
 	r.i++
 	return true
 }
+
+// start tells a JSON input from a text one by its first byte that is not
+// whitespace, within the first sniffBytes (an input that starts with more
+// whitespace than that is read as text).
+func (r *promReader) start() {
+	head := make([]byte, sniffBytes)
+	n, err := io.ReadFull(r.in, head)
+	head = head[:n]
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		r.err = err
+		return
+	}
+	t := bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n")
+	rest := r.in
+	if err != nil {
+		rest = eofReader{}
+	}
+	if len(t) > 0 && t[0] == '{' {
+		r.docs = newJSONDocs(r.name, head, rest, prometheusMaxDocument)
+		r.last = map[promKey]int64{}
+		return
+	}
+	r.lines = newLineSplitter(io.MultiReader(bytes.NewReader(head), rest), r.max)
+	r.held = map[promKey]int64{}
+}
+
+// eofReader is an input that has ended.
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 
 // promGauge is the sample column a metric fills.
 type promGauge uint8
@@ -189,50 +228,51 @@ func promValue(g promGauge, text string) (v float64, known bool, err error) {
 	return v, true, nil
 }
 
-// readText reads text-format scrapes.
-func (r *promReader) readText(data []byte) []Record {
-	var recs []Record
-	var join promJoin
-	lastLine := map[promKey]int{} // key → index in recs of its last line
-	n := int64(0)
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
+// nextText reads the next line of a text-format scrape into recs. A line
+// that feeds a joined sample is held until a later line feeds the same
+// sample (then it is a skip) or the input ends: the sample is written on
+// the last line that feeds it, after every other record.
+func (r *promReader) nextText() {
+	if !r.lines.Next() {
+		if r.err = r.lines.Err(); r.err != nil {
+			return
 		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		n++
-		rec := Record{Kind: KindSkip, Line: n}
-		t := bytes.TrimSpace(line)
+		r.ended = true
+		keys := make([]promKey, 0, len(r.held))
+		for k := range r.held {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(x, y promKey) int { return cmpInt64(r.held[x], r.held[y]) })
+		for _, k := range keys {
+			r.recs = append(r.recs, Record{Kind: KindSample, Line: r.held[k], Sample: *r.join.samples[k]})
+		}
+		return
+	}
+	n, line := r.lines.Line(), r.lines.Bytes()
+	t := bytes.TrimSpace(line)
+	switch {
+	case r.lines.Long():
+		r.recs = append(r.recs, Record{Kind: KindReject, Line: n, Raw: line,
+			Err: parseErrorAt(r.name, n, recordErrorf(ErrTooLong, -1, "line is %d bytes, longer than the limit of %d bytes", r.lines.Len(), r.max))})
+	case len(t) == 0:
+		r.recs = append(r.recs, Record{Kind: KindSkip, Skip: SkipBlank, Line: n})
+	case t[0] == '#':
+		r.recs = append(r.recs, Record{Kind: KindSkip, Skip: SkipComment, Line: n})
+	default:
+		k, ok, err := r.textLine(string(line), &r.join)
 		switch {
-		case len(line) > r.max:
-			rec = Record{Kind: KindReject, Line: n, Raw: line[:tooLongKeep],
-				Err: parseErrorAt(r.name, n, recordErrorf(ErrTooLong, -1, "line is %d bytes, longer than the limit of %d bytes", len(line), r.max))}
-		case len(t) == 0:
-			rec.Skip = SkipBlank
-		case t[0] == '#':
-			rec.Skip = SkipComment
+		case err != nil:
+			r.recs = append(r.recs, Record{Kind: KindReject, Line: n, Raw: line, Err: parseErrorAt(r.name, n, err)})
+		case !ok:
+			r.recs = append(r.recs, Record{Kind: KindSkip, Skip: SkipUnusedMetric, Line: n})
 		default:
-			if k, ok, err := r.textLine(string(line), &join); err != nil {
-				rec = Record{Kind: KindReject, Line: n, Raw: line, Err: parseErrorAt(r.name, n, err)}
-			} else if ok {
-				// Joined into a sample, which lands on the key's last line.
-				rec.Skip = SkipJoined
-				lastLine[k] = len(recs)
-			} else {
-				rec.Skip = SkipUnusedMetric
+			// Joined into a sample, which lands on the key's last line.
+			if prev, held := r.held[k]; held {
+				r.recs = append(r.recs, Record{Kind: KindSkip, Skip: SkipJoined, Line: prev})
 			}
+			r.held[k] = n
 		}
-		recs = append(recs, rec)
 	}
-	for _, k := range join.order {
-		i := lastLine[k]
-		recs[i].Kind, recs[i].Skip = KindSample, SkipOther
-		recs[i].Sample = *join.samples[k]
-	}
-	return recs
 }
 
 // textLine parses one sample line; ok reports that it fed a joined sample.
@@ -331,36 +371,23 @@ type promAPI struct {
 	} `json:"data"`
 }
 
-// readJSON reads one or more query answers (a file or JSON lines).
-func (r *promReader) readJSON(data []byte) []Record {
-	var recs []Record
-	var join promJoin
-	last := map[promKey]int64{} // the line of the last document feeding a sample
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	lineAt := func(off int64) int64 { return int64(bytes.Count(data[:off], []byte("\n"))) + 1 }
-	for {
-		start := dec.InputOffset()
-		for int(start) < len(data) && (data[start] == ' ' || data[start] == '\n' || data[start] == '\r' || data[start] == '\t') {
-			start++
-		}
-		if int(start) >= len(data) {
-			return r.jsonSamples(recs, &join, last)
-		}
-		line := lineAt(start)
-		var doc json.RawMessage
-		if err := dec.Decode(&doc); err != nil {
-			pos := -1
-			var se *json.SyntaxError
-			if errors.As(err, &se) {
-				pos = int(se.Offset - start - 1)
-			}
-			raw := data[start:min(len(data), int(start)+tooLongKeep)]
-			recs = append(recs, Record{Kind: KindReject, Line: line, Raw: raw,
-				Err: parseErrorAt(r.name, line, recordErrorf(ErrBadJSON, pos, "invalid JSON: %v", err))})
-			return r.jsonSamples(recs, &join, last)
-		}
-		recs = r.jsonDoc(doc, line, recs, &join, last)
+// nextJSON reads the next query answer (of a file or JSON lines) into recs.
+// The joined samples come after every answer is read.
+func (r *promReader) nextJSON() {
+	d, ok := r.docs.next()
+	switch {
+	case !ok && r.docs.Err() != nil:
+		r.err = r.docs.Err()
+	case !ok:
+		r.ended = true
+		r.recs = r.jsonSamples(r.recs, &r.join, r.last)
+	case d.bad != nil:
+		// Where the next answer would start is unknown: the input ends here.
+		r.ended = true
+		r.recs = append(r.recs, Record{Kind: KindReject, Line: d.line, Raw: d.raw, Err: parseErrorAt(r.name, d.line, d.bad)})
+		r.recs = r.jsonSamples(r.recs, &r.join, r.last)
+	default:
+		r.recs = r.jsonDoc(d.data, d.line, r.recs, &r.join, r.last)
 	}
 }
 

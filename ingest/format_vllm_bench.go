@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strings"
 
@@ -41,22 +40,25 @@ import (
 // SourceVLLMBench is the source column of spans read from vllm bench results.
 const SourceVLLMBench = "vllm-bench"
 
-// vllmBenchMaxInput bounds a result file held in memory.
-const vllmBenchMaxInput = 1 << 30
+// vllmBenchMaxDocument bounds one result document held in memory; the
+// input is read one document at a time.
+const vllmBenchMaxDocument = 1 << 30
 
 type vllmBenchReader struct {
 	name string
-	in   io.Reader
-	recs []Record
+	docs *jsonDocs
+	k    int      // number of the next document, from 0
+	recs []Record // the records of the current document
 	i    int
-	read bool
 	rec  Record
 	err  error
 }
 
 var _ Reader = (*vllmBenchReader)(nil)
 
-func newVLLMBenchReader(in Input) Reader { return &vllmBenchReader{name: in.Name, in: in.R} }
+func newVLLMBenchReader(in Input) Reader {
+	return &vllmBenchReader{name: in.Name, docs: newJSONDocs(in.Name, nil, in.R, vllmBenchMaxDocument)}
+}
 
 // Record implements Reader.
 func (r *vllmBenchReader) Record() *Record { return &r.rec }
@@ -66,17 +68,20 @@ func (r *vllmBenchReader) Err() error { return r.err }
 
 // Next implements Reader.
 func (r *vllmBenchReader) Next() bool {
-	if !r.read {
-		r.read = true
-		data, err := readWhole(r.name, r.in, vllmBenchMaxInput, "benchmark result larger than 1 GiB")
-		if err != nil {
-			r.err = err
+	for r.i >= len(r.recs) {
+		clear(r.recs)
+		r.recs, r.i = r.recs[:0], 0
+		d, ok := r.docs.next()
+		if !ok {
+			r.err = r.docs.Err()
 			return false
 		}
-		r.recs = r.readAll(data)
-	}
-	if r.i >= len(r.recs) {
-		return false
+		if d.bad != nil {
+			r.recs = append(r.recs, Record{Kind: KindReject, Line: d.line, Raw: d.raw, Err: parseErrorAt(r.name, d.line, d.bad)})
+			continue
+		}
+		r.recs = r.doc(d.data, d.line, r.k, r.recs)
+		r.k++
 	}
 	r.rec = r.recs[r.i]
 	r.recs[r.i] = Record{}
@@ -98,32 +103,6 @@ type vllmBenchDoc struct {
 	Latencies  []float64   `json:"latencies"`
 	StartTimes []float64   `json:"start_times"`
 	Errors     []*string   `json:"errors"`
-}
-
-func (r *vllmBenchReader) readAll(data []byte) []Record {
-	var recs []Record
-	dec := json.NewDecoder(bytes.NewReader(data))
-	for k := 0; ; k++ {
-		start := dec.InputOffset()
-		for int(start) < len(data) && strings.ContainsRune(" \t\r\n", rune(data[start])) {
-			start++
-		}
-		if int(start) >= len(data) {
-			return recs
-		}
-		line := int64(bytes.Count(data[:start], []byte("\n"))) + 1
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			pos := -1
-			var se *json.SyntaxError
-			if errors.As(err, &se) {
-				pos = int(se.Offset - start - 1)
-			}
-			return append(recs, Record{Kind: KindReject, Line: line, Raw: data[start:min(len(data), int(start)+tooLongKeep)],
-				Err: parseErrorAt(r.name, line, recordErrorf(ErrBadJSON, pos, "invalid JSON: %v", err))})
-		}
-		recs = r.doc(raw, line, k, recs)
-	}
 }
 
 // doc turns one result document into records.

@@ -81,6 +81,7 @@ type vllmOTelReader struct {
 	decided bool
 	done    bool
 	err     error
+	ids     derivedIDs // of spans without spanId
 }
 
 var _ Reader = (*vllmOTelReader)(nil)
@@ -165,11 +166,13 @@ func (r *vllmOTelReader) decodeDoc(doc []byte, line int64, out []Record) []Recor
 	if err := d.decode(doc); err != nil {
 		return append(out, Record{Kind: KindReject, Line: line, Raw: raw, Err: parseErrorAt(r.name, line, err)})
 	}
+	n := 0 // the span's place in the document
 	for i := range d.spans {
 		ds := &d.spans[i]
 		if ds.drop {
 			continue
 		}
+		n++
 		rec := Record{Kind: ds.kind, Line: line}
 		if ds.kind == KindSkip {
 			rec.Skip = SkipNotARequest
@@ -188,6 +191,9 @@ func (r *vllmOTelReader) decodeDoc(doc []byte, line int64, out []Record) []Recor
 		switch ds.kind {
 		case KindSpan:
 			rec.Span = ds.span
+			if ds.derived {
+				r.ids.derive(&rec.Span, r.name, line, 0, n)
+			}
 		case KindReject:
 			rec.Raw = raw
 			rec.Err = parseErrorAt(r.name, line, ds.err)
@@ -268,6 +274,8 @@ type otlpSpanOut struct {
 	key   otlpKey
 	keyed bool
 	drop  bool // in an array a later value of the same key replaced
+	// derived: the span has no spanId; decodeDoc gives it FILE:LINE:N.
+	derived bool
 }
 
 // rng is the byte range [lo, hi) of a value in the document; hi == 0 when
@@ -955,21 +963,34 @@ func (d *otlpDecoder) finishSpan(out *otlpSpanOut) error {
 	if name := d.rawAt(sv.name); string(name) != `"llm_request"` && string(d.strAt(sv.name)) != "llm_request" {
 		return nil
 	}
-	ok := otlpIDBytes(d.idText(sv.trace, sv.trace2), out.key[:16])
-	if !otlpIDBytes(d.idText(sv.id, sv.id2), out.key[16:]) || !ok {
-		trace, span := string(d.idText(sv.trace, sv.trace2)), string(d.idText(sv.id, sv.id2))
-		return recordErrorf(ErrBadValue, -1, "llm_request span: invalid traceId %q or spanId %q (want hex or base64)", trace, span)
+	// An id that is absent (or "") is no error: a span without spanId
+	// (pasted, or from a debug exporter) gets one derived from its place
+	// (decodeDoc), and is not deduplicated; one without traceId is keyed
+	// on its spanId alone.
+	traceText, spanText := d.idText(sv.trace, sv.trace2), d.idText(sv.id, sv.id2)
+	ok := len(traceText) == 0 || otlpIDBytes(traceText, out.key[:16])
+	if !(len(spanText) == 0 || otlpIDBytes(spanText, out.key[16:])) || !ok {
+		return recordErrorf(ErrBadValue, -1, "llm_request span: invalid traceId %q or spanId %q (want hex or base64)", traceText, spanText)
 	}
-	out.keyed = true
-	hex.Encode(d.hexBuf[:], out.key[16:])
-	spanID := d.arena.text(d.hexBuf[:])
+	if len(traceText) == 0 {
+		clear(out.key[:16])
+	}
+	spanID, label := "", "without spanId"
+	if len(spanText) == 0 {
+		out.derived = true
+	} else {
+		out.keyed = true
+		hex.Encode(d.hexBuf[:], out.key[16:])
+		spanID = d.arena.text(d.hexBuf[:])
+		label = spanID
+	}
 	startRaw := sv.start
 	if !startRaw.present() {
 		startRaw = sv.start2
 	}
 	start, ok := otlpNanos(d.rawAt(startRaw))
 	if !ok {
-		return recordErrorf(ErrMissingField, -1, "llm_request span %s: missing or invalid startTimeUnixNano %q", spanID, d.rawAt(startRaw))
+		return recordErrorf(ErrMissingField, -1, "llm_request span %s: missing or invalid startTimeUnixNano %q", label, d.rawAt(startRaw))
 	}
 	endRaw := sv.end
 	if !endRaw.present() {
@@ -996,7 +1017,7 @@ func (d *otlpDecoder) finishSpan(out *otlpSpanOut) error {
 		case attrPromptTokens, attrCompletionTokens:
 			f, ok, err := d.anyNumber(a.val)
 			if err != nil || ok && (f < 0 || f != float64(int64(f))) {
-				return recordErrorf(ErrBadValue, -1, "llm_request span %s: %s: not a token count", spanID, d.strAt(a.name))
+				return recordErrorf(ErrBadValue, -1, "llm_request span %s: %s: not a token count", label, d.strAt(a.name))
 			}
 			if !ok {
 				continue
@@ -1010,14 +1031,14 @@ func (d *otlpDecoder) finishSpan(out *otlpSpanOut) error {
 		case attrTimeInQueue, attrTTFT, attrE2E, attrPrefill, attrDecode:
 			f, ok, err := d.anyNumber(a.val)
 			if err != nil {
-				return recordErrorf(ErrBadType, -1, "llm_request span %s: %s: want a number", spanID, d.strAt(a.name))
+				return recordErrorf(ErrBadType, -1, "llm_request span %s: %s: want a number", label, d.strAt(a.name))
 			}
 			if !ok {
 				continue
 			}
 			ns, ok := vllmSecondsToNanos(f)
 			if !ok || ns < 0 {
-				return recordErrorf(ErrBadValue, -1, "llm_request span %s: %s: %v is not a duration", spanID, d.strAt(a.name), f)
+				return recordErrorf(ErrBadValue, -1, "llm_request span %s: %s: %v is not a duration", label, d.strAt(a.name), f)
 			}
 			durs[a.key], has[a.key] = ns, true
 		}

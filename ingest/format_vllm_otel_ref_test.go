@@ -151,6 +151,7 @@ func (r *refOTelReader) decodeDoc(doc []byte, line int64, out []Record) []Record
 		}
 		return reject(recordErrorf(ErrBadJSON, -1, "invalid JSON: %v", err))
 	}
+	n := 0 // the span's place in the document
 	for _, rs := range append(d.ResourceSpans, d.ResourceSpans2...) {
 		replica := ""
 		for _, key := range []string{"service.instance.id", "host.name", "k8s.pod.name"} {
@@ -162,10 +163,18 @@ func (r *refOTelReader) decodeDoc(doc []byte, line int64, out []Record) []Record
 		}
 		for _, ss := range append(append(rs.ScopeSpans, rs.ScopeSpans2...), rs.LibSpans...) {
 			for i := range ss.Spans {
+				n++
 				rec := Record{Line: line}
 				if err := r.span(&ss.Spans[i], replica, &rec); err != nil {
 					out = reject(err)
 					continue
+				}
+				if rec.Kind == KindSpan && rec.Span.SpanID == "" {
+					id := r.name + ":" + strconv.FormatInt(line, 10) + ":" + strconv.Itoa(n)
+					rec.Span.SpanID = id
+					if rec.Span.RequestID == "" {
+						rec.Span.RequestID = id
+					}
 				}
 				out = append(out, rec)
 			}
@@ -206,13 +215,27 @@ func (r *refOTelReader) span(s *refOTLPSpan, replica string, rec *Record) error 
 		rec.Kind, rec.Skip = KindSkip, SkipNotARequest
 		return nil
 	}
-	traceID, ok1 := refOTLPID(s.TraceID+s.TraceID2, 16)
-	spanID, ok2 := refOTLPID(s.SpanID+s.SpanID2, 8)
+	// An absent id is no error: without traceId the span is keyed on its
+	// spanId alone; without spanId it gets an id from its place (decodeDoc)
+	// and is not deduplicated.
+	traceText, spanText := s.TraceID+s.TraceID2, s.SpanID+s.SpanID2
+	traceID, ok1 := strings.Repeat("0", 32), true
+	if traceText != "" {
+		traceID, ok1 = refOTLPID(traceText, 16)
+	}
+	spanID, ok2 := "", true
+	if spanText != "" {
+		spanID, ok2 = refOTLPID(spanText, 8)
+	}
 	if !ok1 || !ok2 {
-		return recordErrorf(ErrBadValue, -1, "llm_request span: invalid traceId %q or spanId %q (want hex or base64)", s.TraceID+s.TraceID2, s.SpanID+s.SpanID2)
+		return recordErrorf(ErrBadValue, -1, "llm_request span: invalid traceId %q or spanId %q (want hex or base64)", traceText, spanText)
+	}
+	label := spanID
+	if spanID == "" {
+		label = "without spanId"
 	}
 	key := traceID + spanID
-	if r.seen[key] {
+	if spanID != "" && r.seen[key] {
 		rec.Kind, rec.Skip = KindSkip, SkipDuplicate // the same span exported twice
 		return nil
 	}
@@ -222,7 +245,7 @@ func (r *refOTelReader) span(s *refOTLPSpan, replica string, rec *Record) error 
 	}
 	start, ok := refOTLPNanos(startRaw)
 	if !ok {
-		return recordErrorf(ErrMissingField, -1, "llm_request span %s: missing or invalid startTimeUnixNano %q", spanID, string(startRaw))
+		return recordErrorf(ErrMissingField, -1, "llm_request span %s: missing or invalid startTimeUnixNano %q", label, string(startRaw))
 	}
 	endRaw := s.End
 	if len(endRaw) == 0 {
@@ -249,7 +272,7 @@ func (r *refOTelReader) span(s *refOTLPSpan, replica string, rec *Record) error 
 			"gen_ai.usage.completion_tokens", "gen_ai.usage.output_tokens":
 			f, ok, err := kv.Value.number()
 			if err != nil || ok && (f < 0 || f != float64(int64(f))) {
-				return recordErrorf(ErrBadValue, -1, "llm_request span %s: %s: not a token count", spanID, kv.Key)
+				return recordErrorf(ErrBadValue, -1, "llm_request span %s: %s: not a token count", label, kv.Key)
 			}
 			if !ok {
 				continue
@@ -264,14 +287,14 @@ func (r *refOTelReader) span(s *refOTLPSpan, replica string, rec *Record) error 
 			"gen_ai.latency.time_in_model_prefill", "gen_ai.latency.time_in_model_decode":
 			f, ok, err := kv.Value.number()
 			if err != nil {
-				return recordErrorf(ErrBadType, -1, "llm_request span %s: %s: want a number", spanID, kv.Key)
+				return recordErrorf(ErrBadType, -1, "llm_request span %s: %s: want a number", label, kv.Key)
 			}
 			if !ok {
 				continue
 			}
 			ns, ok := vllmSecondsToNanos(f)
 			if !ok || ns < 0 {
-				return recordErrorf(ErrBadValue, -1, "llm_request span %s: %s: %v is not a duration", spanID, kv.Key, f)
+				return recordErrorf(ErrBadValue, -1, "llm_request span %s: %s: %v is not a duration", label, kv.Key, f)
 			}
 			durs[strings.TrimPrefix(kv.Key, "gen_ai.latency.")] = ns
 		}
@@ -335,7 +358,9 @@ func (r *refOTelReader) span(s *refOTLPSpan, replica string, rec *Record) error 
 		e := "finish_reason " + strings.Join(reasons, ",")
 		sp.Error = &e
 	}
-	r.seen[key] = true
+	if spanID != "" {
+		r.seen[key] = true
+	}
 	rec.Kind = KindSpan
 	rec.Span = sp
 	return nil

@@ -12,6 +12,29 @@ import (
 // FormatAuto asks Run to detect the format of each input by sniffing it.
 const FormatAuto = "auto"
 
+// FormatEmpty is the format --format auto gives an input that is empty or
+// holds only whitespace: nothing to detect, and nothing wrong. It is not in
+// the formats table (--format takes no "empty"); the manifest lists the
+// input with it, and its lines are counted as blank skips.
+const FormatEmpty = "empty"
+
+// isBlankInput reports whether head, the first bytes of an input, is the
+// whole input (shorter than sniffBytes) and holds only whitespace after a
+// byte order mark.
+func isBlankInput(head []byte) bool {
+	if len(head) >= sniffBytes {
+		return false
+	}
+	return len(bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n")) == 0
+}
+
+// newEmptyReader reads an input of FormatEmpty: every line is blank.
+func newEmptyReader(in Input) Reader {
+	return newLineReader(in, func([]byte, *Record) error {
+		return recordErrorf(ErrBadValue, -1, "a line that is not blank in an empty input")
+	})
+}
+
 // format is one row of the formats table.
 type format struct {
 	// New returns a Reader over one decompressed input.

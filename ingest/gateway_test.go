@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -129,7 +130,8 @@ func TestGatewayBad(t *testing.T) {
 		for _, file := range fixtureFiles(t, format, ".bad.") {
 			t.Run(filepath.Base(file), func(t *testing.T) {
 				var out bytes.Buffer
-				for _, rec := range readGateway(t, format, file, fixtureMapping(t, format, file)) {
+				m := fixtureMapping(t, format, file)
+				for _, rec := range readGateway(t, format, file, m) {
 					switch rec.Kind {
 					case KindSpan:
 						t.Errorf("line %d offset %d: accepted, want a reject", rec.Line, rec.Offset)
@@ -138,7 +140,7 @@ func TestGatewayBad(t *testing.T) {
 						if pe == nil || pe.File != file {
 							t.Fatalf("reject error %#v", pe)
 						}
-						fmt.Fprintf(&out, "%s [%s]\n\traw %s\n", pe, pe.Kind(), redactRaw(rec.Raw))
+						fmt.Fprintf(&out, "%s [%s]\n\traw %s\n", pe, pe.Kind(), redactRawKnown(rec.Raw, m.knownKeys()))
 					}
 				}
 				golden(t, goldenPath(format, file, ".want"), out.Bytes())
@@ -369,34 +371,83 @@ func TestMappingErrors(t *testing.T) {
 	}
 }
 
-// TestMappingWrongPath checks that a path the first record does not have is
-// an error before any span, from the reader and from ValidateMapping.
+// TestMappingWrongPath: a record that lacks the path of a column that is
+// not optional is rejected with the column and path, wherever it is in the
+// input (the first record included), and the reading goes on; an optional
+// column's path may be absent.
 func TestMappingWrongPath(t *testing.T) {
 	m, err := ParseMapping("m.yaml", []byte("columns: {span_id: {path: id}, queued_at: {path: ts}, model: {path: meta.model}}\ndefaults: {status: ok}"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	in := `{"id":"a","ts":1795168800,"meta":{"modle":"x"}}` + "\n" + `{"id":"b","ts":1795168800,"meta":{"model":"x"}}` + "\n"
-	const want = `mapping m.yaml: column model: path "meta.model" is not in the first record. Fix the path, or mark the column optional: true`
-	if err := ValidateMapping(m, []byte(in)); err == nil || err.Error() != want {
-		t.Errorf("ValidateMapping: %v", err)
-	}
-	rd := newMappingReader(Input{Name: "x", R: strings.NewReader(in), MaxLineBytes: 4096, Mapping: m})
-	for rd.Next() {
-		if rd.Record().Kind == KindSpan {
-			t.Errorf("span before the path check")
-		}
-	}
-	if err := rd.Err(); err == nil || err.Error() != want {
-		t.Errorf("reader: %v", err)
+	const want = `x:1: column model: path "meta.model" is not in the record (mapping m.yaml; if records may lack it, mark the column optional: true)`
+	recs := readMapped(t, in, m)
+	if len(recs) != 2 || recs[0].Kind != KindReject || recs[0].Err.Error() != want || recs[0].Err.Kind() != "missing_field" ||
+		recs[1].Kind != KindSpan || recs[1].Span.SpanID != "b" {
+		t.Errorf("records %+v", recs)
 	}
 	m.Columns["model"].Optional = true
-	if err := ValidateMapping(m, []byte(in)); err != nil {
-		t.Errorf("optional: %v", err)
+	recs = readMapped(t, in, m)
+	if len(recs) != 2 || recs[0].Kind != KindSpan || recs[0].Span.Model != nil || recs[1].Kind != KindSpan {
+		t.Errorf("optional: records %+v", recs)
 	}
 	// Without a mapping file the format fails with a hint.
-	rd = newMappingReader(Input{Name: "x", R: strings.NewReader(in), MaxLineBytes: 4096})
+	rd := newMappingReader(Input{Name: "x", R: strings.NewReader(in), MaxLineBytes: 4096})
 	if rd.Next() || rd.Err() == nil || !strings.Contains(rd.Err().Error(), "--mapping") {
 		t.Errorf("no mapping: %v", rd.Err())
+	}
+}
+
+// readMapped reads the input x, in, through the mapping m.
+func readMapped(t *testing.T, in string, m *Mapping) []Record {
+	t.Helper()
+	rd := newMappingReader(Input{Name: "x", R: strings.NewReader(in), MaxLineBytes: 4096, Mapping: m})
+	var recs []Record
+	for rd.Next() {
+		recs = append(recs, *rd.Record())
+	}
+	if err := rd.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// TestRunMappingDecidesPerRecord: the record of the review (F15), without
+// nginx's request_time and upstream_addr, is rejected alike whether it
+// comes first or last in testdata/mapping/nginx.access.good.jsonl (3
+// records), and the others are written.
+func TestRunMappingDecidesPerRecord(t *testing.T) {
+	good, err := os.ReadFile("testdata/mapping/nginx.access.good.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const short = `{"msec":"1795168800.123","request_id":"abc","status":200}` + "\n"
+	for _, tt := range []struct {
+		name, data string
+		line       int64
+	}{
+		{"first", short + string(good), 1},
+		{"last", string(good) + short, 4},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			in := filepath.Join(dir, "access.jsonl")
+			writeFile(t, in, []byte(tt.data))
+			out := filepath.Join(dir, "out")
+			m, err := Run(context.Background(), Options{RunID: "r", Format: "mapping", Mapping: "testdata/mapping/nginx.yaml",
+				OutDir: out, Inputs: []string{in}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := (schemas.Counts{Read: 4, Written: 3, Rejected: 1}); m.Counts != want {
+				t.Errorf("counts %+v, want %+v", m.Counts, want)
+			}
+			rej := readRejects(t, out)
+			want := `column queued_at: path "request_time" is not in the record (mapping testdata/mapping/nginx.yaml; if records may lack it, mark the column optional: true)`
+			if len(rej) != 1 || rej[0].Line != tt.line || rej[0].Kind != "missing_field" || rej[0].Reason != want {
+				t.Errorf("rejects %+v", rej)
+			}
+		})
 	}
 }

@@ -265,36 +265,52 @@ func (w *datasetWriter) ingest(ctx context.Context, src source, bar *progressbar
 		if err != nil {
 			return schemas.InputFile{}, err
 		}
-		if name = detectFormat(head); name == "" {
+		name = detectFormat(head)
+		switch {
+		case name == "" && isBlankInput(head):
+			// An empty rotated log is routine: counted (its blank lines
+			// are skips), not a format to guess.
+			name = FormatEmpty
+			w.opt.Log.Info("empty input", "file", src.path)
+		case name == "":
 			if bar != nil && src.size > in.stored.n {
 				_ = bar.Add64(src.size - in.stored.n) // not to be read
 			}
 			return schemas.InputFile{}, &noFormatError{src.path}
-		}
-		w.opt.Log.Info("detected input format", "file", src.path, "format", name)
-	}
-	if name == SourceMapping && w.mapping != nil {
-		// A wrong path in the mapping is an error before any output exists.
-		head, err := in.head()
-		if err != nil {
-			return schemas.InputFile{}, err
-		}
-		if err := ValidateMapping(w.mapping, head); err != nil {
-			return schemas.InputFile{}, fmt.Errorf("%s: %w", src.path, err)
+		default:
+			w.opt.Log.Info("detected input format", "file", src.path, "format", name)
 		}
 	}
-	r := formats[name].New(Input{Name: src.path, R: in.data, MaxLineBytes: w.opt.MaxLineBytes,
+	newReader := newEmptyReader
+	if name != FormatEmpty {
+		newReader = formats[name].New
+	}
+	r := newReader(Input{Name: src.path, R: in.data, MaxLineBytes: w.opt.MaxLineBytes,
 		Zone: w.opt.TZ, Year: w.opt.Year, Mapping: w.mapping})
 	before := w.counts
-	if err := w.consume(ctx, r, name, in); err != nil {
+	var stats inputStats
+	if err := w.consume(ctx, r, name, in, &stats); err != nil {
 		return schemas.InputFile{}, err
+	}
+	if n, ok := r.(noticer); ok {
+		for _, s := range n.notices() {
+			w.opt.Log.Warn(s)
+		}
+	}
+	if stats.implausible > 0 {
+		w.opt.Log.Warn(fmt.Sprintf("%v; %d record(s) of %s rejected as implausible_time", stats.firstImplausible, stats.implausible, src.path))
 	}
 	f, err := in.finish(name)
 	if err != nil {
 		return schemas.InputFile{}, err
 	}
+	if in.gz != nil && in.gz.garbage {
+		w.opt.Log.Warn(src.path + ": decompression OK, trailing garbage ignored (bytes after the gzip data)")
+	}
 	f.Detected = detected
-	w.formats[name] = true
+	if name != FormatEmpty {
+		w.formats[name] = true
+	}
 	w.opt.Log.Debug("read input", "file", src.path, "format", name, "compression", in.compression,
 		"bytes", f.Size, "read", w.counts.Read-before.Read, "rejected", w.counts.Rejected-before.Rejected)
 	return f, nil
@@ -344,10 +360,10 @@ func (b *batch) reset() {
 // with it. On error or cancellation the reader is stopped and waited for
 // before consume returns, so that the input can be closed; Run stops the
 // row groups.
-func (w *datasetWriter) consume(ctx context.Context, r Reader, format string, in *openInput) error {
+func (w *datasetWriter) consume(ctx context.Context, r Reader, format string, in *openInput, stats *inputStats) error {
 	batches := make(chan *batch, 2)
 	stop := make(chan struct{})
-	go w.produce(r, format, in.name, batches, stop)
+	go w.produce(r, format, in.name, batches, stop, stats)
 
 	var err error
 	stopped := false
@@ -382,13 +398,22 @@ func (w *datasetWriter) consume(ctx context.Context, r Reader, format string, in
 }
 
 // produce reads records from r into batches until the input ends or stop is
-// closed; it closes out when it returns.
-func (w *datasetWriter) produce(r Reader, format, file string, out chan<- *batch, stop <-chan struct{}) {
+// closed; it closes out when it returns. It turns a span or sample with an
+// implausible instant into a reject, and counts those in stats, which the
+// caller reads once out is closed.
+func (w *datasetWriter) produce(r Reader, format, file string, out chan<- *batch, stop <-chan struct{}, stats *inputStats) {
 	defer close(out)
+	known := w.mapping.knownKeys() // in rejects, keep what the mapping reads
 	b := w.newBatch()
 	for r.Next() {
 		rec := r.Record()
 		b.read++
+		if err := implausibleRecord(rec, file); err != nil {
+			stats.implausible++
+			if stats.firstImplausible == nil {
+				stats.firstImplausible = err
+			}
+		}
 		switch rec.Kind {
 		case KindSpan:
 			b.spans = append(b.spans, rec.Span)
@@ -411,7 +436,7 @@ func (w *datasetWriter) produce(r Reader, format, file string, out chan<- *batch
 			if pe == nil {
 				pe = &ParseError{File: file, Line: rec.Line, Err: recordErrorf(ErrBadValue, -1, "malformed record")}
 			}
-			b.rejects = append(b.rejects, rejected{err: pe, offset: rec.Offset, raw: redactRaw(rec.Raw)})
+			b.rejects = append(b.rejects, rejected{err: pe, offset: rec.Offset, raw: redactRawKnown(rec.Raw, known)})
 		default:
 			why := rec.Skip
 			if why >= numSkipReasons {

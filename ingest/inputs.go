@@ -133,6 +133,9 @@ func expandInputs(args []string, exclude string) ([]source, error) {
 				return nil, fmt.Errorf("no input files in directory %q", arg)
 			}
 		case err == nil:
+			if err := notADevice(arg, fi); err != nil {
+				return nil, err
+			}
 			add(arg, fi.Size())
 		case errors.Is(err, fs.ErrNotExist) && isGlob(arg):
 			matches, err := filepath.Glob(arg)
@@ -154,6 +157,9 @@ func expandInputs(args []string, exclude string) ([]source, error) {
 						return nil, err
 					}
 				} else {
+					if err := notADevice(m, fi); err != nil {
+						return nil, err
+					}
 					add(m, fi.Size())
 				}
 			}
@@ -168,6 +174,19 @@ func expandInputs(args []string, exclude string) ([]source, error) {
 }
 
 func isGlob(p string) bool { return strings.ContainsAny(p, `*?[`) }
+
+// notADevice refuses a character or block device as input: /dev/zero or
+// /dev/urandom never end, and a disk is no log. A named pipe (FIFO) is
+// read like stdin.
+func notADevice(path string, fi fs.FileInfo) error {
+	switch {
+	case fi.Mode()&fs.ModeCharDevice != 0:
+		return fmt.Errorf("input %q is a character device, not a log file. Try a file, a named pipe, or - for stdin", path)
+	case fi.Mode()&fs.ModeDevice != 0:
+		return fmt.Errorf("input %q is a block device, not a log file. Try a file, a named pipe, or - for stdin", path)
+	}
+	return nil
+}
 
 // walkInputs adds the regular files under dir in lexical order, skipping
 // hidden files and directories. Symbolic links to files are followed, to
@@ -211,6 +230,47 @@ type openInput struct {
 	stored      *storedReader
 	data        *bufio.Reader // the decompressed bytes
 	zr          *zstd.Decoder
+	gz          *gzipMembers // gzip input: says whether garbage followed the data
+}
+
+// gzipMembers decompresses the members of a gzip file one after the other
+// and, as gzip(1) does, ignores bytes after the last member that do not
+// start another one (a file padded, or appended to, after compression):
+// garbage says so, for a warning. A member that is cut short or corrupt is
+// still an error.
+type gzipMembers struct {
+	br      *bufio.Reader
+	zr      *gzip.Reader
+	done    bool
+	garbage bool
+}
+
+func (g *gzipMembers) Read(p []byte) (int, error) {
+	for !g.done {
+		n, err := g.zr.Read(p)
+		if err != io.EOF {
+			return n, err
+		}
+		// The member ended: another one, the end, or garbage.
+		next, perr := g.br.Peek(len(gzipMagic))
+		switch {
+		case bytes.Equal(next, gzipMagic):
+			if err := g.zr.Reset(g.br); err != nil {
+				return n, err
+			}
+			g.zr.Multistream(false)
+		case len(next) == 0 && perr == io.EOF:
+			g.done = true
+		case perr != nil && perr != io.EOF:
+			return n, perr
+		default:
+			g.done, g.garbage = true, true
+		}
+		if n > 0 {
+			return n, nil
+		}
+	}
+	return 0, io.EOF
 }
 
 // storedReader counts the stored bytes, reports their progress and has them
@@ -353,7 +413,9 @@ func open(src source, stdin io.Reader, bar *progressbar.ProgressBar) (*openInput
 			in.close()
 			return nil, in.readError(err)
 		}
-		data = zr
+		zr.Multistream(false)
+		in.gz = &gzipMembers{br: br, zr: zr}
+		data = in.gz
 	case bytes.HasPrefix(magic, zstdMagic):
 		in.compression = "zstd"
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
@@ -425,6 +487,10 @@ func (in *openInput) close() {
 // readError says which input could not be read, with a hint for truncated
 // compressed files.
 func (in *openInput) readError(err error) error {
+	var le *endlessLineError
+	if errors.As(err, &le) {
+		return &ParseError{File: in.name, Line: le.Line, Err: le}
+	}
 	err = unwrapPath(err)
 	if in.compression != "" && errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("read %q: %w (truncated %s?)", in.name, err, in.compression)

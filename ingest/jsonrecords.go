@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // jsonRecordReader is the Reader of the formats whose records are JSON
@@ -15,9 +17,13 @@ import (
 //   - NDJSON: one JSON value per line; a record's position is its Line, and a
 //     malformed line is rejected on its own;
 //   - a JSON array of values, or one or more JSON documents that span lines
-//     (pretty-printed): a record's position is its byte Offset. A syntax
-//     error there cannot be resynchronised: the rest of the input becomes one
-//     reject and the reader ends.
+//     (pretty-printed): a record's position is its byte Offset. After a
+//     syntax error the reader resynchronises at the next record: the next
+//     line indented as the first record's was that starts with "{" (a
+//     pretty-printer indents everything inside a record deeper), or, when
+//     the first record did not start a line (a compact array), the next
+//     "{" after "}" and ",". What lies between is one reject; resyncs
+//     counts them, for Run's warning.
 //
 // The mode is chosen from the first non-blank line: "[" starts an array; a
 // line that is only "{" (or ends in "{", "[" or ",") starts a document;
@@ -45,6 +51,18 @@ type jsonRecordReader struct {
 	qi    int
 	rec   Record
 	err   error
+
+	src     *errReader    // the input, remembering a read error
+	pb      *pushback     // what the decoder reads: r.br, after bytes given back
+	sr      *bufio.Reader // scans for the next record after a syntax error
+	indent  int           // leading blanks of a record's first line; -1: records do not start lines
+	resyncs int64         // damaged records skipped to the next record
+	first   *ParseError
+
+	// deriveIDs: a span that decode leaves without a SpanID gets one from
+	// its place (FILE:LINE:N), counted in ids.
+	deriveIDs bool
+	ids       derivedIDs
 }
 
 const (
@@ -56,13 +74,28 @@ const (
 )
 
 func newJSONRecordReader(in Input, decode func(v any, raw []byte, out []Record) []Record) *jsonRecordReader {
+	src := &errReader{r: in.R}
 	return &jsonRecordReader{
 		name:    in.Name,
-		br:      bufio.NewReaderSize(in.R, sniffBytes),
+		src:     src,
+		br:      bufio.NewReaderSize(src, sniffBytes),
 		decode:  decode,
 		maxLine: in.MaxLineBytes,
 		keys:    map[string]string{},
 	}
+}
+
+// notices implements noticer: the damaged records of an array or
+// documents skipped to the next record, and the span ids derived.
+func (r *jsonRecordReader) notices() []string {
+	var out []string
+	if r.resyncs > 0 {
+		out = append(out, fmt.Sprintf("%v; %d damaged record(s) of %s rejected, reading on at the next record", r.first, r.resyncs, r.name))
+	}
+	if s := r.ids.notice(r.name); s != "" {
+		out = append(out, s)
+	}
+	return out
 }
 
 // Next implements Reader.
@@ -118,11 +151,13 @@ func (r *jsonRecordReader) decide() {
 		r.lines = newLineSplitter(r.br, r.maxLine)
 		return
 	}
+	r.indent = recordIndent(head[bom:], r.mode == modeArray)
 	if bom > 0 {
 		_, _ = r.br.Discard(bom)
 		r.base = int64(bom)
 	}
-	r.dec = json.NewDecoder(r.br)
+	r.pb = &pushback{r: r.br}
+	r.dec = json.NewDecoder(r.pb)
 	r.dec.UseNumber()
 	if r.mode == modeArray {
 		if _, err := r.dec.Token(); err != nil { // the '['
@@ -185,10 +220,19 @@ func (r *jsonRecordReader) fillDoc() bool {
 	if err := r.dec.Decode(&raw); err != nil {
 		wasArray := r.mode == modeArray
 		r.mode = modeDone
+		if r.src.err != nil {
+			r.err = r.src.err
+			return false
+		}
 		if err == io.EOF && !wasArray {
 			return false
 		}
 		off := r.base + r.dec.InputOffset()
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			r.resync(off, err, wasArray)
+			return true
+		}
 		rest, _ := io.ReadAll(io.LimitReader(r.dec.Buffered(), tooLongKeep))
 		r.queue = append(r.queue, rejectRecord(r.name, 0, off,
 			recordErrorf(ErrBadJSON, -1, "invalid JSON: %v (the rest of the input is not read)", err), rest))
@@ -217,6 +261,9 @@ func (r *jsonRecordReader) place(start int, line, off int64, raw []byte) {
 	for i := start; i < len(r.queue); i++ {
 		rec := &r.queue[i]
 		rec.Line, rec.Offset = line, off
+		if r.deriveIDs && rec.Kind == KindSpan && rec.Span.SpanID == "" {
+			r.ids.derive(&rec.Span, r.name, line, off, i-start+1)
+		}
 		if rec.Kind == KindReject && rec.Err != nil {
 			rec.Err.File, rec.Err.Line = r.name, line
 			if rec.Raw == nil {
@@ -260,4 +307,197 @@ func parseJSONValue(raw []byte, keys map[string]string, only map[string]bool) (a
 		return nil, err
 	}
 	return v, nil
+}
+
+// recordIndent returns the leading blanks of the line on which the first
+// record of an array or documents input starts, or -1 when that record does
+// not start its line (a compact array: "[{...},{...}]").
+func recordIndent(head []byte, array bool) int {
+	i := 0
+	for i < len(head) && isJSONSpace(head[i]) {
+		i++
+	}
+	if array {
+		if i == len(head) || head[i] != '[' {
+			return -1
+		}
+		i++
+		for i < len(head) && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r') {
+			i++
+		}
+		if i == len(head) || head[i] != '\n' {
+			return -1 // the first element is on the line of the '['
+		}
+		for i < len(head) && isJSONSpace(head[i]) {
+			i++
+		}
+	}
+	if i == len(head) || head[i] != '{' {
+		return -1
+	}
+	start := bytes.LastIndexByte(head[:i], '\n') + 1
+	return i - start
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// resync handles a syntax error in the record of an array or documents
+// input at byte offset off: it skips to the next record (see
+// jsonRecordReader), rejects what it skipped as one record, and goes on
+// reading there.
+func (r *jsonRecordReader) resync(off int64, cause error, array bool) {
+	// The decoder's unread bytes start at the damaged record.
+	buffered, _ := io.ReadAll(r.dec.Buffered())
+	r.pb.unread(buffered)
+	if r.sr == nil {
+		r.sr = bufio.NewReaderSize(r.pb, sniffBytes)
+	} else {
+		r.sr.Reset(r.pb)
+	}
+	sr := r.sr
+	pos := off
+	for {
+		c, err := sr.ReadByte()
+		if err != nil {
+			break
+		}
+		if !isJSONSpace(c) {
+			_ = sr.UnreadByte()
+			break
+		}
+		pos++
+	}
+	start := pos
+	head, _ := sr.Peek(tooLongKeep)
+	raw := bytes.Clone(head)
+	found := false
+	if r.indent >= 0 {
+		pos, found = nextIndentedRecord(sr, pos, r.indent)
+	} else {
+		pos, found = nextCompactRecord(sr, pos, array)
+	}
+	if r.src.err != nil {
+		r.err = r.src.err
+		return
+	}
+	how := "the rest of the input is skipped: no record starts after it"
+	if found {
+		how = fmt.Sprintf("skipped %d bytes to the next record", pos-start)
+	}
+	rec := rejectRecord(r.name, 0, start, recordErrorf(ErrBadJSON, -1, "invalid JSON: %v (%s)", cause, how), raw)
+	r.queue = append(r.queue, rec)
+	r.resyncs++
+	if r.first == nil {
+		r.first = rec.Err
+	}
+	if !found {
+		return
+	}
+	// Give back what the scan read ahead, for a new decoder.
+	ahead, _ := sr.Peek(sr.Buffered())
+	r.pb.unread(ahead)
+	if array {
+		// A decoder in the array again: it reads a '[' of its own first.
+		r.dec = json.NewDecoder(io.MultiReader(strings.NewReader("["), r.pb))
+		r.base = pos - 1
+		r.mode = modeArray
+	} else {
+		r.dec = json.NewDecoder(r.pb)
+		r.base = pos
+		r.mode = modeDocs
+	}
+	r.dec.UseNumber()
+	if array {
+		_, _ = r.dec.Token()
+	}
+}
+
+// nextIndentedRecord consumes sr from offset pos, where a damaged record
+// starts, up to the next line that starts with indent blanks and a '{',
+// and returns the offset of that '{'; or, at the end of the input, the
+// offset of the end and false.
+func nextIndentedRecord(sr *bufio.Reader, pos int64, indent int) (int64, bool) {
+	first := true // the damaged record's own first line
+	for {
+		if !first {
+			b, _ := sr.Peek(indent + 1)
+			if len(b) == indent+1 && b[indent] == '{' && isBlanks(b[:indent]) {
+				_, _ = sr.Discard(indent)
+				return pos + int64(indent), true
+			}
+		}
+		first = false
+		for {
+			line, err := sr.ReadSlice('\n')
+			pos += int64(len(line))
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err != nil {
+				return pos, false
+			}
+			break
+		}
+	}
+}
+
+func isBlanks(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// nextCompactRecord consumes sr from offset pos up to the next '{' that
+// follows a '}' and a ',' (in an array; in documents, a '}' alone), with
+// only whitespace between, and returns its offset; or, at the end of the
+// input, the offset of the end and false.
+func nextCompactRecord(sr *bufio.Reader, pos int64, array bool) (int64, bool) {
+	state := 0 // 0: looking for '}'; 1: after '}', want ','; 2: want '{'
+	for {
+		c, err := sr.ReadByte()
+		if err != nil {
+			return pos, false
+		}
+		switch {
+		case state == 2 && c == '{':
+			_ = sr.UnreadByte()
+			return pos, true
+		case isJSONSpace(c) && state > 0:
+		case c == '}':
+			state = 1
+			if !array {
+				state = 2
+			}
+		case c == ',' && state == 1:
+			state = 2
+		default:
+			state = 0
+		}
+		pos++
+	}
+}
+
+// pushback is a reader that first gives back bytes read too far.
+type pushback struct {
+	pending []byte
+	r       io.Reader
+}
+
+func (p *pushback) Read(b []byte) (int, error) {
+	if len(p.pending) > 0 {
+		n := copy(b, p.pending)
+		p.pending = p.pending[n:]
+		return n, nil
+	}
+	return p.r.Read(b)
+}
+
+// unread puts b back in front of what is still to be read.
+func (p *pushback) unread(b []byte) {
+	if len(b) > 0 {
+		p.pending = append(bytes.Clone(b), p.pending...)
+	}
 }

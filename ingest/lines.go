@@ -2,7 +2,9 @@ package ingest
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"strconv"
 )
 
 const (
@@ -17,6 +19,41 @@ const (
 )
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// maxSkippedLine bounds how far a line over the limit is read in search of
+// its newline (at least 4 times the limit): an input with no newline in so
+// many bytes, such as /dev/zero or a binary file, is no log of lines, and
+// reading on could last forever. A variable for the tests.
+var maxSkippedLine int64 = 1 << 30
+
+// endlessLineError ends an input in which a line goes on past maxSkippedLine
+// bytes without a newline. The input's reader places it at the file.
+type endlessLineError struct {
+	Line  int64 // 1-based number of the line
+	Limit int64 // bytes read without a newline
+}
+
+// Error does not name the line: Run prints the error as a ParseError, at
+// the file and line.
+func (e *endlessLineError) Error() string {
+	return fmt.Sprintf("no newline in the first %s of the line: not a log of lines; the input is not read further", byteSize(e.Limit))
+}
+
+// Unwrap returns the sentinel kind: a line too long.
+func (e *endlessLineError) Unwrap() error { return ErrTooLong }
+
+// byteSize prints n bytes in the largest binary unit that divides it.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return strconv.FormatInt(n>>30, 10) + " GiB"
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
 
 // lineSplitter splits a stream into lines and counts them. Unlike
 // bufio.Scanner it has no fixed token limit and never aborts on a long line:
@@ -149,6 +186,10 @@ func (s *lineSplitter) skipLong() bool {
 		}
 		s.end = 0
 		if s.err != nil {
+			return false
+		}
+		if limit := max(maxSkippedLine, 4*int64(s.max)); length > limit && !s.eof {
+			s.err = &endlessLineError{Line: s.n + 1, Limit: limit}
 			return false
 		}
 		if s.eof {

@@ -65,7 +65,7 @@ type Reject struct {
 	Line   int64  `json:"line,omitempty"`   // 1-based; 0 when the position is a byte offset
 	Offset int64  `json:"offset,omitempty"` // byte offset when lines do not apply
 	Column int    `json:"column,omitempty"`
-	Kind   string `json:"kind"`   // stable reason class: bad_json, bad_type, bad_timestamp, missing_field, too_long, bad_value
+	Kind   string `json:"kind"`   // stable reason class: bad_json, bad_type, bad_timestamp, missing_field, too_long, bad_value, implausible_time
 	Reason string `json:"reason"` // human-readable reason
 	Raw    string `json:"raw"`    // the record cut to 1 KiB, prompt text removed
 }

@@ -1,0 +1,58 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// TestRunCountsEmptyInputs: with --format auto, an empty or
+// whitespace-only input (an empty rotated log) is listed with format
+// "empty", its lines counted as blank skips, and the ingest goes on, in a
+// directory or named on its own.
+func TestRunCountsEmptyInputs(t *testing.T) {
+	dir := t.TempDir()
+	logs := filepath.Join(dir, "logs")
+	good, _ := validInput(0, 2)
+	writeFile(t, filepath.Join(logs, "a.jsonl"), []byte(good))
+	writeFile(t, filepath.Join(logs, "b.jsonl"), nil)
+	writeFile(t, filepath.Join(logs, "c.jsonl"), []byte(" \n\t\r\n\n"))
+	writeFile(t, filepath.Join(logs, "d.jsonl.gz"), gzipped(t, "\ufeff\n"))
+
+	var log bytes.Buffer
+	m, err := Run(context.Background(), Options{RunID: "r", OutDir: filepath.Join(dir, "out"), Inputs: []string{logs}, Log: newTestLogger(&log)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a: 2 spans; b: no line; c: 3 blank lines; d: 1 (a BOM and a newline).
+	if want := (schemas.Counts{Read: 6, Written: 2, Skipped: 4}); m.Counts != want {
+		t.Errorf("counts %+v, want %+v", m.Counts, want)
+	}
+	if fmt.Sprint(m.SkippedBy) != "map[blank:4]" || len(m.Ignored) != 0 || fmt.Sprint(m.FormatsDetected) != "[spans]" {
+		t.Errorf("skipped_by %v, ignored %v, formats %v", m.SkippedBy, m.Ignored, m.FormatsDetected)
+	}
+	var got []string
+	for _, in := range m.Inputs {
+		got = append(got, fmt.Sprintf("%s %s %v", filepath.Base(in.Path), in.Format, in.Detected))
+	}
+	if want := "a.jsonl spans true|b.jsonl empty true|c.jsonl empty true|d.jsonl.gz empty true"; strings.Join(got, "|") != want {
+		t.Errorf("inputs %v, want %s", got, want)
+	}
+	if want := "level=INFO msg=\"empty input\" file=" + filepath.Join(logs, "b.jsonl"); !strings.Contains(log.String(), want) {
+		t.Errorf("log\n%s\nlacks %s", log.String(), want)
+	}
+
+	// Named on its own.
+	m, err = Run(context.Background(), Options{RunID: "r", OutDir: filepath.Join(dir, "out2"), Inputs: []string{filepath.Join(logs, "c.jsonl")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (schemas.Counts{Read: 3, Skipped: 3}); m.Counts != want || m.Inputs[0].Format != "empty" {
+		t.Errorf("counts %+v, want %+v; inputs %+v", m.Counts, want, m.Inputs)
+	}
+}
