@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"bytes"
+	"errors"
 	"io"
 	"strconv"
 	"time"
@@ -197,4 +199,19 @@ type Input struct {
 	Zone    *time.Location // zone of timestamps that carry none (vllm-log, litellm, mapping); nil: UTC
 	Year    int            // year of vLLM stamps that carry none (vllm-log); 0: the current year
 	Mapping *Mapping       // the mapping format's parsed mapping file; nil: none given
+}
+
+// readWhole reads all of a one-document input (a GuideLLM report, a
+// GenAI-Perf export: their request records sit deep inside the document) into
+// memory, up to max bytes, without a leading UTF-8 byte order mark; a larger
+// input is an error saying tooLarge.
+func readWhole(name string, r io.Reader, max int64, tooLarge string) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, errors.New(name + ": " + tooLarge)
+	}
+	return bytes.TrimPrefix(data, utf8BOM), nil
 }
