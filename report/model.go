@@ -35,6 +35,9 @@ type Input struct {
 	Verdict   *schemas.Verdict // nil unless comparing
 	Command   string           // the exact command line that reproduces the report
 	Version   string           // tool version
+	// Extra are files written into the report's directory with it, in
+	// the same commit (compare's verdict.json).
+	Extra []File
 }
 
 // comparing reports whether in is a baseline/candidate comparison.

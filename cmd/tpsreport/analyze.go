@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/tpsreport/tpsreport/analyze"
+	"github.com/tpsreport/tpsreport/internal/dataset"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -43,6 +44,11 @@ Example:
 			if e.isTerminal(e.stderr) {
 				opt.Progress = e.stderr
 			}
+			lock, err := dataset.LockDir(opt.Dir, true, commandLine(e.args))
+			if err != nil {
+				return err
+			}
+			defer lock.Unlock()
 			res, err := analyze.Run(c.Context, opt)
 			if err != nil {
 				return err

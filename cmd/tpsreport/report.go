@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tpsreport/tpsreport/internal/dataset"
 	"github.com/tpsreport/tpsreport/report"
 )
 
@@ -27,6 +28,12 @@ Example:
 				return usageError(c, "want one DIR, got %d arguments", c.NArg())
 			}
 			dir := c.Args().First()
+			// Readers share the dataset; a writer of it waits for none.
+			lock, err := dataset.LockDir(dir, false, commandLine(e.args))
+			if err != nil {
+				return err
+			}
+			defer lock.Unlock()
 			run, err := loadRun(c.Context, dir)
 			if err != nil {
 				return err
