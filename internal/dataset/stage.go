@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // mode is how a stage is swapped in.
@@ -136,6 +137,7 @@ func Begin(target string) (*Stage, error) {
 			return nil, fmt.Errorf("create output directory %q: %w", target, unwrap(err))
 		}
 		s.dir = p
+		live.Store(p, true)
 		return s, nil
 	}
 	s.Abort()
@@ -277,10 +279,21 @@ func copyFile(from, to string, perm fs.FileMode) error {
 // step runs the test hook; true means the process "dies" here.
 func (s *Stage) step(name string) bool {
 	if hook != nil && hook(name) {
-		s.done = true
+		s.finish()
 		return true
 	}
 	return false
+}
+
+// live holds the stages of this process not yet committed or aborted:
+// Recover leaves them alone whatever alive says (a test declares this
+// process's killed stages dead; its running ones are not).
+var live sync.Map
+
+// finish marks the stage done.
+func (s *Stage) finish() {
+	s.done = true
+	live.Delete(s.dir)
 }
 
 // Commit swaps the stage in as the target. After it returns nil the target
@@ -305,7 +318,7 @@ func (s *Stage) Commit() error {
 			if s.step("exchanged") {
 				return ErrKilled
 			}
-			s.done = true
+			s.finish()
 			_ = os.RemoveAll(s.dir)
 			s.made = nil
 			syncDir(filepath.Dir(s.target))
@@ -340,7 +353,7 @@ func (s *Stage) Commit() error {
 		}
 		_ = os.RemoveAll(s.dir)
 	}
-	s.done = true
+	s.finish()
 	s.made = nil
 	syncDir(filepath.Dir(s.target))
 	return nil
@@ -406,7 +419,7 @@ func (s *Stage) Abort() {
 	if s.done {
 		return
 	}
-	s.done = true
+	s.finish()
 	if s.dir != "" {
 		_ = os.RemoveAll(s.dir)
 	}
@@ -468,11 +481,11 @@ func Recover(target string) {
 			if m == nil {
 				continue
 			}
+			left := filepath.Join(parent, n)
 			p, err := strconv.Atoi(m[3])
-			if err != nil || alive(p) {
+			if _, mine := live.Load(left); err != nil || mine || alive(p) {
 				continue
 			}
-			left := filepath.Join(parent, n)
 			if m[2] == "old" {
 				owner := filepath.Join(parent, m[1])
 				if _, err := os.Lstat(owner); errors.Is(err, fs.ErrNotExist) && os.Rename(left, owner) == nil {
@@ -492,8 +505,10 @@ func Recover(target string) {
 			continue
 		}
 		if m := innerStageRe.FindStringSubmatch(n); m != nil {
-			if p, err := strconv.Atoi(m[1]); err == nil && !alive(p) {
-				_ = os.RemoveAll(filepath.Join(abs, n))
+			left := filepath.Join(abs, n)
+			_, mine := live.Load(left)
+			if p, err := strconv.Atoi(m[1]); err == nil && !mine && !alive(p) {
+				_ = os.RemoveAll(left)
 			}
 			continue
 		}
