@@ -102,7 +102,7 @@ func TestAnalysisIsDescribedAndVerified(t *testing.T) {
 func TestRunKilledLeavesOldOrNewAnalysis(t *testing.T) {
 	for _, kill := range []string{"commit", "exchanged"} {
 		dir := describedDataset(t, 3)
-		analyzeDir(t, dir, Options{})                 // 2 windows of 60 s
+		analyzeDir(t, dir, Options{})                  // 2 windows of 60 s
 		writeJSON(filepath.Join(dir, ".analyze-1"), 1) // an older version's spill
 		restore := dataset.SetTestHooks(func(s string) bool { return s == kill }, func(int) bool { return false })
 		_, err := Run(t.Context(), Options{Dir: dir, Window: 10e9})

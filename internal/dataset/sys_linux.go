@@ -1,7 +1,10 @@
 package dataset
 
 import (
+	"bytes"
 	"errors"
+	"os"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -13,4 +16,16 @@ func exchange(a, b string) error {
 		return errNoExchange
 	}
 	return err
+}
+
+// zombie reports whether process pid has ended but was not yet reaped by
+// its parent (state Z in /proc/PID/stat): killed, as far as its stage goes.
+func zombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// pid (comm) state ...: comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
 }

@@ -40,5 +40,5 @@ func processAlive(pid int) bool {
 		return false
 	}
 	err := unix.Kill(pid, 0)
-	return err == nil || errors.Is(err, unix.EPERM)
+	return (err == nil || errors.Is(err, unix.EPERM)) && !zombie(pid)
 }
