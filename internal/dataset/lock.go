@@ -64,9 +64,14 @@ func isWD(abs string) bool {
 // (ingest, analyze, run on its root), shared for a reader (report, compare).
 // A lock held by another process is a *BusyError naming it: who holds the
 // lock writes its PID and command line into the lock file. dir need not
-// exist; its missing parents are created. The lock lasts until Unlock or
+// exist (a writer's missing parents are created; a reader of a missing
+// directory gets no lock, and its own error). The lock lasts until Unlock or
 // the process ends (the kernel drops it then, even after SIGKILL).
 func LockDir(dir string, exclusive bool, command string) (*Lock, error) {
+	if _, err := os.Stat(dir); err != nil && !exclusive {
+		// Nothing to read: the reader says so better than a lock would.
+		return &Lock{}, nil
+	}
 	path, err := LockPath(dir)
 	if err != nil {
 		return nil, fmt.Errorf("lock %q: %w", dir, err)
@@ -75,7 +80,7 @@ func LockDir(dir string, exclusive bool, command string) (*Lock, error) {
 		return nil, fmt.Errorf("lock %q: %w", dir, unwrap(err))
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o666)
-	if errors.Is(err, fs.ErrPermission) && !exclusive {
+	if (errors.Is(err, fs.ErrPermission) || isReadOnly(err)) && !exclusive {
 		// A reader of a directory it cannot write: nobody it could
 		// disturb can write there either.
 		return &Lock{}, nil

@@ -14,6 +14,9 @@ func TestLockDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil { // as the writer would
+		t.Fatal(err)
+	}
 	want := fmt.Sprintf("%s is in use by PID %d (tpsreport ingest --out runs/r1 ?[2Jx)", dir, os.Getpid())
 	for _, exclusive := range []bool{true, false} {
 		_, err := LockDir(dir, exclusive, "tpsreport report")
@@ -42,6 +45,15 @@ func TestLockDir(t *testing.T) {
 		t.Fatalf("after readers left: %v", err)
 	}
 	w.Unlock()
+	// A reader of a directory that does not exist takes no lock (and
+	// creates nothing): it fails on its own.
+	missing := filepath.Join(filepath.Dir(dir), "nope", "r2")
+	if l, err := LockDir(missing, false, "tpsreport report"); err != nil || l.f != nil {
+		t.Errorf("reader of a missing directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); !os.IsNotExist(err) {
+		t.Errorf("reader created %s", filepath.Dir(missing))
+	}
 	if p, _ := LockPath(dir); filepath.Base(p) != ".r1.lock" {
 		t.Errorf("lock file %s, want .r1.lock beside the directory", p)
 	}
