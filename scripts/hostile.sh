@@ -15,7 +15,8 @@ set -euo pipefail
 B=$(realpath "${1:-bin/tpsreport}")
 LIMIT_KB=$((1024 * 1024)) # 1 GiB peak RSS per command
 W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+wd=
+trap 'unwatch; rm -rf "$W"' EXIT
 cd "$W"
 start=$SECONDS
 
@@ -52,6 +53,21 @@ killed() {
 	rc=$?
 	set -e
 	check_rss "$*"
+}
+
+# watchdog PID: a job run in the background (to hold a lock) is killed
+# after 60 s like every other command; unwatch once it has ended.
+watchdog() {
+	(sleep 60 && kill -9 "$1") 2>/dev/null &
+	wd=$!
+}
+unwatch() {
+	if [[ -n $wd ]]; then
+		pkill -P "$wd" sleep 2>/dev/null || true
+		kill "$wd" 2>/dev/null || true
+		wait "$wd" 2>/dev/null || true
+		wd=
+	fi
 }
 
 check_rss() {
@@ -97,8 +113,8 @@ whole() {
 	no_leftovers "$dir" "$(dirname "$dir")"
 }
 
-"$B" simulate --scenario light --seed 3 --out sim/light >/dev/null
-"$B" simulate --scenario stall --seed 7 --out sim/stall >/dev/null
+bounded 60 "$B" simulate --scenario light --seed 3 --out sim/light
+bounded 60 "$B" simulate --scenario stall --seed 7 --out sim/stall
 mkdir in
 
 # 1. Implausible instants. Until ingest quarantines them, analyze refuses
@@ -157,6 +173,7 @@ whole ds base
 mkfifo fifo
 "$B" ingest --format spans --run A --out two fifo >a.out 2>a.err &
 A=$!
+watchdog $A
 for _ in $(seq 200); do
 	grep -q "^$A " .two.lock 2>/dev/null && break
 	sleep 0.05
@@ -171,6 +188,7 @@ one_line_error "analyze during ingest"
 [[ $(cat err) == "$want" ]] || fail "analyze during ingest: $(cat err), want $want"
 timeout 60 cat sim/light/spans.jsonl >fifo
 wait $A || fail "ingest A: exit $?"
+unwatch
 whole two A
 
 # 5. SIGKILL during ingest and analyze: the dataset is the old set or the
@@ -178,10 +196,12 @@ whole two A
 # at several times.
 "$B" ingest --format spans --run new --out ds fifo >/dev/null 2>&1 &
 A=$!
+watchdog $A
 exec 3>fifo # the input stays open: no end of input
 head -n 1000 sim/stall/spans.jsonl >&3
 kill -9 $A
 wait $A 2>/dev/null || true
+unwatch
 exec 3>&-
 whole ds base
 for t in 0.05 0.3 1; do
