@@ -9,7 +9,7 @@ FUZZTIME ?= 10s
 # The build names itself (tpsreport --version, manifest.json, the report footer).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: help build test test-short demo demo-data bench lint update-golden tidy-check e2e fuzz clean
+.PHONY: help build test test-short demo demo-data hostile bench lint update-golden tidy-check e2e fuzz clean
 
 ## build: build bin/tpsreport
 build:
@@ -18,6 +18,10 @@ build:
 ## demo: build, then run the whole pipeline on the shipped sample logs into ./tpsreport-demo/
 demo: build
 	./$(BIN) demo --out tpsreport-demo
+
+## hostile: build, then run hostile inputs, concurrent jobs and SIGKILLs against bin/tpsreport, each bounded (60 s, 1 GiB)
+hostile: build
+	scripts/hostile.sh $(BIN)
 
 ## demo-data: regenerate the shipped sample logs in testdata/demo with the simulator
 demo-data: build

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tpsreport/tpsreport/capacity"
+	"github.com/tpsreport/tpsreport/internal/dataset"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -94,7 +95,30 @@ func Run(ctx context.Context, opt Options) (*schemas.RunResult, error) {
 		}
 	}
 
-	tmpDir, err := os.MkdirTemp(opt.Dir, ".analyze-")
+	// The data must be the set ingest described: a kill inside an
+	// ingest of an older version, or an edit, leaves spans of one run
+	// beside the manifest of another.
+	if err := dataset.Verify(opt.Dir, &man, ingestHint(opt.Dir, man), schemas.SpansFile, schemas.SamplesFile); err != nil {
+		return nil, err
+	}
+
+	// The dataset with its new analysis is built in a stage beside it and
+	// swapped in as a whole: a kill or a failure leaves the old analysis,
+	// and a reader never sees the new summary beside the old windows.
+	// DuckDB spills into the stage, so what a killed analyze spilled goes
+	// with its stage (the next writer removes a dead process's stage).
+	stage, err := dataset.Begin(opt.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer stage.Abort()
+	hasManifest := fileExists(filepath.Join(opt.Dir, schemas.ManifestFile))
+	if err := stage.Keep(func(name string) bool {
+		return slices.Contains(outputFiles, name) || (hasManifest && len(man.Files) > 0 && name == schemas.ManifestFile)
+	}); err != nil {
+		return nil, err
+	}
+	tmpDir, err := os.MkdirTemp(stage.Dir(), ".analyze-")
 	if err != nil {
 		return nil, fmt.Errorf("create temp dir: %w", err)
 	}
@@ -104,11 +128,16 @@ func Run(ctx context.Context, opt Options) (*schemas.RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
+	closeDB := func() {
 		for _, c := range conns {
 			c.Close()
 		}
 		db.Close()
+	}
+	defer func() {
+		if conns != nil {
+			closeDB()
+		}
 	}()
 
 	a := &analysis{ctx: ctx, db: conns[0], side: conns[1], log: log, cpu: cpuTime(), progress: startProgress(opt.Progress)}
@@ -117,11 +146,33 @@ func Run(ctx context.Context, opt Options) (*schemas.RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Every output is complete in tmpDir: move them into place.
+	closeDB()
+	conns = nil
+	// Every output is complete in tmpDir: move them into the stage,
+	// describe them in the manifest, and swap the stage in.
 	for _, name := range outputFiles {
-		if err := os.Rename(filepath.Join(tmpDir, name), filepath.Join(opt.Dir, name)); err != nil {
+		if err := os.Rename(filepath.Join(tmpDir, name), filepath.Join(stage.Dir(), name)); err != nil {
 			return nil, fmt.Errorf("write %s: %w", name, err)
 		}
+	}
+	if err := os.RemoveAll(tmpDir); err != nil {
+		return nil, fmt.Errorf("remove temp dir: %w", err)
+	}
+	// A manifest of before files were recorded stays without them: the
+	// dataset stays unchecked rather than half checked.
+	if hasManifest && len(man.Files) > 0 {
+		files, err := dataset.DescribeAll(stage.Dir(), outputFiles...)
+		if err != nil {
+			return nil, err
+		}
+		dataset.SetFiles(&man, files, outputFiles...)
+		if err := writeManifest(filepath.Join(stage.Dir(), schemas.ManifestFile), man); err != nil {
+			return nil, err
+		}
+		res.Manifest = man
+	}
+	if err := stage.Commit(); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
@@ -165,6 +216,32 @@ func widerWindow(span time.Duration) time.Duration {
 		}
 	}
 	return 24 * time.Hour
+}
+
+// ingestHint is the command that rebuilds the data of the dataset in dir.
+func ingestHint(dir string, m schemas.Manifest) string {
+	run := m.RunID
+	if run == "" {
+		run = "NAME"
+	}
+	return fmt.Sprintf("tpsreport ingest --run %s --out %s INPUT...", run, dir)
+}
+
+// analyzeHint is the command that rebuilds the analysis of the dataset in dir.
+func analyzeHint(dir string) string {
+	return "tpsreport analyze " + dir
+}
+
+// writeManifest writes m as ingest does (indented, a final newline).
+func writeManifest(path string, m schemas.Manifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err == nil {
+		err = os.WriteFile(path, append(b, '\n'), 0o666)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 func readManifest(dir string) (schemas.Manifest, error) {

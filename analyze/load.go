@@ -11,6 +11,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/tpsreport/tpsreport/internal/dataset"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -25,6 +26,13 @@ func Load(ctx context.Context, dir string) (*schemas.RunResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read summary: %w", err)
 	}
+	// What is read must be the analysis the manifest describes.
+	if res.Manifest, err = readManifest(dir); err != nil {
+		return nil, err
+	}
+	if err := dataset.Verify(dir, &res.Manifest, analyzeHint(dir), schemas.SummaryFile, schemas.CurvesFile, schemas.WindowsFile); err != nil {
+		return nil, err
+	}
 	if err := json.Unmarshal(b, &res.Summary); err != nil {
 		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, schemas.SummaryFile), err)
 	}
@@ -33,9 +41,6 @@ func Load(ctx context.Context, dir string) (*schemas.RunResult, error) {
 	}
 	if err := json.Unmarshal(b, &res.Curves); err != nil {
 		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, schemas.CurvesFile), err)
-	}
-	if res.Manifest, err = readManifest(dir); err != nil {
-		return nil, err
 	}
 	sqldb, conns, err := openDB(ctx, "", 1)
 	if err != nil {
@@ -72,6 +77,13 @@ func Load(ctx context.Context, dir string) (*schemas.RunResult, error) {
 // of every request share one backing array instead of an allocation each.
 func LoadLatencies(_ context.Context, dir string) ([]schemas.RequestLatency, error) {
 	path := filepath.Join(dir, schemas.LatenciesFile)
+	man, err := readManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := dataset.Verify(dir, &man, analyzeHint(dir), schemas.LatenciesFile); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil

@@ -4,28 +4,27 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tpsreport/tpsreport/schemas"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"time"
+	"slices"
+
+	"github.com/tpsreport/tpsreport/internal/dataset"
+	"github.com/tpsreport/tpsreport/schemas"
 )
 
 // datasetFiles are the files ingest writes.
 var datasetFiles = []string{schemas.SpansFile, schemas.SamplesFile, schemas.ManifestFile, schemas.RejectsFile}
 
-// dataset is a run dataset being written. Every output goes to a temporary
-// file in the directory (".spans.parquet.tmp-1f3a..."), so that it is on the
-// same file system, and is renamed into place only by commit. Until then the
-// previous outputs stay untouched; abort removes the temporary files and any
-// directory the dataset created.
-type dataset struct {
+// runDataset is a run dataset being written. The whole directory is built
+// in a stage beside it (internal/dataset) and swapped in by commit, so until
+// then the previous dataset stays untouched, and a kill or a failure leaves
+// it whole. The stage starts with the directory's other files (a user's
+// notes), not with its data: ingest's files and analyze's derived ones
+// (schemas.DerivedFiles) describe the old data and do not come along.
+type runDataset struct {
 	dir       string
-	opened    time.Time // when this ingest began; older temporary files are a killed one's
-	made      []string  // directories created, outermost first
+	stage     *dataset.Stage
 	files     []*outFile
 	committed bool
 
@@ -38,53 +37,63 @@ type dataset struct {
 
 type outFile struct {
 	*os.File
-	tmp, final string
+	tmp, final string // the file in the stage, and where it lands
 }
 
-// openDataset creates dir if it is missing.
-func openDataset(dir string) (*dataset, error) {
-	d := &dataset{dir: dir, opened: time.Now()}
-	var missing []string
-	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
-		fi, err := os.Stat(p)
-		if err == nil {
-			if !fi.IsDir() {
-				return nil, fmt.Errorf("output directory %q: %q is not a directory", dir, p)
-			}
-			break
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("output directory %q: %w", dir, unwrapPath(err))
-		}
-		missing = append(missing, p)
-		if filepath.Dir(p) == p {
-			break
+// openDataset stages a dataset for dir, creating dir's missing parents. It
+// refuses a non-empty directory that is not a dataset: replacing it would
+// delete files tpsreport did not write.
+func openDataset(dir string) (*runDataset, error) {
+	d := &runDataset{dir: dir}
+	var names []string
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		if names, err = dataset.Visible(dir); err != nil {
+			return nil, fmt.Errorf("output directory %q: %w", dir, err)
 		}
 	}
-	for i := len(missing) - 1; i >= 0; i-- {
-		if err := os.Mkdir(missing[i], 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
-			d.abort()
-			return nil, fmt.Errorf("create output directory %q: %w", dir, unwrapPath(err))
-		}
-		d.made = append(d.made, missing[i])
-	}
-	if len(missing) == 0 {
+	if len(names) > 0 {
 		d.previous()
+		if !d.isDataset() {
+			return nil, fmt.Errorf("output directory %q holds files %s but no tpsreport dataset: ingest replaces the whole directory. Try an empty or new directory", dir, listNames(names))
+		}
+	}
+	var err error
+	d.stage, err = dataset.Begin(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.stage.Keep(func(name string) bool {
+		return slices.Contains(datasetFiles, name) || slices.Contains(schemas.DerivedFiles, name)
+	}); err != nil {
+		d.abort()
+		return nil, err
 	}
 	return d, nil
 }
 
+func listNames(names []string) string {
+	s := fmt.Sprintf("%q", names[:min(len(names), 3)])
+	if len(names) > 3 {
+		s = s[:len(s)-1] + " ...]"
+	}
+	return s
+}
+
+// manifestTool is the manifest of the directory, if any, for isDataset.
+type manifestTool struct {
+	RunID string `json:"run_id"`
+	Tool  string `json:"tool"`
+}
+
 // previous notes which dataset, if any, the directory holds.
-func (d *dataset) previous() {
+func (d *runDataset) previous() {
 	b, err := os.ReadFile(filepath.Join(d.dir, schemas.ManifestFile))
 	if err != nil {
 		_, serr := os.Stat(filepath.Join(d.dir, schemas.SpansFile))
 		d.replacedUnnamed = serr == nil
 		return
 	}
-	var m struct {
-		RunID string `json:"run_id"`
-	}
+	var m manifestTool
 	if json.Unmarshal(b, &m) != nil || m.RunID == "" {
 		d.replacedUnnamed = true
 		return
@@ -92,145 +101,78 @@ func (d *dataset) previous() {
 	d.replaced = m.RunID
 }
 
-// create opens a temporary file that commit renames to name.
-func (d *dataset) create(name string) (*outFile, error) {
-	final := filepath.Join(d.dir, name)
-	for range 100 {
-		tmp := filepath.Join(d.dir, "."+name+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
-		f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("create %q: %w", final, unwrapPath(err))
-		}
-		o := &outFile{File: f, tmp: tmp, final: final}
-		d.files = append(d.files, o)
-		return o, nil
+// isDataset reports whether the directory holds a run dataset: a manifest
+// written by tpsreport, or spans.parquet (a dataset whose manifest was lost
+// or cut).
+func (d *runDataset) isDataset() bool {
+	if _, err := os.Stat(filepath.Join(d.dir, schemas.SpansFile)); err == nil {
+		return true
 	}
-	return nil, fmt.Errorf("create %q: no free temporary name", final)
+	b, err := os.ReadFile(filepath.Join(d.dir, schemas.ManifestFile))
+	var m manifestTool
+	return err == nil && json.Unmarshal(b, &m) == nil && m.Tool == "tpsreport"
 }
 
-// commit syncs and closes every file, removes analyze's outputs of the
-// previous data (schemas.DerivedFiles) and renames the files into place in the order
-// they were created (create the manifest last: it is renamed last).
-//
-// The derived files are first renamed aside, and deleted only once every
-// new file is in place: if moving them aside or renaming the first new file
-// fails, they are put back and the directory is as it was. A failure after
-// that may leave some of the new files renamed.
-func (d *dataset) commit() error {
+// create opens the file name in the stage.
+func (d *runDataset) create(name string) (*outFile, error) {
+	final := filepath.Join(d.dir, name)
+	tmp := filepath.Join(d.stage.Dir(), name)
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("create %q: %w", final, unwrapPath(err))
+	}
+	o := &outFile{File: f, tmp: tmp, final: final}
+	d.files = append(d.files, o)
+	return o, nil
+}
+
+// finish syncs and closes every file created so far.
+func (d *runDataset) finish() error {
 	for _, o := range d.files {
-		if err := o.Sync(); err != nil {
+		if err := o.Sync(); err != nil && !errors.Is(err, fs.ErrClosed) {
 			return fmt.Errorf("write %q: %w", o.final, unwrapPath(err))
 		}
 		if err := o.Close(); err != nil && !errors.Is(err, fs.ErrClosed) {
 			return fmt.Errorf("write %q: %w", o.final, unwrapPath(err))
 		}
 	}
-	var aside []*outFile // derived files moved to a temporary name
-	restore := func() {
-		for _, a := range aside {
-			_ = os.Rename(a.tmp, a.final)
-		}
-	}
-	for _, name := range schemas.DerivedFiles {
-		p := filepath.Join(d.dir, name)
-		tmp, err := d.asideName(name)
-		if err == nil {
-			err = os.Rename(p, tmp)
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			restore()
-			return fmt.Errorf("remove stale %q: %w", p, unwrapPath(err))
-		}
-		aside = append(aside, &outFile{tmp: tmp, final: p})
-	}
-	for i, o := range d.files {
-		if err := os.Rename(o.tmp, o.final); err != nil {
-			if i == 0 {
-				restore()
-			}
-			return fmt.Errorf("rename %q: %w", o.final, unwrapPath(err))
-		}
-	}
-	d.committed = true
-	for _, a := range aside {
-		_ = os.Remove(a.tmp)
-	}
-	d.removeLeftovers()
-	// Make the renames durable; not every file system can sync a directory.
-	if dir, err := os.Open(d.dir); err == nil {
-		_ = dir.Sync()
-		_ = dir.Close()
-	}
 	return nil
 }
 
-// removeLeftovers removes the temporary files of earlier ingests into the
-// directory that were killed before they could clean up (SIGKILL, a power
-// cut): those of our outputs' names not written to since this ingest began.
-// A concurrent ingest's files are being written, so they are newer and stay.
-func (d *dataset) removeLeftovers() {
-	entries, err := os.ReadDir(d.dir)
-	if err != nil {
-		return
+// describe returns the manifest entries of the data files written so far.
+func (d *runDataset) describe() ([]schemas.DataFile, error) {
+	if err := d.finish(); err != nil {
+		return nil, err
 	}
-	for _, e := range entries {
-		if !e.Type().IsRegular() || !isTempName(e.Name()) {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && fi.ModTime().Before(d.opened) {
-			_ = os.Remove(filepath.Join(d.dir, e.Name()))
-		}
-	}
+	return dataset.DescribeAll(d.stage.Dir(), schemas.SpansFile, schemas.SamplesFile, schemas.RejectsFile)
 }
 
-// isTempName reports whether name is one create gives an output's temporary
-// file, or commit a derived file it moves aside.
-func isTempName(name string) bool {
-	for _, out := range datasetFiles {
-		if strings.HasPrefix(name, "."+out+".tmp-") {
-			return true
-		}
+// commit syncs and closes every file and swaps the stage in as the
+// dataset: the old one, its analysis included, is replaced as a whole.
+func (d *runDataset) commit() error {
+	if err := d.finish(); err != nil {
+		return err
 	}
-	for _, out := range schemas.DerivedFiles {
-		if strings.HasPrefix(name, "."+out+".old-") {
-			return true
-		}
+	if err := d.stage.Commit(); err != nil {
+		return err
 	}
-	return false
+	d.committed = true
+	return nil
 }
 
-// asideName returns a free name to move the derived file name aside to.
-func (d *dataset) asideName(name string) (string, error) {
-	for range 100 {
-		p := filepath.Join(d.dir, "."+name+".old-"+strconv.FormatUint(rand.Uint64(), 36))
-		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("no free temporary name")
-}
-
-// abort removes the temporary files and the directories the dataset made
-// (if empty). It does nothing after a successful commit.
-func (d *dataset) abort() {
+// abort removes the stage and the directories it made. It does nothing
+// after a successful commit.
+func (d *runDataset) abort() {
 	if d.committed {
 		return
 	}
 	for _, o := range d.files {
 		_ = o.Close()
-		_ = os.Remove(o.tmp)
 	}
 	d.files = nil
-	for i := len(d.made) - 1; i >= 0; i-- {
-		_ = os.Remove(d.made[i])
+	if d.stage != nil {
+		d.stage.Abort()
 	}
-	d.made = nil
 }
 
 // unwrapPath drops the *fs.PathError wrapper, whose text repeats the path

@@ -148,6 +148,9 @@ func Run(ctx context.Context, opt Options) (*schemas.Manifest, error) {
 	m := w.manifest(inputs)
 	m.Ignored = ignored
 	m.Replaced = ds.replaced
+	if m.Files, err = ds.describe(); err != nil {
+		return nil, err
+	}
 	if err := writeManifest(ds, m); err != nil {
 		return nil, err
 	}
@@ -227,7 +230,7 @@ func newProgress(w io.Writer, srcs []source) *progressbar.ProgressBar {
 	)
 }
 
-func writeManifest(ds *dataset, m *schemas.Manifest) error {
+func writeManifest(ds *runDataset, m *schemas.Manifest) error {
 	f, err := ds.create(schemas.ManifestFile)
 	if err != nil {
 		return err

@@ -18,12 +18,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/tpsreport/tpsreport/internal/dataset"
 	"github.com/tpsreport/tpsreport/schemas"
 	"github.com/tpsreport/tpsreport/sim"
 )
@@ -220,6 +220,15 @@ func TestRunAcceptance(t *testing.T) {
 		},
 		FormatsDetected: []string{"spans"},
 	}
+	// files describes the data files as they are on disk.
+	files, err := dataset.DescribeAll(out, schemas.SpansFile, schemas.SamplesFile, schemas.RejectsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 3 || *files[0].Rows != 100 || *files[1].Rows != 0 || *files[2].Rows != 5 {
+		t.Errorf("files: %+v, want spans 100 rows, samples 0, rejects 5", files)
+	}
+	wantManifest.Files = files
 	if !reflect.DeepEqual(m, wantManifest) {
 		t.Errorf("manifest:\n got  %+v\n want %+v", m, wantManifest)
 	}
@@ -380,29 +389,22 @@ func TestRunAtomic(t *testing.T) {
 	diffSpans(t, readSpans(t, out), wantSpans)
 }
 
-// TestRunRemovesLeftovers: a successful ingest removes the temporary files of
-// an earlier one that was killed (SIGKILL leaves them), but not those being
-// written by a concurrent one, nor files of other names.
+// TestRunRemovesLeftovers: an ingest removes what earlier ones that were
+// killed left (SIGKILL leaves them): the temporary files of the versions that
+// renamed file by file, and a dead process's stage beside the directory.
+// Visible files that are not the dataset's stay.
 func TestRunRemovesLeftovers(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run")
 	killed := []string{".spans.parquet.tmp-3k2j1", ".manifest.json.tmp-zz", ".rejects.jsonl.tmp-1", ".samples.parquet.tmp-a",
-		".curves.json.old-7x", ".summary.json.old-1"}
-	kept := []string{".spans.parquet.tmp-live", ".notes.txt.tmp-1", "spans.parquet.tmp-x", ".notes.txt.old-1"}
-	long := time.Now().Add(-time.Hour)
+		".curves.json.old-7x", ".summary.json.old-1", ".analyze-123/duckdb_temp_storage-0.tmp"}
+	kept := []string{"spans.parquet.tmp-x", "notes.txt"}
 	for _, name := range append(slices.Clone(killed), kept...) {
-		p := filepath.Join(out, name)
-		writeFile(t, p, []byte("partial"))
-		if name != ".spans.parquet.tmp-live" {
-			if err := os.Chtimes(p, long, long); err != nil {
-				t.Fatal(err)
-			}
-		}
+		writeFile(t, filepath.Join(out, name), []byte("partial"))
 	}
-	// The concurrent ingest writes while this one runs.
-	if err := os.Chtimes(filepath.Join(out, ".spans.parquet.tmp-live"), time.Now().Add(time.Hour), time.Now().Add(time.Hour)); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(out, schemas.SpansFile), []byte("old spans"))
+	writeFile(t, filepath.Join(dir, ".run.stage-999999-k1", schemas.SpansFile), []byte("half"))
+	defer dataset.SetTestHooks(nil, func(pid int) bool { return pid != 999999 })()
 	good, _ := validInput(0, 10)
 	in := filepath.Join(dir, "good.jsonl")
 	writeFile(t, in, []byte(good))
@@ -410,6 +412,78 @@ func TestRunRemovesLeftovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertDir(t, out, append([]string{schemas.SpansFile, schemas.SamplesFile, schemas.ManifestFile, schemas.RejectsFile}, kept...))
+	assertDir(t, dir, []string{"good.jsonl", "run"})
+}
+
+// TestRunKilledAtEveryStep: an ingest killed at any step of its commit
+// leaves the old dataset, analysis included, or the new one; the next
+// ingest cleans up.
+func TestRunKilledAtEveryStep(t *testing.T) {
+	dir := t.TempDir()
+	good, _ := validInput(0, 10)
+	in := filepath.Join(dir, "good.jsonl")
+	writeFile(t, in, []byte(good))
+	old := map[string]string{schemas.SpansFile: "old spans", schemas.ManifestFile: `{"run_id":"old","tool":"tpsreport"}`, schemas.SummaryFile: "{}"}
+	var steps []string
+	restore := dataset.SetTestHooks(func(s string) bool { steps = append(steps, s); return false }, nil)
+	if _, err := Run(context.Background(), Options{RunID: "x", OutDir: filepath.Join(dir, "probe"), Inputs: []string{in}}); err != nil {
+		t.Fatal(err)
+	}
+	restore()
+	if len(steps) == 0 {
+		t.Fatal("the commit has no steps")
+	}
+	for _, kill := range steps {
+		out := filepath.Join(t.TempDir(), "run")
+		for name, c := range old {
+			writeFile(t, filepath.Join(out, name), []byte(c))
+		}
+		restore := dataset.SetTestHooks(func(s string) bool { return s == kill }, func(int) bool { return false })
+		_, err := Run(context.Background(), Options{RunID: "x", OutDir: out, Inputs: []string{in}})
+		if !errors.Is(err, dataset.ErrKilled) {
+			t.Fatalf("killed at %s: %v", kill, err)
+		}
+		dataset.Recover(out)
+		restore()
+		got := snapshot(t, out)
+		if !reflect.DeepEqual(got, old) {
+			if _, ok := got[schemas.SummaryFile]; ok || got[schemas.SpansFile] == old[schemas.SpansFile] {
+				t.Errorf("killed at %s: a mix of old and new: %q", kill, slices.Sorted(maps.Keys(got)))
+			}
+		}
+		if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 1 {
+			t.Errorf("killed at %s: left beside the dataset: %v", kill, entries)
+		}
+	}
+}
+
+// TestRunRefusesADirectoryThatIsNotADataset: ingest replaces the whole
+// directory, so it refuses one that holds other files (review F6: it
+// deleted a summary.json of someone else's).
+func TestRunRefusesADirectoryThatIsNotADataset(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "home")
+	mine := map[string]string{"summary.json": `{"my":"important"}`, "requests.parquet": "d", "windows.parquet": "d", ".spans.parquet.tmp-mine": "t"}
+	for name, c := range mine {
+		writeFile(t, filepath.Join(out, name), []byte(c))
+	}
+	good, _ := validInput(0, 10)
+	in := filepath.Join(dir, "good.jsonl")
+	writeFile(t, in, []byte(good))
+	_, err := Run(context.Background(), Options{RunID: "x", OutDir: out, Inputs: []string{in}})
+	want := fmt.Sprintf(`output directory %q holds files ["requests.parquet" "summary.json" "windows.parquet"] but no tpsreport dataset: ingest replaces the whole directory. Try an empty or new directory`, out)
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	if got := snapshot(t, out); !reflect.DeepEqual(got, mine) {
+		t.Errorf("directory changed: %q", got)
+	}
+	// An empty directory, or one with only hidden files, is fine.
+	empty := filepath.Join(dir, "empty")
+	writeFile(t, filepath.Join(empty, ".keep"), nil)
+	if _, err := Run(context.Background(), Options{RunID: "x", OutDir: empty, Inputs: []string{in}}); err != nil {
+		t.Errorf("empty directory: %v", err)
+	}
 }
 
 func writeTruncatedGzip(t *testing.T, dir, content string) string {
@@ -581,7 +655,14 @@ func TestRunOutDirInsideInputs(t *testing.T) {
 func TestRunDeterministic(t *testing.T) {
 	dir := t.TempDir()
 	content, _, _ := acceptanceInput()
-	in := filepath.Join(dir, "in.jsonl")
+	// A relative input: rejects.jsonl names it, and its size and SHA-256
+	// are in the golden manifest.
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	in := "in.jsonl"
 	writeFile(t, in, []byte(content))
 	var snaps []map[string]string
 	for _, out := range []string{"a", "b"} {
@@ -593,7 +674,7 @@ func TestRunDeterministic(t *testing.T) {
 	if !reflect.DeepEqual(snaps[0], snaps[1]) {
 		t.Error("two runs over the same input differ")
 	}
-	golden(t, "testdata/manifest.golden.json", []byte(strings.ReplaceAll(snaps[0][schemas.ManifestFile], dir, "DIR")))
+	golden(t, filepath.Join(wd, "testdata/manifest.golden.json"), []byte(strings.ReplaceAll(snaps[0][schemas.ManifestFile], dir, "DIR")))
 }
 
 // TestRunAutoLogs: --format auto says which format it chose for which file.
@@ -811,40 +892,6 @@ func TestRunReplaces(t *testing.T) {
 	m, err := Run(context.Background(), Options{RunID: "r", OutDir: filepath.Join(dir, "new"), Inputs: []string{in}, Log: newTestLogger(&logs)})
 	if err != nil || m.Replaced != "" || strings.Contains(logs.String(), "replacing") {
 		t.Errorf("fresh directory: replaced %q, err %v, log\n%s", m.Replaced, err, logs.String())
-	}
-}
-
-// TestRunCommitFailureKeepsAnalysis: when the new files cannot be renamed
-// into place, analyze's outputs of the previous data are put back.
-func TestRunCommitFailureKeepsAnalysis(t *testing.T) {
-	dir := t.TempDir()
-	good, _ := validInput(0, 10)
-	in := filepath.Join(dir, "a.jsonl")
-	writeFile(t, in, []byte(good))
-	out := filepath.Join(dir, "run")
-	// spans.parquet is a directory with a file in it: no file can be
-	// renamed over it.
-	writeFile(t, filepath.Join(out, schemas.SpansFile, "x"), []byte("x"))
-	old := map[string]string{}
-	for _, name := range schemas.DerivedFiles {
-		old[name] = "old " + name
-		writeFile(t, filepath.Join(out, name), []byte(old[name]))
-	}
-	_, err := Run(context.Background(), Options{RunID: "r", OutDir: out, Inputs: []string{in}})
-	if err == nil || !strings.HasPrefix(err.Error(), fmt.Sprintf("rename %q: ", filepath.Join(out, schemas.SpansFile))) {
-		t.Fatalf("got error %v, want a rename error", err)
-	}
-	entries, _ := os.ReadDir(out)
-	got := map[string]string{}
-	for _, e := range entries {
-		if e.Name() == schemas.SpansFile {
-			continue
-		}
-		b, _ := os.ReadFile(filepath.Join(out, e.Name()))
-		got[e.Name()] = string(b)
-	}
-	if !reflect.DeepEqual(got, old) {
-		t.Errorf("after a failed commit the directory holds %q, want %q", got, old)
 	}
 }
 

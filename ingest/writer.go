@@ -113,7 +113,7 @@ type datasetWriter struct {
 // between reader and writer), so that a steady ingest allocates none.
 const freeBatches = maxOpenRowGroups*(rowGroupRows/batchRecords+2) + 4
 
-func newDatasetWriter(ds *dataset, opt Options) (*datasetWriter, error) {
+func newDatasetWriter(ds *runDataset, opt Options) (*datasetWriter, error) {
 	w := &datasetWriter{
 		opt: opt,
 

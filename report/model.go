@@ -37,6 +37,9 @@ type Input struct {
 	Version   string           // tool version
 	// Plans, when set, adds the capacity-plan section (report --target-rpm).
 	Plans *Plans
+	// Extra are files written into the report's directory with it, in
+	// the same commit (compare's verdict.json).
+	Extra []File
 }
 
 // comparing reports whether in is a baseline/candidate comparison.

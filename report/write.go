@@ -6,13 +6,18 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+
+	"github.com/tpsreport/tpsreport/internal/dataset"
 )
 
 // Write renders everything into outDir: one PNG per chart, report.json,
-// summary.md and report.html. Everything is rendered in memory first, then
-// each file is written under a temporary name and renamed, so a failed or
-// interrupted run leaves the previous report intact. It returns the paths
-// written, in the order they were renamed into place (report.html last).
+// summary.md, in.Extra and report.html. Everything is rendered in memory
+// first, then written into a stage beside outDir that replaces it as a whole
+// (internal/dataset), so a failed or interrupted run leaves the previous
+// report intact and a reader never sees files of two reports. A non-empty
+// outDir that holds no report is refused: its files would be replaced. It
+// returns the paths written, report.html last.
 func Write(outDir string, in Input) ([]string, error) {
 	d := newDocument(in)
 	charts, err := renderFigures(d.Charts)
@@ -33,8 +38,69 @@ func Write(outDir string, in Input) ([]string, error) {
 	if err := writeHTML(&page, d, charts); err != nil {
 		return nil, err
 	}
-	files = append(files, outFile{"report.json", js.Bytes()}, outFile{"summary.md", md.Bytes()}, outFile{"report.html", page.Bytes()})
-	return writeFiles(outDir, files)
+	files = append(files, outFile{"report.json", js.Bytes()}, outFile{"summary.md", md.Bytes()})
+	for _, f := range in.Extra {
+		files = append(files, outFile{f.Name, f.Data})
+	}
+	files = append(files, outFile{"report.html", page.Bytes()})
+	return writeSet(outDir, files)
+}
+
+// File is a file written with a report, in the same commit (Input.Extra).
+type File struct {
+	Name string
+	Data []byte
+}
+
+// writeSet writes files as the whole content of dir (see Write).
+func writeSet(dir string, files []outFile) ([]string, error) {
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		names, err := dataset.Visible(dir)
+		if err != nil {
+			return nil, fmt.Errorf("output directory %q: %w", dir, err)
+		}
+		if len(names) > 0 && !slices.Contains(names, "report.html") && !slices.Contains(names, "report.json") {
+			list := fmt.Sprintf("%q", names[:min(len(names), 3)])
+			if len(names) > 3 {
+				list = list[:len(list)-1] + " ...]"
+			}
+			return nil, fmt.Errorf("output directory %q holds files %s but no report: a report replaces the whole directory. Try an empty or new directory", dir, list)
+		}
+	}
+	st, err := dataset.Begin(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Abort()
+	st.SetLast("report.html")
+	paths := make([]string, 0, len(files))
+	for _, f := range files {
+		if err := writeFile(st.Dir(), f); err != nil {
+			return nil, fmt.Errorf("write %s: %w", filepath.Join(dir, f.name), err)
+		}
+		paths = append(paths, filepath.Join(dir, f.name))
+	}
+	if err := st.Commit(); err != nil {
+		return nil, err
+	}
+	return paths, nil
+}
+
+// writeFile writes f into dir, readable by all (0644: a web server or a CI
+// job of another user serves it).
+func writeFile(dir string, f outFile) error {
+	p := filepath.Join(dir, f.name)
+	out, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := out.Write(f.data)
+	serr := out.Sync()
+	cerr := out.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		return err
+	}
+	return os.Chmod(p, 0o644)
 }
 
 type outFile struct {
@@ -42,7 +108,7 @@ type outFile struct {
 	data []byte
 }
 
-// writeFiles writes every file to a temporary name in dir first and renames
+// writeFiles (the index beside the runs) writes every file to a temporary name in dir first and renames
 // them only when all are on disk.
 func writeFiles(dir string, files []outFile) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {

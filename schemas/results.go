@@ -26,6 +26,21 @@ type Manifest struct {
 	MaxNumSeqsBy    map[string]int64 `json:"max_num_seqs_by_replica,omitempty"`
 	SamplesWritten  int64            `json:"samples_written"`
 	FormatsDetected []string         `json:"formats,omitempty"`
+	// Files describes every data file of the dataset: ingest's (spans,
+	// samples, rejects) and, once analysed, analyze's (DerivedFiles).
+	// Readers refuse a file that does not match its entry. Datasets
+	// written before it was recorded have none and are read unchecked.
+	Files []DataFile `json:"files,omitempty"`
+}
+
+// DataFile is one file of a run dataset as its manifest describes it.
+type DataFile struct {
+	Name   string `json:"name"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+	// Rows is the row count of a Parquet file, the line count of a JSON
+	// Lines file; absent for a JSON document.
+	Rows *int64 `json:"rows,omitempty"`
 }
 
 // InputFile describes one input of an ingest.

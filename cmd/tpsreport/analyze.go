@@ -11,6 +11,7 @@ import (
 
 	"github.com/tpsreport/tpsreport/analyze"
 	"github.com/tpsreport/tpsreport/capacity"
+	"github.com/tpsreport/tpsreport/internal/dataset"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -44,6 +45,11 @@ Example:
 			if e.isTerminal(e.stderr) {
 				opt.Progress = raw(e.stderr)
 			}
+			lock, err := dataset.LockDir(opt.Dir, true, commandLine(e.args))
+			if err != nil {
+				return err
+			}
+			defer lock.Unlock()
 			res, err := analyze.Run(c.Context, opt)
 			if err != nil {
 				return err

@@ -103,8 +103,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitOK
 	}
 	if ctx.Err() != nil {
-		// A signal stopped the command: every output is written under a
-		// temporary name and renamed, so what was there is still there.
+		// A signal stopped the command: every output is built in a
+		// stage and swapped in whole (internal/dataset), so what was there
+		// is still there.
 		fmt.Fprintln(stderr, "tpsreport: interrupted; every output is as it was before this command")
 		return exitUsage
 	}

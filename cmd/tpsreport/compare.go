@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/tpsreport/tpsreport/analyze"
 	"github.com/tpsreport/tpsreport/capacity"
 	"github.com/tpsreport/tpsreport/compare"
+	"github.com/tpsreport/tpsreport/internal/dataset"
 	"github.com/tpsreport/tpsreport/report"
 	"github.com/tpsreport/tpsreport/schemas"
 )
@@ -131,6 +133,13 @@ Example:
 // runCompare loads two analysed runs, decides the criteria, and writes
 // verdict.json and the comparison report into out.
 func runCompare(ctx context.Context, e *env, baseDir, candDir, out string, cr schemas.Criteria, price *capacity.Pricing) (schemas.Verdict, error) {
+	for _, dir := range []string{baseDir, candDir} {
+		lock, err := dataset.LockDir(dir, false, commandLine(e.args))
+		if err != nil {
+			return schemas.Verdict{}, err
+		}
+		defer lock.Unlock()
+	}
 	base, err := loadCompared(ctx, baseDir)
 	if err != nil {
 		return schemas.Verdict{}, err
@@ -192,6 +201,12 @@ func compareRuns(e *env, base, cand analysedRun, out string, cr schemas.Criteria
 	if note != "" {
 		v.Notes = append(v.Notes, note)
 	}
+	// verdict.json is written with the report, in one commit: never the
+	// verdict of one comparison beside the report of another.
+	var verdict bytes.Buffer
+	if err := jsonEncoder(&verdict).Encode(v); err != nil {
+		return v, nil, fmt.Errorf("write %s: %w", filepath.Join(out, "verdict.json"), err)
+	}
 	candRun := reportRun(cand.dir, cand.res)
 	paths, err := report.Write(out, report.Input{
 		Baseline:  reportRun(base.dir, base.res),
@@ -199,11 +214,9 @@ func compareRuns(e *env, base, cand analysedRun, out string, cr schemas.Criteria
 		Verdict:   &v,
 		Command:   commandLine(e.args),
 		Version:   toolVersion(),
+		Extra:     []report.File{{Name: "verdict.json", Data: verdict.Bytes()}},
 	})
 	if err != nil {
-		return v, nil, err
-	}
-	if err := writeJSONAtomic(filepath.Join(out, "verdict.json"), v); err != nil {
 		return v, nil, err
 	}
 	return v, paths, nil
@@ -245,35 +258,4 @@ func printVerdict(w io.Writer, v schemas.Verdict) {
 	}
 	fmt.Fprintf(tw, "%s\toverall\t%s vs %s\n", v.Overall, v.Baseline, v.Candidate)
 	tw.Flush()
-}
-
-// writeJSONAtomic writes v as indented JSON to a temporary name beside path and
-// renames it into place.
-func writeJSONAtomic(path string, v any) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	// CreateTemp makes the file 0600: verdict.json is read like the report
-	// files beside it (0644), by a CI job or a web server of other users.
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	enc := jsonEncoder(f)
-	if err := enc.Encode(v); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

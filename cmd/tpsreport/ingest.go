@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/tpsreport/tpsreport/ingest"
+	"github.com/tpsreport/tpsreport/internal/dataset"
 )
 
 func ingestCommand(e *env) *cli.Command {
@@ -43,6 +44,13 @@ Examples:
 			if err != nil {
 				return err
 			}
+			// One writer at a time: a second ingest, or an analyze, of
+			// this dataset would mix two runs' files.
+			lock, err := dataset.LockDir(c.String("out"), true, commandLine(e.args))
+			if err != nil {
+				return err
+			}
+			defer lock.Unlock()
 			man, err := ingest.Run(c.Context, ingest.Options{
 				TZ: src.TZ, Year: src.Year, Mapping: src.Mapping,
 				RunID:        c.String("run"),

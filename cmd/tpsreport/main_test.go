@@ -14,6 +14,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/tpsreport/tpsreport/internal/dataset"
 )
 
 func TestMain(m *testing.M) {
@@ -62,9 +64,53 @@ func TestCLI(t *testing.T) {
 		}
 		files = run
 	}
+	locks := map[string]*dataset.Lock{}
 	testscript.Run(t, testscript.Params{
 		Files: files,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// lock [-shared] DIR takes DIR's lock as a writer (a reader)
+			// would, in the test process, until `unlock DIR`.
+			"lock": func(ts *testscript.TestScript, neg bool, args []string) {
+				exclusive := true
+				if len(args) == 2 && args[0] == "-shared" {
+					exclusive, args = false, args[1:]
+				}
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: lock [-shared] DIR")
+				}
+				l, err := dataset.LockDir(ts.MkAbs(args[0]), exclusive, "testscript lock "+args[0])
+				ts.Check(err)
+				locks[ts.MkAbs(args[0])] = l
+			},
+			"unlock": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: unlock DIR")
+				}
+				locks[ts.MkAbs(args[0])].Unlock()
+				delete(locks, ts.MkAbs(args[0]))
+			},
+			// hidden DIR succeeds when DIR holds a hidden entry other than
+			// a lock file (.NAME.lock) and testscript's .tmp: what a killed
+			// command left.
+			"hidden": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 {
+					ts.Fatalf("usage: hidden DIR")
+				}
+				entries, err := os.ReadDir(ts.MkAbs(args[0]))
+				ts.Check(err)
+				var found []string
+				for _, e := range entries {
+					if strings.HasPrefix(e.Name(), ".") && !strings.HasSuffix(e.Name(), ".lock") && e.Name() != ".tmp" {
+						found = append(found, e.Name())
+					}
+				}
+				if neg && len(found) > 0 {
+					ts.Fatalf("%s holds %v", args[0], found)
+				}
+				if !neg && len(found) == 0 {
+					ts.Fatalf("%s holds no hidden entry", args[0])
+				}
+			},
 			"readable": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) == 0 {
 					ts.Fatalf("usage: readable FILE...")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tpsreport/tpsreport/analyze"
 	"github.com/tpsreport/tpsreport/capacity"
+	"github.com/tpsreport/tpsreport/internal/dataset"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -49,7 +50,7 @@ Examples:
 			}
 			var plans []capacity.Plan
 			for _, dir := range c.Args().Slice() {
-				p, err := planRun(c, dir, s)
+				p, err := planRun(c, dir, s, commandLine(e.args))
 				if err != nil {
 					return err
 				}
@@ -100,8 +101,14 @@ func planSettings(c *cli.Context) (capacity.Settings, error) {
 	return s, nil
 }
 
-// planRun sizes a fleet from the analysed run in dir.
-func planRun(c *cli.Context, dir string, s capacity.Settings) (capacity.Plan, error) {
+// planRun sizes a fleet from the analysed run in dir, which it shares with
+// other readers while it reads.
+func planRun(c *cli.Context, dir string, s capacity.Settings, command string) (capacity.Plan, error) {
+	lock, err := dataset.LockDir(dir, false, command)
+	if err != nil {
+		return capacity.Plan{}, err
+	}
+	defer lock.Unlock()
 	run, err := loadRun(c.Context, dir)
 	if err != nil {
 		return capacity.Plan{}, err

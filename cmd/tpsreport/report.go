@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/tpsreport/tpsreport/capacity"
+	"github.com/tpsreport/tpsreport/internal/dataset"
 	"github.com/tpsreport/tpsreport/report"
 	"github.com/tpsreport/tpsreport/schemas"
 )
@@ -33,6 +34,12 @@ Examples:
 				return usageError(c, "want one DIR, got %d arguments", c.NArg())
 			}
 			dir := c.Args().First()
+			// Readers share the dataset; a writer of it waits for none.
+			lock, err := dataset.LockDir(dir, false, commandLine(e.args))
+			if err != nil {
+				return err
+			}
+			defer lock.Unlock()
 			run, err := loadRun(c.Context, dir)
 			if err != nil {
 				return err
@@ -47,7 +54,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				p, err := planRun(c, dir, s)
+				p, err := planRun(c, dir, s, commandLine(e.args))
 				if err != nil {
 					return err
 				}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tpsreport/tpsreport/analyze"
 	"github.com/tpsreport/tpsreport/ingest"
+	"github.com/tpsreport/tpsreport/internal/dataset"
 	"github.com/tpsreport/tpsreport/report"
 	"github.com/tpsreport/tpsreport/schemas"
 )
@@ -111,25 +112,28 @@ func nightly(ctx context.Context, e *env, o nightlyOptions) (v *schemas.Verdict,
 			return nil, err
 		}
 	}
-	_, statErr := os.Stat(o.root)
-	if err := os.MkdirAll(o.root, 0o755); err != nil {
-		return nil, fmt.Errorf("create root: %w", err)
-	}
-	if errors.Is(statErr, fs.ErrNotExist) {
-		defer func() {
-			if err != nil {
-				os.Remove(o.root) // only when still empty
-			}
-		}()
-	}
-	final := filepath.Join(o.root, runPrefix+o.name)
-	stage, err := os.MkdirTemp(o.root, "."+runPrefix+o.name+".tmp-")
+	// One run of a root at a time: two would race for its index and for
+	// run=NAME (review F2, F8).
+	lock, err := dataset.LockDir(o.root, true, commandLine(e.args))
 	if err != nil {
-		return nil, fmt.Errorf("create stage: %w", err)
+		return nil, err
 	}
-	defer os.RemoveAll(stage)
-	// MkdirTemp makes the directory 0700; it becomes ROOT/run=NAME, which
-	// index.html links to and a web server or another user reads.
+	defer lock.Unlock()
+	removeKilledRuns(o.root)
+	// ROOT/run=NAME is built in a stage beside it and swapped in with one
+	// atomic exchange (internal/dataset): a re-run killed at any moment,
+	// its compare included, leaves the previous run whole, and run=NAME
+	// exists at every instant once made. Begin creates ROOT when missing;
+	// Abort removes it again when the run fails.
+	final := filepath.Join(o.root, runPrefix+o.name)
+	st, err := dataset.Begin(final)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Abort()
+	stage := st.Dir()
+	// The stage becomes ROOT/run=NAME, which index.html links to and a web
+	// server or another user reads, whatever the umask.
 	if err := os.Chmod(stage, 0o755); err != nil {
 		return nil, fmt.Errorf("create stage: %w", err)
 	}
@@ -182,34 +186,36 @@ func nightly(ctx context.Context, e *env, o nightlyOptions) (v *schemas.Verdict,
 		}
 	}
 
-	// Swap the new run in: the old one (if any) moves aside first, so a crash
-	// leaves either the old or the new run in place, never a half of one.
-	old := ""
-	if _, err := os.Stat(final); err == nil {
-		old = stage + ".old"
-		if err := os.Rename(final, old); err != nil {
-			return nil, fmt.Errorf("replace %s: %w", final, err)
-		}
+	if err := st.Commit(); err != nil {
+		return nil, err
 	}
-	if err := os.Rename(stage, final); err != nil {
-		if old != "" {
-			os.Rename(old, final)
-		}
-		return nil, fmt.Errorf("replace %s: %w", final, err)
-	}
-	if old != "" {
-		os.RemoveAll(old)
+	// The index follows the runs before anything is printed: a closed
+	// stdout (SIGPIPE) must not leave it behind (review F16).
+	if err := writeIndex(o.root); err != nil {
+		return nil, err
 	}
 	fmt.Fprintln(e.stdout, filepath.Join(final, "report", "report.html"))
 	if verdict != nil {
 		printVerdict(e.stdout, *verdict)
 		fmt.Fprintln(e.stdout, filepath.Join(final, "compare", "report.html"))
 	}
-	if err := writeIndex(o.root); err != nil {
-		return nil, err
-	}
 	fmt.Fprintln(e.stdout, filepath.Join(o.root, "index.html"))
 	return verdict, nil
+}
+
+// removeKilledRuns removes the stages that runs of versions before
+// internal/dataset left in root when killed (.run=NAME.tmp-*, with their
+// .old twins). The caller holds root's lock, so none is being written.
+func removeKilledRuns(root string) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, de := range entries {
+		if strings.HasPrefix(de.Name(), "."+runPrefix) && strings.Contains(de.Name(), ".tmp-") {
+			os.RemoveAll(filepath.Join(root, de.Name()))
+		}
+	}
 }
 
 // nightlyRun is one run directory of a root.

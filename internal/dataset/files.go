@@ -1,0 +1,184 @@
+package dataset
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// Describe returns the manifest entry of the file name in dir: its size,
+// SHA-256 and, for Parquet and JSON Lines files, its rows.
+func Describe(dir, name string) (schemas.DataFile, error) {
+	path := filepath.Join(dir, name)
+	d := schemas.DataFile{Name: name}
+	f, err := os.Open(path)
+	if err != nil {
+		return d, fmt.Errorf("read %q: %w", path, unwrap(err))
+	}
+	defer f.Close()
+	h := sha256.New()
+	var lines int64
+	buf := make([]byte, 1<<20)
+	for {
+		n, err := f.Read(buf)
+		h.Write(buf[:n])
+		lines += int64(bytes.Count(buf[:n], []byte{'\n'}))
+		d.Size += int64(n)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return d, fmt.Errorf("read %q: %w", path, unwrap(err))
+		}
+	}
+	d.SHA256 = hex.EncodeToString(h.Sum(nil))
+	switch {
+	case strings.HasSuffix(name, ".parquet"):
+		pf, err := parquet.OpenFile(f, d.Size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+		if err != nil {
+			return d, fmt.Errorf("read %q: %w", path, err)
+		}
+		rows := pf.NumRows()
+		d.Rows = &rows
+	case strings.HasSuffix(name, ".jsonl"):
+		d.Rows = &lines
+	}
+	return d, nil
+}
+
+// DescribeAll describes the files names of dir that exist, in order.
+func DescribeAll(dir string, names ...string) ([]schemas.DataFile, error) {
+	var out []schemas.DataFile
+	for _, n := range names {
+		if _, err := os.Stat(filepath.Join(dir, n)); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		d, err := Describe(dir, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// MismatchError says a file of a dataset is not the one its manifest
+// describes: a dataset mixed by a kill or a concurrent writer, or edited.
+type MismatchError struct {
+	Path   string // the file
+	Reason string // "size 10, manifest.json says 12", "missing", ...
+	Fix    string // the command that rebuilds it
+}
+
+func (e *MismatchError) Error() string {
+	s := fmt.Sprintf("%s does not match %s (%s): the dataset was mixed or edited", e.Path, schemas.ManifestFile, e.Reason)
+	if e.Fix != "" {
+		s += ". Try: " + e.Fix
+	}
+	return s
+}
+
+// Verify checks the files names of dir against the manifest's entries. With
+// no names it checks every entry, and that every other visible file of dir is
+// one. A named file that exists but is not listed is refused too: the
+// manifest of a set that lacked it. A manifest without files (written before
+// they were recorded) checks nothing. fix is the command a *MismatchError
+// suggests.
+func Verify(dir string, m *schemas.Manifest, fix string, names ...string) error {
+	if len(m.Files) == 0 {
+		return nil
+	}
+	extra := names
+	if len(names) == 0 {
+		all, err := visible(dir)
+		if err != nil {
+			return err
+		}
+		extra = all
+	}
+	for _, n := range extra {
+		if n == schemas.ManifestFile || containsFile(m.Files, n) {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+			return &MismatchError{Path: filepath.Join(dir, n), Reason: "not listed in it", Fix: fix}
+		}
+	}
+	for _, want := range m.Files {
+		if len(names) > 0 && !contains(names, want.Name) {
+			continue
+		}
+		path := filepath.Join(dir, want.Name)
+		got, err := Describe(dir, want.Name)
+		var reason string
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			reason = "missing"
+		case err != nil && got.SHA256 == "":
+			return err
+		case got.Size != want.Size:
+			reason = fmt.Sprintf("size %d, the manifest says %d", got.Size, want.Size)
+		case got.SHA256 != want.SHA256:
+			reason = "its SHA-256 differs"
+		case want.Rows != nil && (got.Rows == nil || *got.Rows != *want.Rows):
+			reason = "its row count differs"
+		case err != nil:
+			reason = err.Error()
+		}
+		if reason != "" {
+			return &MismatchError{Path: path, Reason: reason, Fix: fix}
+		}
+	}
+	return nil
+}
+
+func contains(names []string, n string) bool {
+	for _, x := range names {
+		if x == n {
+			return true
+		}
+	}
+	return false
+}
+
+// SetFiles replaces the entries of m.Files named like those of add, keeping
+// the others, sorted by name.
+func SetFiles(m *schemas.Manifest, add []schemas.DataFile, remove ...string) {
+	var out []schemas.DataFile
+	for _, f := range m.Files {
+		if !contains(remove, f.Name) && !containsFile(add, f.Name) {
+			out = append(out, f)
+		}
+	}
+	out = append(out, add...)
+	sortFiles(out)
+	m.Files = out
+}
+
+func containsFile(fs []schemas.DataFile, name string) bool {
+	for _, f := range fs {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func sortFiles(fs []schemas.DataFile) {
+	for i := 1; i < len(fs); i++ {
+		for j := i; j > 0 && fs[j].Name < fs[j-1].Name; j-- {
+			fs[j], fs[j-1] = fs[j-1], fs[j]
+		}
+	}
+}

@@ -1,0 +1,151 @@
+package dataset
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Lock is a held lock on a directory (LockDir).
+type Lock struct {
+	f *os.File
+}
+
+// BusyError says another process holds the lock on Dir.
+type BusyError struct {
+	Dir     string
+	PID     int    // 0 when the holder did not say
+	Command string // its command line, as it wrote it
+}
+
+func (e *BusyError) Error() string {
+	if e.PID == 0 {
+		return fmt.Sprintf("%s is in use by another tpsreport process", e.Dir)
+	}
+	return fmt.Sprintf("%s is in use by PID %d (%s)", e.Dir, e.PID, e.Command)
+}
+
+// LockPath is the lock file of dir: .NAME.lock beside it, or .tpsreport.lock
+// inside it when its parent is not writable (a mount point, a read-only
+// parent), where a stage could not go either.
+func LockPath(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if p, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = p
+	}
+	parent, name := filepath.Split(abs)
+	if _, err := os.Stat(abs); err == nil && inPlace(abs) && !isWD(abs) {
+		return filepath.Join(abs, ".tpsreport.lock"), nil
+	}
+	if name == "" {
+		return filepath.Join(abs, ".tpsreport.lock"), nil
+	}
+	return filepath.Join(parent, "."+name+".lock"), nil
+}
+
+func isWD(abs string) bool {
+	wd, err := os.Getwd()
+	if err != nil {
+		return false
+	}
+	p, err := filepath.EvalSymlinks(wd)
+	return err == nil && p == abs
+}
+
+// LockDir takes the lock of dir without waiting: exclusive for a writer
+// (ingest, analyze, run on its root), shared for a reader (report, compare).
+// A lock held by another process is a *BusyError naming it: who holds the
+// lock writes its PID and command line into the lock file. dir need not
+// exist (a writer's missing parents are created; a reader of a missing
+// directory gets no lock, and its own error). The lock lasts until Unlock or
+// the process ends (the kernel drops it then, even after SIGKILL).
+func LockDir(dir string, exclusive bool, command string) (*Lock, error) {
+	if _, err := os.Stat(dir); err != nil && !exclusive {
+		// Nothing to read: the reader says so better than a lock would.
+		return &Lock{}, nil
+	}
+	path, err := LockPath(dir)
+	if err != nil {
+		return nil, fmt.Errorf("lock %q: %w", dir, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return nil, fmt.Errorf("lock %q: %w", dir, unwrap(err))
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o666)
+	if (errors.Is(err, fs.ErrPermission) || isReadOnly(err)) && !exclusive {
+		// A reader of a directory it cannot write: nobody it could
+		// disturb can write there either.
+		return &Lock{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock %q: %w", dir, unwrap(err))
+	}
+	busy, err := flock(f, exclusive)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %q: %w", dir, err)
+	}
+	if busy {
+		e := holder(path)
+		e.Dir = dir
+		f.Close()
+		return nil, e
+	}
+	line := strconv.Itoa(os.Getpid()) + " " + clean(command) + "\n"
+	if exclusive {
+		_ = f.Truncate(0)
+	}
+	_, _ = f.WriteString(line)
+	return &Lock{f: f}, nil
+}
+
+// Unlock releases the lock. Unlocking a nil or released Lock does nothing.
+func (l *Lock) Unlock() {
+	if l == nil || l.f == nil {
+		return
+	}
+	_ = l.f.Close() // closing the last descriptor releases a flock
+	l.f = nil
+}
+
+// holder reads who holds the lock file: the last line of a live process.
+func holder(path string) *BusyError {
+	e := &BusyError{}
+	f, err := os.Open(path)
+	if err != nil {
+		return e
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		pidText, cmd, _ := strings.Cut(sc.Text(), " ")
+		p, err := strconv.Atoi(pidText)
+		if err != nil || !alive(p) {
+			continue
+		}
+		e.PID, e.Command = p, cmd
+	}
+	return e
+}
+
+// clean makes a command line one printable line of at most 200 bytes.
+func clean(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return '?'
+		}
+		return r
+	}, s)
+	if len(s) > 200 {
+		s = s[:197] + "..."
+	}
+	return s
+}

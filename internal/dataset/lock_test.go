@@ -1,0 +1,60 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestLockDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runs", "r1") // need not exist
+	ex, err := LockDir(dir, true, "tpsreport ingest --out runs/r1 \x1b[2Jx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil { // as the writer would
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%s is in use by PID %d (tpsreport ingest --out runs/r1 ?[2Jx)", dir, os.Getpid())
+	for _, exclusive := range []bool{true, false} {
+		_, err := LockDir(dir, exclusive, "tpsreport report")
+		var busy *BusyError
+		if !errors.As(err, &busy) || err.Error() != want {
+			t.Errorf("exclusive=%v while held: %v, want %q", exclusive, err, want)
+		}
+	}
+	ex.Unlock()
+	r1, err := LockDir(dir, false, "tpsreport report one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := LockDir(dir, false, "tpsreport report two")
+	if err != nil {
+		t.Fatalf("two readers: %v", err)
+	}
+	_, err = LockDir(dir, true, "tpsreport analyze")
+	if want := fmt.Sprintf("%s is in use by PID %d (tpsreport report two)", dir, os.Getpid()); err == nil || err.Error() != want {
+		t.Errorf("writer while read: %v, want %q", err, want)
+	}
+	r1.Unlock()
+	r2.Unlock()
+	w, err := LockDir(dir, true, "tpsreport analyze")
+	if err != nil {
+		t.Fatalf("after readers left: %v", err)
+	}
+	w.Unlock()
+	// A reader of a directory that does not exist takes no lock (and
+	// creates nothing): it fails on its own.
+	missing := filepath.Join(filepath.Dir(dir), "nope", "r2")
+	if l, err := LockDir(missing, false, "tpsreport report"); err != nil || l.f != nil {
+		t.Errorf("reader of a missing directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); !os.IsNotExist(err) {
+		t.Errorf("reader created %s", filepath.Dir(missing))
+	}
+	if p, _ := LockPath(dir); filepath.Base(p) != ".r1.lock" {
+		t.Errorf("lock file %s, want .r1.lock beside the directory", p)
+	}
+}

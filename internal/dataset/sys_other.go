@@ -1,0 +1,6 @@
+//go:build !linux
+
+package dataset
+
+// exchange is not available: Commit moves the old set aside instead.
+func exchange(a, b string) error { return errNoExchange }
