@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -184,9 +185,21 @@ func checkWindowCount(t0, t1, width int64) error {
 	if n <= MaxWindows {
 		return nil
 	}
-	span := time.Duration(t1-t0) * time.Microsecond
-	return fmt.Errorf("--window %s cuts the run's %s into %d windows, more than %d: use a wider window, such as %s",
-		time.Duration(width)*time.Microsecond, span.Round(time.Second), n, MaxWindows, widerWindow(span))
+	hint := "analyse part of it with --from and --to"
+	if w, ok := widerWindow(t1 - t0); ok {
+		hint = fmt.Sprintf("use a wider window, such as %s", w)
+	}
+	return fmt.Errorf("--window %s cuts the run's %s into %d windows, more than %d: %s",
+		time.Duration(width)*time.Microsecond, spanText(t1-t0), n, MaxWindows, hint)
+}
+
+// spanText prints a length of µs as a duration (3m0s), or in days past what
+// a time.Duration holds (292 years).
+func spanText(us int64) string {
+	if us < math.MaxInt64/int64(time.Microsecond) {
+		return (time.Duration(us) * time.Microsecond).Round(time.Second).String()
+	}
+	return fmt.Sprintf("%.0f days", float64(us)/float64(24*time.Hour/time.Microsecond))
 }
 
 // windowCount is the number of epoch-aligned windows of width µs that
@@ -206,16 +219,17 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// widerWindow is the first of the usual widths that cuts span into at most
-// MaxWindows/2 windows (half, since alignment adds one).
-func widerWindow(span time.Duration) time.Duration {
+// widerWindow is the first of the usual widths that cuts a span of spanUs µs
+// into at most MaxWindows/2 windows (half, since alignment adds one); false
+// when even a day is too narrow (a span of over 136 years).
+func widerWindow(spanUs int64) (time.Duration, bool) {
 	for _, w := range []time.Duration{time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second,
 		time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour, 6 * time.Hour, 24 * time.Hour} {
-		if span/w <= MaxWindows/2 {
-			return w
+		if spanUs/w.Microseconds() <= MaxWindows/2 {
+			return w, true
 		}
 	}
-	return 24 * time.Hour
+	return 0, false
 }
 
 // ingestHint is the command that rebuilds the data of the dataset in dir.

@@ -71,6 +71,14 @@ func TestWindowCount(t *testing.T) {
 		err.Error() != "--window 1ms cuts the run's 3m0s into 180000 windows, more than 100000: use a wider window, such as 1s" {
 		t.Errorf("checkWindowCount: %v", err)
 	}
+	// An extent past what a time.Duration holds (epoch 0 to year 9999) is
+	// named in days (253,370,764,800 s = 2,932,532 days, 1,440 windows each),
+	// and no width fits it.
+	y9999 := int64(253370764800) * s
+	if err := checkWindowCount(0, y9999, 60*s); err == nil ||
+		err.Error() != "--window 1m0s cuts the run's 2932532 days into 4222846080 windows, more than 100000: analyse part of it with --from and --to" {
+		t.Errorf("epoch 0 to 9999: %v", err)
+	}
 	if err := checkWindowCount(0, 24*3600*s, s); err != nil {
 		t.Errorf("a day at 1 s (86,400 windows) is refused: %v", err)
 	}
