@@ -117,12 +117,29 @@ var criteriaKeys = func() []criteriaKey {
 // line and the key.
 func LoadCriteria(path string) (schemas.Criteria, error) {
 	c := schemas.DefaultCriteria()
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return c, fmt.Errorf("read criteria: %w", err)
 	}
+	defer f.Close()
+	// A device (/dev/zero) or an endless pipe would be read forever: an
+	// acceptance file is a page of YAML, so a device is refused and more
+	// than MaxCriteriaBytes is an error.
+	if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeDevice != 0 {
+		return c, fmt.Errorf("read criteria: %s is a device, not an acceptance file", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxCriteriaBytes+1))
+	if err != nil {
+		return c, fmt.Errorf("read criteria: %w", err)
+	}
+	if len(b) > MaxCriteriaBytes {
+		return c, fmt.Errorf("read criteria: %s is larger than 1 MiB; an acceptance file is a page of YAML", path)
+	}
 	return parseCriteria(path, b)
 }
+
+// MaxCriteriaBytes bounds an acceptance file.
+const MaxCriteriaBytes = 1 << 20
 
 // parseCriteria decodes an acceptance file key by key, so that each error
 // speaks of the key and value the user wrote rather than of Go types.

@@ -1,10 +1,14 @@
 package compare
 
 import (
+	"bytes"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/tpsreport/tpsreport/schemas"
@@ -142,3 +146,38 @@ func TestScopes(t *testing.T) {
 }
 
 func i64(v int64) *int64 { return &v }
+
+// TestLoadCriteriaBounded: a device or an endless or huge file as --criteria
+// ends with an error instead of being read forever.
+func TestLoadCriteriaBounded(t *testing.T) {
+	if _, err := LoadCriteria("/dev/zero"); err == nil || !strings.Contains(err.Error(), "is a device") {
+		t.Errorf("/dev/zero: %v, want a device error", err)
+	}
+	big := filepath.Join(t.TempDir(), "big.yaml")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("# comment line\n"), 80_000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadCriteria(big); err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") {
+		t.Errorf("1.2 MB file: %v, want a size error", err)
+	}
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer w.Close()
+		line := []byte("# endless\n")
+		for {
+			if _, err := w.Write(line); err != nil {
+				return
+			}
+		}
+	}()
+	if _, err := LoadCriteria(fifo); err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") {
+		t.Errorf("endless FIFO: %v, want a size error", err)
+	}
+}

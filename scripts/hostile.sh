@@ -161,6 +161,8 @@ no_leftovers ds .
 # dataset either was to replace stays whole.
 bounded 60 "$B" ingest --format spans --run zero --out ds /dev/zero
 one_line_error "ingest /dev/zero"
+bounded 60 "$B" compare --criteria /dev/zero --out cmpz ds ds
+one_line_error "compare --criteria /dev/zero"
 set +e
 yes "$first" | /usr/bin/time -f %M -o rss timeout -s KILL 2 "$B" ingest --format spans --run endless --out ds - >out 2>err
 rc=${PIPESTATUS[1]}
