@@ -50,18 +50,21 @@ const SourceGuideLLM = "guidellm"
 const guidellmMaxInput = 256 << 20
 
 type guidellmReader struct {
-	name string
-	in   io.Reader
-	recs []Record
-	i    int
-	read bool
-	rec  Record
-	err  error
+	name      string
+	benchmark *int // Input.Benchmark
+	in        io.Reader
+	recs      []Record
+	i         int
+	read      bool
+	rec       Record
+	err       error
 }
 
 var _ Reader = (*guidellmReader)(nil)
 
-func newGuideLLMReader(in Input) Reader { return &guidellmReader{name: in.Name, in: in.R} }
+func newGuideLLMReader(in Input) Reader {
+	return &guidellmReader{name: in.Name, in: in.R, benchmark: in.Benchmark}
+}
 
 // Record implements Reader.
 func (r *guidellmReader) Record() *Record { return &r.rec }
@@ -79,6 +82,9 @@ func (r *guidellmReader) Next() bool {
 			return false
 		}
 		r.recs = r.readAll(data)
+		if r.err != nil {
+			return false
+		}
 	}
 	if r.i >= len(r.recs) {
 		return false
@@ -96,6 +102,32 @@ type guidellmReport struct {
 	Benchmarks []guidellmBenchmark `json:"benchmarks"`
 	Args       json.RawMessage     `json:"args"`   // 0.4: model
 	Config     json.RawMessage     `json:"config"` // later: model, backend.model
+}
+
+// benchmarksText is "1 benchmark", "3 benchmarks".
+func benchmarksText(n int) string {
+	if n == 1 {
+		return "1 benchmark"
+	}
+	return strconv.Itoa(n) + " benchmarks"
+}
+
+// describe lists the report's benchmarks with their request records:
+// "0: 120 requests, 1: 240 requests".
+func (rep *guidellmReport) describe() string {
+	parts := make([]string, len(rep.Benchmarks))
+	for n := range rep.Benchmarks {
+		parts[n] = fmt.Sprintf("%d: %d requests", n, rep.Benchmarks[n].requestCount())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// requestCount is the number of request records the benchmark lists.
+func (b *guidellmBenchmark) requestCount() int {
+	if b.Requests == nil {
+		return 0
+	}
+	return len(b.Requests.Successful) + len(b.Requests.Incomplete) + len(b.Requests.Errored)
 }
 
 type guidellmBenchmark struct {
@@ -212,8 +244,28 @@ func (r *guidellmReader) readAll(data []byte) []Record {
 	if len(rep.Benchmarks) == 0 {
 		return []Record{{Kind: KindSkip, Skip: SkipEmptyDocument, Line: line}}
 	}
+	// A sweep's benchmarks ran at different loads: each is a run of its
+	// own, so one is read and the others' requests are skipped.
+	pick := 0
+	switch {
+	case r.benchmark == nil && len(rep.Benchmarks) > 1:
+		r.err = fmt.Errorf("a GuideLLM sweep of %d benchmarks (%s), each at its own load: ingest each as a run of its own (Try: --benchmark N)",
+			len(rep.Benchmarks), rep.describe())
+		return nil
+	case r.benchmark != nil && (*r.benchmark < 0 || *r.benchmark >= len(rep.Benchmarks)):
+		r.err = fmt.Errorf("--benchmark %d: the report holds %s (%s)", *r.benchmark, benchmarksText(len(rep.Benchmarks)), rep.describe())
+		return nil
+	case r.benchmark != nil:
+		pick = *r.benchmark
+	}
 	var recs []Record
 	for n, b := range rep.Benchmarks {
+		if n != pick {
+			for range b.requestCount() {
+				recs = append(recs, Record{Kind: KindSkip, Skip: SkipOtherBenchmark, Line: line})
+			}
+			continue
+		}
 		var groups = []struct {
 			status string
 			reqs   []json.RawMessage

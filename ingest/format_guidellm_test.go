@@ -186,3 +186,46 @@ func TestGuideLLMReproducesMetrics(t *testing.T) {
 		t.Errorf("checked %d metrics, want 4 of each of 5 benchmarks", checked)
 	}
 }
+
+// TestGuideLLMBenchmarkPick: a sweep's benchmarks ran at different loads, so
+// a report of several is read one benchmark at a time: without --benchmark it
+// is an error listing them; --benchmark N reads N's requests and counts the
+// others' as other_benchmark skips; a benchmark that is not there is an error.
+func TestGuideLLMBenchmarkPick(t *testing.T) {
+	const file = "testdata/guidellm/v03_sweep.good.json"
+	read := func(pick *int) (spans, skips int, ids []string, err error) {
+		f, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		rd := formats["guidellm"].New(Input{Name: file, R: f, Benchmark: pick})
+		for rd.Next() {
+			switch rec := rd.Record(); {
+			case rec.Kind == KindSpan:
+				spans++
+				ids = append(ids, rec.Span.SpanID)
+			case rec.Kind == KindSkip && rec.Skip == SkipOtherBenchmark:
+				skips++
+			}
+		}
+		return spans, skips, ids, rd.Err()
+	}
+	if _, _, _, err := read(nil); err == nil || err.Error() != "a GuideLLM sweep of 2 benchmarks (0: 10 requests, 1: 12 requests), each at its own load: ingest each as a run of its own (Try: --benchmark N)" {
+		t.Errorf("no --benchmark: %v", err)
+	}
+	one := 1
+	spans, skips, ids, err := read(&one)
+	if err != nil || spans != 12 || skips != 10 {
+		t.Fatalf("--benchmark 1: %d spans, %d skips, %v; want 12, 10, nil", spans, skips, err)
+	}
+	for _, id := range ids {
+		if !strings.HasPrefix(id, "b1/") {
+			t.Errorf("--benchmark 1 gave span %s", id)
+		}
+	}
+	five := 5
+	if _, _, _, err := read(&five); err == nil || err.Error() != "--benchmark 5: the report holds 2 benchmarks (0: 10 requests, 1: 12 requests)" {
+		t.Errorf("--benchmark 5: %v", err)
+	}
+}

@@ -35,6 +35,10 @@ type Options struct {
 	TZ      *time.Location // zone of timestamps that carry none (vLLM's log stamps, LiteLLM's naive times); nil: UTC
 	Year    int            // year of vLLM log stamps that carry none and have no outer stamp; 0: the current year
 	Mapping string         // mapping file (YAML) of the mapping format
+	// Benchmark picks one benchmark (from 0) of a load tool's report that
+	// holds several (a GuideLLM sweep); nil: a report of several is an
+	// error that lists them.
+	Benchmark *int
 }
 
 // Run reads the inputs and writes the run dataset into opt.OutDir:
@@ -289,7 +293,7 @@ func (w *datasetWriter) ingest(ctx context.Context, src source, bar *progressbar
 		newReader = formats[name].New
 	}
 	r := newReader(Input{Name: src.path, R: in.data, MaxLineBytes: w.opt.MaxLineBytes,
-		Zone: w.opt.TZ, Year: w.opt.Year, Mapping: w.mapping})
+		Zone: w.opt.TZ, Year: w.opt.Year, Mapping: w.mapping, Benchmark: w.opt.Benchmark})
 	before := w.counts
 	var stats inputStats
 	if err := w.consume(ctx, r, name, in, &stats); err != nil {

@@ -42,7 +42,7 @@ func TestLoadToolGolden(t *testing.T) {
 		}
 		for _, file := range files {
 			t.Run(name+"/"+filepath.Base(file), func(t *testing.T) {
-				recs := vllmReadAll(t, name, file)
+				recs := loadToolReadAll(t, name, file)
 				spans := 0
 				for _, rec := range recs {
 					switch rec.Kind {
@@ -80,7 +80,7 @@ func TestLoadToolBad(t *testing.T) {
 		for _, file := range files {
 			t.Run(name+"/"+filepath.Base(file), func(t *testing.T) {
 				var got bytes.Buffer
-				for _, rec := range vllmReadAll(t, name, file) {
+				for _, rec := range loadToolReadAll(t, name, file) {
 					if rec.Kind != KindReject {
 						continue
 					}
@@ -169,12 +169,46 @@ func TestLoadToolSniff(t *testing.T) {
 func loadToolSpans(t *testing.T, name, file string) map[string]Record {
 	t.Helper()
 	out := map[string]Record{}
-	for _, rec := range vllmReadAll(t, name, file) {
+	for _, rec := range loadToolReadAll(t, name, file) {
 		if rec.Kind == KindSpan {
 			out[rec.Span.SpanID] = rec
 		}
 	}
 	return out
+}
+
+// loadToolReadAll reads every record of a load tool's fixture. A GuideLLM
+// sweep is read benchmark by benchmark (--benchmark 0, 1, …, until the
+// reader says there is no such benchmark), each read's skips of the other
+// benchmarks left out, so that the records are the report's, once each.
+func loadToolReadAll(t *testing.T, name, file string) []Record {
+	t.Helper()
+	if name != "guidellm" {
+		return vllmReadAll(t, name, file)
+	}
+	var out []Record
+	for n := 0; ; n++ {
+		f, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd := formats[name].New(Input{Name: file, R: f, MaxLineBytes: DefaultMaxLineBytes, Benchmark: &n})
+		var recs []Record
+		for rd.Next() {
+			if rec := *rd.Record(); rec.Kind != KindSkip || rec.Skip != SkipOtherBenchmark {
+				rec.Raw = bytes.Clone(rec.Raw)
+				recs = append(recs, rec)
+			}
+		}
+		f.Close()
+		if err := rd.Err(); err != nil {
+			if n > 0 && strings.Contains(err.Error(), fmt.Sprintf("--benchmark %d: the report holds ", n)) {
+				return out
+			}
+			t.Fatalf("%s --benchmark %d: %v", file, n, err)
+		}
+		out = append(out, recs...)
+	}
 }
 
 // seconds is b − a in seconds, for µs instants.

@@ -118,25 +118,29 @@ const (
 	// SkipSummaryOnly: a vllm bench result without per-request data (saved
 	// without --save-detailed).
 	SkipSummaryOnly
+	// SkipOtherBenchmark: a request of a benchmark other than the one
+	// --benchmark picks from a load tool's sweep.
+	SkipOtherBenchmark
 
 	numSkipReasons
 )
 
 var skipReasonNames = [numSkipReasons]string{
-	SkipOther:         "other",
-	SkipBlank:         "blank",
-	SkipComment:       "comment",
-	SkipUnusedLine:    "unused_line",
-	SkipRequestStart:  "request_start",
-	SkipDefaultCap:    "default_cap",
-	SkipDuplicate:     "duplicate",
-	SkipNotARequest:   "not_a_request",
-	SkipEmptyDocument: "empty_document",
-	SkipUnusedMetric:  "unused_metric",
-	SkipJoined:        "joined",
-	SkipEmptyResult:   "empty_result",
-	SkipQueryError:    "query_error",
-	SkipSummaryOnly:   "summary_only",
+	SkipOther:          "other",
+	SkipBlank:          "blank",
+	SkipComment:        "comment",
+	SkipUnusedLine:     "unused_line",
+	SkipRequestStart:   "request_start",
+	SkipDefaultCap:     "default_cap",
+	SkipDuplicate:      "duplicate",
+	SkipNotARequest:    "not_a_request",
+	SkipEmptyDocument:  "empty_document",
+	SkipUnusedMetric:   "unused_metric",
+	SkipJoined:         "joined",
+	SkipEmptyResult:    "empty_result",
+	SkipQueryError:     "query_error",
+	SkipSummaryOnly:    "summary_only",
+	SkipOtherBenchmark: "other_benchmark",
 }
 
 // String returns the reason's key in the manifest's skipped_by_reason.
@@ -199,6 +203,8 @@ type Input struct {
 	Zone    *time.Location // zone of timestamps that carry none (vllm-log, litellm, mapping); nil: UTC
 	Year    int            // year of vLLM stamps that carry none (vllm-log); 0: the current year
 	Mapping *Mapping       // the mapping format's parsed mapping file; nil: none given
+	// Benchmark is Options.Benchmark: the one benchmark of a sweep to read.
+	Benchmark *int
 }
 
 // readWhole reads all of a one-document input (a GuideLLM report, a

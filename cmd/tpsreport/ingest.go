@@ -59,6 +59,7 @@ Examples:
 				Inputs:       c.Args().Slice(),
 				Strict:       c.Bool("strict"),
 				MaxLineBytes: src.MaxLineBytes,
+				Benchmark:    src.Benchmark,
 				Stdin:        e.stdin,
 				Progress:     progress,
 				Log:          e.log,
@@ -88,6 +89,7 @@ func sourceFlags() []cli.Flag {
 		&cli.IntFlag{Name: "year", DefaultText: "this year", Usage: "year of vLLM log stamps (MM-DD) when no outer RFC 3339 stamp gives it"},
 		&cli.StringFlag{Name: "mapping", Usage: "mapping `FILE` (YAML) for --format mapping"},
 		&cli.IntFlag{Name: "max-line-bytes", DefaultText: "1 MiB", Usage: "longest input line accepted; longer ones are rejected"},
+		&cli.IntFlag{Name: "benchmark", DefaultText: "required for a sweep", Usage: "the benchmark `N` (from 0) to read of a load tool's report that holds several (a GuideLLM sweep): each load level is a run of its own"},
 	}
 }
 
@@ -99,6 +101,13 @@ func sourceOptions(c *cli.Context) (ingest.Options, error) {
 		return o, usageError(c, "--tz %q: %v", c.String("tz"), err)
 	}
 	o.TZ, o.Year, o.Mapping, o.MaxLineBytes = loc, c.Int("year"), c.String("mapping"), c.Int("max-line-bytes")
+	if c.IsSet("benchmark") {
+		n := c.Int("benchmark")
+		if n < 0 {
+			return o, usageError(c, "--benchmark %d: want a benchmark's number, from 0", n)
+		}
+		o.Benchmark = &n
+	}
 	return o, nil
 }
 
