@@ -119,7 +119,7 @@ func (d *runDataset) create(name string) (*outFile, error) {
 	tmp := filepath.Join(d.stage.Dir(), name)
 	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
-		return nil, fmt.Errorf("create %q: %w", final, unwrapPath(err))
+		return nil, fmt.Errorf("create %q: %w", final, dataset.Unwrap(err))
 	}
 	o := &outFile{File: f, tmp: tmp, final: final}
 	d.files = append(d.files, o)
@@ -130,10 +130,10 @@ func (d *runDataset) create(name string) (*outFile, error) {
 func (d *runDataset) finish() error {
 	for _, o := range d.files {
 		if err := o.Sync(); err != nil && !errors.Is(err, fs.ErrClosed) {
-			return fmt.Errorf("write %q: %w", o.final, unwrapPath(err))
+			return fmt.Errorf("write %q: %w", o.final, dataset.Unwrap(err))
 		}
 		if err := o.Close(); err != nil && !errors.Is(err, fs.ErrClosed) {
-			return fmt.Errorf("write %q: %w", o.final, unwrapPath(err))
+			return fmt.Errorf("write %q: %w", o.final, dataset.Unwrap(err))
 		}
 	}
 	return nil
@@ -173,18 +173,4 @@ func (d *runDataset) abort() {
 	if d.stage != nil {
 		d.stage.Abort()
 	}
-}
-
-// unwrapPath drops the *fs.PathError wrapper, whose text repeats the path
-// our messages already quote.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return err
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/tpsreport/tpsreport/internal/dataset"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -244,7 +245,7 @@ func writeManifest(ds *runDataset, m *schemas.Manifest) error {
 		return fmt.Errorf("write %q: %w", f.final, err)
 	}
 	if _, err := f.Write(append(b, '\n')); err != nil {
-		return fmt.Errorf("write %q: %w", f.final, unwrapPath(err))
+		return fmt.Errorf("write %q: %w", f.final, dataset.Unwrap(err))
 	}
 	return nil
 }

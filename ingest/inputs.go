@@ -18,6 +18,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/tpsreport/tpsreport/internal/dataset"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -150,7 +151,7 @@ func expandInputs(args []string, exclude string) ([]source, error) {
 				}
 				fi, err := os.Stat(m)
 				if err != nil {
-					return nil, fmt.Errorf("open input %q: %w", m, unwrapPath(err))
+					return nil, fmt.Errorf("open input %q: %w", m, dataset.Unwrap(err))
 				}
 				if fi.IsDir() {
 					if err := walk(m); err != nil {
@@ -167,7 +168,7 @@ func expandInputs(args []string, exclude string) ([]source, error) {
 				return nil, fmt.Errorf("no input matched %q", arg)
 			}
 		default:
-			return nil, fmt.Errorf("open input %q: %w", arg, unwrapPath(err))
+			return nil, fmt.Errorf("open input %q: %w", arg, dataset.Unwrap(err))
 		}
 	}
 	return out, nil
@@ -194,7 +195,7 @@ func notADevice(path string, fi fs.FileInfo) error {
 func walkInputs(dir string, add func(string, int64)) error {
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return fmt.Errorf("read input directory %q: %w", p, unwrapPath(err))
+			return fmt.Errorf("read input directory %q: %w", p, dataset.Unwrap(err))
 		}
 		if p != dir && strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
@@ -207,7 +208,7 @@ func walkInputs(dir string, add func(string, int64)) error {
 		}
 		fi, err := os.Stat(p)
 		if err != nil {
-			return fmt.Errorf("open input %q: %w", p, unwrapPath(err))
+			return fmt.Errorf("open input %q: %w", p, dataset.Unwrap(err))
 		}
 		if fi.Mode().IsRegular() {
 			add(p, fi.Size())
@@ -388,7 +389,7 @@ func open(src source, stdin io.Reader, bar *progressbar.ProgressBar) (*openInput
 	} else {
 		f, err := os.Open(src.path)
 		if err != nil {
-			return nil, fmt.Errorf("open input %q: %w", src.path, unwrapPath(err))
+			return nil, fmt.Errorf("open input %q: %w", src.path, dataset.Unwrap(err))
 		}
 		in.file = f
 		r = f
@@ -491,7 +492,7 @@ func (in *openInput) readError(err error) error {
 	if errors.As(err, &le) {
 		return &ParseError{File: in.name, Line: le.Line, Err: le}
 	}
-	err = unwrapPath(err)
+	err = dataset.Unwrap(err)
 	if in.compression != "" && errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("read %q: %w (truncated %s?)", in.name, err, in.compression)
 	}

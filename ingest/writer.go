@@ -9,6 +9,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/tpsreport/tpsreport/internal/dataset"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -151,7 +152,7 @@ func (w *datasetWriter) write(b *batch, in *openInput) error {
 	}
 	if len(b.spans) > 0 {
 		if err := w.spans.write(b); err != nil {
-			return fmt.Errorf("write %q: %w", w.spansFile.final, unwrapPath(err))
+			return fmt.Errorf("write %q: %w", w.spansFile.final, dataset.Unwrap(err))
 		}
 		for i := range b.spans {
 			w.span(&b.spans[i])
@@ -159,7 +160,7 @@ func (w *datasetWriter) write(b *batch, in *openInput) error {
 	}
 	if len(b.samples) > 0 {
 		if _, err := w.samples.Write(b.samples); err != nil {
-			return fmt.Errorf("write %q: %w", w.samplesFile.final, unwrapPath(err))
+			return fmt.Errorf("write %q: %w", w.samplesFile.final, dataset.Unwrap(err))
 		}
 		w.samplesWritten += int64(len(b.samples))
 	}
@@ -182,7 +183,7 @@ func (w *datasetWriter) write(b *batch, in *openInput) error {
 			Raw:    r.raw,
 		}
 		if err := w.rejEnc.Encode(&rej); err != nil {
-			return fmt.Errorf("write %q: %w", w.rejectsFile.final, unwrapPath(err))
+			return fmt.Errorf("write %q: %w", w.rejectsFile.final, dataset.Unwrap(err))
 		}
 		w.rejectedBy[kind]++
 	}
@@ -231,13 +232,13 @@ func (w *datasetWriter) abort() {
 // commit then syncs and renames them.
 func (w *datasetWriter) close() error {
 	if err := w.spans.close(); err != nil {
-		return fmt.Errorf("write %q: %w", w.spansFile.final, unwrapPath(err))
+		return fmt.Errorf("write %q: %w", w.spansFile.final, dataset.Unwrap(err))
 	}
 	if err := w.samples.Close(); err != nil {
-		return fmt.Errorf("write %q: %w", w.samplesFile.final, unwrapPath(err))
+		return fmt.Errorf("write %q: %w", w.samplesFile.final, dataset.Unwrap(err))
 	}
 	if err := w.rejects.Flush(); err != nil {
-		return fmt.Errorf("write %q: %w", w.rejectsFile.final, unwrapPath(err))
+		return fmt.Errorf("write %q: %w", w.rejectsFile.final, dataset.Unwrap(err))
 	}
 	return nil
 }

@@ -20,16 +20,7 @@ import (
 // hidden stage beside them: it counts each attempt once, per run, and reads
 // no stage.
 func TestHistoryQuery(t *testing.T) {
-	ar, err := txtar.ParseFile("testdata/script/join.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := t.TempDir()
-	for _, f := range ar.Files {
-		if err := os.WriteFile(filepath.Join(logs, f.Name), f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	logs := txtarFiles(t, "testdata/script/join.txtar")
 	root := filepath.Join(t.TempDir(), "dt=2026-11-20", "tps")
 	e := &env{stdout: io.Discard, stderr: io.Discard, log: slog.New(slog.DiscardHandler), isTerminal: func(io.Writer) bool { return false }}
 	for _, name := range []string{"night-1", "night-2"} {
@@ -81,4 +72,22 @@ func TestHistoryQuery(t *testing.T) {
 	if want := []string{"night-1=5", "night-2=5"}; strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("history query %s counts %v, want %v", q, got, want)
 	}
+}
+
+// txtarFiles writes the files of a CLI script's archive into a temporary
+// directory and returns it: the inputs of a test that runs the commands in
+// process rather than as a script.
+func txtarFiles(t *testing.T, path string) string {
+	t.Helper()
+	ar, err := txtar.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range ar.Files {
+		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
 	"github.com/tpsreport/tpsreport/internal/dataset"
 	"github.com/tpsreport/tpsreport/schemas"
 )
@@ -21,16 +19,7 @@ import (
 // of the new one, never without (review F4, F12); the next run cleans what
 // the killed one left.
 func TestRunKilledAtEveryStep(t *testing.T) {
-	ar, err := txtar.ParseFile("testdata/script/dataset.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := t.TempDir()
-	for _, f := range ar.Files {
-		if err := os.WriteFile(filepath.Join(logs, f.Name), f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	logs := txtarFiles(t, "testdata/script/dataset.txtar")
 	e := &env{stdout: io.Discard, stderr: io.Discard, log: slog.New(slog.DiscardHandler), isTerminal: func(io.Writer) bool { return false }}
 	opts := func(root, name, in string) nightlyOptions {
 		o := nightlyOptions{root: root, name: name, format: "spans", inputs: []string{filepath.Join(logs, in)}}
@@ -63,7 +52,7 @@ func TestRunKilledAtEveryStep(t *testing.T) {
 		root := setup()
 		n := 0
 		restore := dataset.SetTestHooks(func(string) bool { n++; return n == i+1 }, nil)
-		_, err = nightly(t.Context(), e, opts(root, "night", "spans.jsonl"))
+		_, err := nightly(t.Context(), e, opts(root, "night", "spans.jsonl"))
 		restore()
 		if !errors.Is(err, dataset.ErrKilled) {
 			t.Fatalf("killed at step %d (%s): %v", i, steps[i], err)

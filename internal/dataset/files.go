@@ -24,7 +24,7 @@ func Describe(dir, name string) (schemas.DataFile, error) {
 	d := schemas.DataFile{Name: name}
 	f, err := os.Open(path)
 	if err != nil {
-		return d, fmt.Errorf("read %q: %w", path, unwrap(err))
+		return d, fmt.Errorf("read %q: %w", path, Unwrap(err))
 	}
 	defer f.Close()
 	h := sha256.New()
@@ -39,7 +39,7 @@ func Describe(dir, name string) (schemas.DataFile, error) {
 			break
 		}
 		if err != nil {
-			return d, fmt.Errorf("read %q: %w", path, unwrap(err))
+			return d, fmt.Errorf("read %q: %w", path, Unwrap(err))
 		}
 	}
 	d.SHA256 = hex.EncodeToString(h.Sum(nil))

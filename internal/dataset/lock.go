@@ -77,7 +77,7 @@ func LockDir(dir string, exclusive bool, command string) (*Lock, error) {
 		return nil, fmt.Errorf("lock %q: %w", dir, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-		return nil, fmt.Errorf("lock %q: %w", dir, unwrap(err))
+		return nil, fmt.Errorf("lock %q: %w", dir, Unwrap(err))
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o666)
 	if (errors.Is(err, fs.ErrPermission) || isReadOnly(err)) && !exclusive {
@@ -86,7 +86,7 @@ func LockDir(dir string, exclusive bool, command string) (*Lock, error) {
 		return &Lock{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("lock %q: %w", dir, unwrap(err))
+		return nil, fmt.Errorf("lock %q: %w", dir, Unwrap(err))
 	}
 	busy, err := flock(f, exclusive)
 	if err != nil {

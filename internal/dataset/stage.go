@@ -103,7 +103,7 @@ func Begin(target string) (*Stage, error) {
 		Recover(s.target)
 		s.mode = modeNew
 	default:
-		return nil, fmt.Errorf("output directory %q: %w", target, unwrap(err))
+		return nil, fmt.Errorf("output directory %q: %w", target, Unwrap(err))
 	}
 	if forceMode != 0 && (s.mode != modeNew || forceMode == modeInPlace) {
 		s.mode = forceMode
@@ -113,7 +113,7 @@ func Begin(target string) (*Stage, error) {
 		// empty set).
 		if err := os.Mkdir(s.target, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			s.Abort()
-			return nil, fmt.Errorf("create output directory %q: %w", target, unwrap(err))
+			return nil, fmt.Errorf("create output directory %q: %w", target, Unwrap(err))
 		}
 	}
 	parent, name := filepath.Split(s.target)
@@ -134,7 +134,7 @@ func Begin(target string) (*Stage, error) {
 		}
 		if err != nil {
 			s.Abort()
-			return nil, fmt.Errorf("create output directory %q: %w", target, unwrap(err))
+			return nil, fmt.Errorf("create output directory %q: %w", target, Unwrap(err))
 		}
 		s.dir = p
 		live.Store(p, true)
@@ -164,7 +164,7 @@ func (s *Stage) makeParents(target string) error {
 			break
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("output directory %q: %w", target, unwrap(err))
+			return fmt.Errorf("output directory %q: %w", target, Unwrap(err))
 		}
 		missing = append(missing, p)
 		if filepath.Dir(p) == p {
@@ -174,7 +174,7 @@ func (s *Stage) makeParents(target string) error {
 	for i := len(missing) - 1; i >= 0; i-- {
 		if err := os.Mkdir(missing[i], 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
 			s.Abort()
-			return fmt.Errorf("create output directory %q: %w", target, unwrap(err))
+			return fmt.Errorf("create output directory %q: %w", target, Unwrap(err))
 		}
 		s.made = append(s.made, missing[i])
 	}
@@ -204,7 +204,7 @@ func (s *Stage) Keep(drop func(name string) bool) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("read %q: %w", s.target, unwrap(err))
+		return fmt.Errorf("read %q: %w", s.target, Unwrap(err))
 	}
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".") || (drop != nil && drop(e.Name())) {
@@ -220,16 +220,16 @@ func (s *Stage) Keep(drop func(name string) bool) error {
 func linkTree(from, to string) error {
 	fi, err := os.Lstat(from)
 	if err != nil {
-		return fmt.Errorf("keep %q: %w", from, unwrap(err))
+		return fmt.Errorf("keep %q: %w", from, Unwrap(err))
 	}
 	switch {
 	case fi.IsDir():
 		if err := os.Mkdir(to, fi.Mode().Perm()); err != nil {
-			return fmt.Errorf("keep %q: %w", from, unwrap(err))
+			return fmt.Errorf("keep %q: %w", from, Unwrap(err))
 		}
 		entries, err := os.ReadDir(from)
 		if err != nil {
-			return fmt.Errorf("keep %q: %w", from, unwrap(err))
+			return fmt.Errorf("keep %q: %w", from, Unwrap(err))
 		}
 		for _, e := range entries {
 			if err := linkTree(filepath.Join(from, e.Name()), filepath.Join(to, e.Name())); err != nil {
@@ -243,7 +243,7 @@ func linkTree(from, to string) error {
 			err = os.Symlink(dst, to)
 		}
 		if err != nil {
-			return fmt.Errorf("keep %q: %w", from, unwrap(err))
+			return fmt.Errorf("keep %q: %w", from, Unwrap(err))
 		}
 		return nil
 	}
@@ -256,12 +256,12 @@ func linkTree(from, to string) error {
 func copyFile(from, to string, perm fs.FileMode) error {
 	in, err := os.Open(from)
 	if err != nil {
-		return fmt.Errorf("keep %q: %w", from, unwrap(err))
+		return fmt.Errorf("keep %q: %w", from, Unwrap(err))
 	}
 	defer in.Close()
 	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
-		return fmt.Errorf("keep %q: %w", from, unwrap(err))
+		return fmt.Errorf("keep %q: %w", from, Unwrap(err))
 	}
 	_, err = io.Copy(out, in)
 	if serr := out.Sync(); err == nil {
@@ -271,7 +271,7 @@ func copyFile(from, to string, perm fs.FileMode) error {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("keep %q: %w", from, unwrap(err))
+		return fmt.Errorf("keep %q: %w", from, Unwrap(err))
 	}
 	return nil
 }
@@ -312,7 +312,7 @@ func (s *Stage) Commit() error {
 		if errors.Is(err, errNoExchange) {
 			m = modeAside
 		} else if err != nil {
-			return fmt.Errorf("replace %q: %w", s.target, unwrap(err))
+			return fmt.Errorf("replace %q: %w", s.target, Unwrap(err))
 		} else {
 			// The stage's name now holds the old set.
 			if s.step("exchanged") {
@@ -328,20 +328,20 @@ func (s *Stage) Commit() error {
 	switch m {
 	case modeNew:
 		if err := os.Rename(s.dir, s.target); err != nil {
-			return fmt.Errorf("create %q: %w", s.target, unwrap(err))
+			return fmt.Errorf("create %q: %w", s.target, Unwrap(err))
 		}
 	case modeAside:
 		parent, name := filepath.Split(s.target)
 		old := filepath.Join(parent, "."+name+".old-"+suffix())
 		if err := os.Rename(s.target, old); err != nil {
-			return fmt.Errorf("replace %q: %w", s.target, unwrap(err))
+			return fmt.Errorf("replace %q: %w", s.target, Unwrap(err))
 		}
 		if s.step("aside") {
 			return ErrKilled
 		}
 		if err := os.Rename(s.dir, s.target); err != nil {
 			_ = os.Rename(old, s.target)
-			return fmt.Errorf("replace %q: %w", s.target, unwrap(err))
+			return fmt.Errorf("replace %q: %w", s.target, Unwrap(err))
 		}
 		if s.step("renamed") {
 			return ErrKilled
@@ -375,7 +375,7 @@ func (s *Stage) moveEntries() error {
 		// The old set's last entry goes first: what remains is no
 		// longer a valid set.
 		if err := os.RemoveAll(filepath.Join(s.target, s.last)); err != nil {
-			return fmt.Errorf("replace %q: %w", s.target, unwrap(err))
+			return fmt.Errorf("replace %q: %w", s.target, Unwrap(err))
 		}
 	}
 	for _, name := range current {
@@ -386,7 +386,7 @@ func (s *Stage) moveEntries() error {
 			return ErrKilled
 		}
 		if err := os.RemoveAll(filepath.Join(s.target, name)); err != nil {
-			return fmt.Errorf("replace %q: %w", s.target, unwrap(err))
+			return fmt.Errorf("replace %q: %w", s.target, Unwrap(err))
 		}
 	}
 	staged = slices.DeleteFunc(staged, func(n string) bool { return n == s.last })
@@ -400,11 +400,11 @@ func (s *Stage) moveEntries() error {
 		from, to := filepath.Join(s.dir, name), filepath.Join(s.target, name)
 		if fi, err := os.Lstat(to); err == nil && fi.IsDir() {
 			if err := os.RemoveAll(to); err != nil {
-				return fmt.Errorf("replace %q: %w", to, unwrap(err))
+				return fmt.Errorf("replace %q: %w", to, Unwrap(err))
 			}
 		}
 		if err := os.Rename(from, to); err != nil {
-			return fmt.Errorf("replace %q: %w", to, unwrap(err))
+			return fmt.Errorf("replace %q: %w", to, Unwrap(err))
 		}
 	}
 	if s.step("moved") {
@@ -436,7 +436,7 @@ func (s *Stage) Abort() {
 func visible(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("read %q: %w", dir, unwrap(err))
+		return nil, fmt.Errorf("read %q: %w", dir, Unwrap(err))
 	}
 	var names []string
 	for _, e := range entries {
@@ -526,9 +526,9 @@ func syncDir(dir string) {
 	}
 }
 
-// unwrap drops the *fs.PathError and *os.LinkError wrappers, whose text
-// repeats the path our messages already quote.
-func unwrap(err error) error {
+// Unwrap drops the *fs.PathError and *os.LinkError wrappers, whose text
+// repeats the path our messages already quote. ingest's messages use it too.
+func Unwrap(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
