@@ -47,6 +47,33 @@ type format struct {
 	Sniff func(head []byte) int
 	// Role is the part its spans play in analyze's gateway-engine join.
 	Role Role
+	// TTFT is where its spans' TTFT starts: the instant its queued_at
+	// records (TTFTClient, TTFTGateway, TTFTEngine; "" where the log
+	// decides, as canonical spans do, or no span is written).
+	TTFT string
+}
+
+// Where a format's TTFT starts (schemas/formats/*.md), earliest first: a
+// client's send, a gateway's receipt, an engine's arrival.
+const (
+	TTFTClient  = "client"
+	TTFTGateway = "gateway"
+	TTFTEngine  = "engine"
+)
+
+// TTFTFrom is where the TTFT of a run read from the given formats starts:
+// the earliest point any of them records (a gateway's log joined with an
+// engine's measures from the gateway), "" when none says.
+func TTFTFrom(names []string) string {
+	best := ""
+	rank := map[string]int{TTFTClient: 1, TTFTGateway: 2, TTFTEngine: 3}
+	for _, n := range names {
+		o := formats[n].TTFT
+		if o != "" && (best == "" || rank[o] < rank[best]) {
+			best = o
+		}
+	}
+	return best
 }
 
 // Role is what a format's spans see of a request: a gateway's log records
@@ -87,18 +114,18 @@ var formats = map[string]format{
 	"samples": {New: newSamplesReader, Sniff: sniffSamples},
 
 	// vLLM (schemas/formats/vllm.md)
-	"vllm-log":   {New: newVLLMLogReader, Sniff: sniffVLLMLog, Role: RoleEngine},
-	"vllm-otel":  {New: newVLLMOTelReader, Sniff: sniffVLLMOTel, Role: RoleEngine},
+	"vllm-log":   {New: newVLLMLogReader, Sniff: sniffVLLMLog, Role: RoleEngine, TTFT: TTFTEngine},
+	"vllm-otel":  {New: newVLLMOTelReader, Sniff: sniffVLLMOTel, Role: RoleEngine, TTFT: TTFTEngine},
 	"prometheus": {New: newPrometheusReader, Sniff: sniffPrometheus},
-	"vllm-bench": {New: newVLLMBenchReader, Sniff: sniffVLLMBench},
-	"guidellm":   {New: newGuideLLMReader, Sniff: sniffGuideLLM}, // schemas/formats/loadtools.md
-	"aiperf":     {New: newAIPerfReader, Sniff: sniffAIPerf},     // schemas/formats/loadtools.md
+	"vllm-bench": {New: newVLLMBenchReader, Sniff: sniffVLLMBench, TTFT: TTFTClient},
+	"guidellm":   {New: newGuideLLMReader, Sniff: sniffGuideLLM, TTFT: TTFTClient}, // schemas/formats/loadtools.md
+	"aiperf":     {New: newAIPerfReader, Sniff: sniffAIPerf, TTFT: TTFTClient},     // schemas/formats/loadtools.md
 
 	// Gateways (schemas/formats/gateways.md)
-	"litellm":    {New: newLiteLLMReader, Sniff: sniffLiteLLM, Role: RoleGateway},
-	"kong":       {New: newKongReader, Sniff: sniffKong, Role: RoleGateway},
-	"envoy-ai":   {New: newEnvoyAIReader, Sniff: sniffEnvoyAI, Role: RoleGateway},
-	"otel-genai": {New: newOTelGenAIReader, Sniff: sniffOTelGenAI, Role: RoleGateway},
+	"litellm":    {New: newLiteLLMReader, Sniff: sniffLiteLLM, Role: RoleGateway, TTFT: TTFTGateway},
+	"kong":       {New: newKongReader, Sniff: sniffKong, Role: RoleGateway, TTFT: TTFTGateway},
+	"envoy-ai":   {New: newEnvoyAIReader, Sniff: sniffEnvoyAI, Role: RoleGateway, TTFT: TTFTGateway},
+	"otel-genai": {New: newOTelGenAIReader, Sniff: sniffOTelGenAI, Role: RoleGateway, TTFT: TTFTGateway},
 	"mapping":    {New: newMappingReader, Sniff: sniffMapping, Role: RoleGateway},
 }
 

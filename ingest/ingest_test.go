@@ -910,3 +910,26 @@ func TestSourcesOf(t *testing.T) {
 		}
 	}
 }
+
+// TestTTFTFrom: a run's TTFT starts at the earliest point its formats
+// record: a gateway joined with an engine measures from the gateway, a load
+// tool from the client's send; canonical spans say nothing of it.
+func TestTTFTFrom(t *testing.T) {
+	for _, tc := range []struct {
+		formats []string
+		want    string
+	}{
+		{[]string{"vllm-otel"}, TTFTEngine},
+		{[]string{"litellm", "vllm-otel", "vllm-log"}, TTFTGateway},
+		{[]string{"vllm-otel", "guidellm"}, TTFTClient},
+		{[]string{"aiperf"}, TTFTClient},
+		{[]string{"vllm-bench"}, TTFTClient},
+		{[]string{"spans", "samples"}, ""},
+		{[]string{"prometheus", "vllm-log"}, TTFTEngine},
+		{nil, ""},
+	} {
+		if got := TTFTFrom(tc.formats); got != tc.want {
+			t.Errorf("TTFTFrom(%v) = %q, want %q", tc.formats, got, tc.want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -17,6 +18,7 @@ import (
 	"github.com/tpsreport/tpsreport/analyze"
 	"github.com/tpsreport/tpsreport/capacity"
 	"github.com/tpsreport/tpsreport/compare"
+	"github.com/tpsreport/tpsreport/ingest"
 	"github.com/tpsreport/tpsreport/internal/dataset"
 	"github.com/tpsreport/tpsreport/report"
 	"github.com/tpsreport/tpsreport/schemas"
@@ -201,6 +203,9 @@ func compareRuns(e *env, base, cand analysedRun, out string, cr schemas.Criteria
 	if note != "" {
 		v.Notes = append(v.Notes, note)
 	}
+	if note := ttftNote(base.res.Manifest, cand.res.Manifest); note != "" {
+		v.Notes = append(v.Notes, note)
+	}
 	// verdict.json is written with the report, in one commit: never the
 	// verdict of one comparison beside the report of another.
 	var verdict bytes.Buffer
@@ -220,6 +225,29 @@ func compareRuns(e *env, base, cand analysedRun, out string, cr schemas.Criteria
 		return v, nil, err
 	}
 	return v, paths, nil
+}
+
+// ttftNote warns when the two runs' TTFT starts at different points (a
+// load tool's client send, a gateway's receipt, an engine's arrival): their
+// TTFTs measure different intervals. "" when they agree or one is unknown.
+func ttftNote(base, cand schemas.Manifest) string {
+	formats := func(m schemas.Manifest) []string {
+		var out []string
+		for _, in := range m.Inputs {
+			if !slices.Contains(out, in.Format) {
+				out = append(out, in.Format)
+			}
+		}
+		return out
+	}
+	bf, cf := formats(base), formats(cand)
+	b, c := ingest.TTFTFrom(bf), ingest.TTFTFrom(cf)
+	if b == "" || c == "" || b == c {
+		return ""
+	}
+	where := map[string]string{ingest.TTFTClient: "the client's send", ingest.TTFTGateway: "the gateway's receipt", ingest.TTFTEngine: "the engine's arrival"}
+	return fmt.Sprintf("TTFT starts at %s in the baseline (%s) and at %s in the candidate (%s): their TTFTs, and the criteria on them, measure different intervals",
+		where[b], strings.Join(bf, ", "), where[c], strings.Join(cf, ", "))
 }
 
 // gateExit maps the overall verdict to the exit code when gating.
