@@ -114,12 +114,13 @@ var formats = map[string]format{
 	"samples": {New: newSamplesReader, Sniff: sniffSamples},
 
 	// vLLM (schemas/formats/vllm.md)
-	"vllm-log":   {New: newVLLMLogReader, Sniff: sniffVLLMLog, Role: RoleEngine, TTFT: TTFTEngine},
-	"vllm-otel":  {New: newVLLMOTelReader, Sniff: sniffVLLMOTel, Role: RoleEngine, TTFT: TTFTEngine},
-	"prometheus": {New: newPrometheusReader, Sniff: sniffPrometheus},
-	"vllm-bench": {New: newVLLMBenchReader, Sniff: sniffVLLMBench, TTFT: TTFTClient},
-	"guidellm":   {New: newGuideLLMReader, Sniff: sniffGuideLLM, TTFT: TTFTClient}, // schemas/formats/loadtools.md
-	"aiperf":     {New: newAIPerfReader, Sniff: sniffAIPerf, TTFT: TTFTClient},     // schemas/formats/loadtools.md
+	"vllm-log":       {New: newVLLMLogReader, Sniff: sniffVLLMLog, Role: RoleEngine, TTFT: TTFTEngine},
+	"vllm-otel":      {New: newVLLMOTelReader, Sniff: sniffVLLMOTel, Role: RoleEngine, TTFT: TTFTEngine},
+	"prometheus":     {New: newPrometheusReader, Sniff: sniffPrometheus},
+	"vllm-bench":     {New: newVLLMBenchReader, Sniff: sniffVLLMBench, TTFT: TTFTClient},
+	"guidellm":       {New: newGuideLLMReader, Sniff: sniffGuideLLM, TTFT: TTFTClient},           // schemas/formats/loadtools.md
+	"aiperf":         {New: newAIPerfReader, Sniff: sniffAIPerf, TTFT: TTFTClient},               // schemas/formats/loadtools.md
+	"inference-perf": {New: newInferencePerfReader, Sniff: sniffInferencePerf, TTFT: TTFTClient}, // schemas/formats/loadtools.md
 
 	// Gateways (schemas/formats/gateways.md)
 	"litellm":    {New: newLiteLLMReader, Sniff: sniffLiteLLM, Role: RoleGateway, TTFT: TTFTGateway},

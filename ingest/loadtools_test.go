@@ -14,8 +14,9 @@ import (
 // The load tools' formats (schemas/formats/loadtools.md): fixtures in
 // testdata/NAME/, goldens in testdata/NAME/golden/.
 var loadToolDirs = map[string]string{
-	"guidellm": "testdata/guidellm",
-	"aiperf":   "testdata/aiperf",
+	"guidellm":       "testdata/guidellm",
+	"aiperf":         "testdata/aiperf",
+	"inference-perf": "testdata/inference-perf",
 }
 
 // loadToolFixtures lists the fixtures of format name whose names contain
@@ -239,4 +240,12 @@ func loadToolFuzzSeed(f *testing.F, name string) {
 func FuzzAIPerf(f *testing.F) {
 	loadToolFuzzSeed(f, "aiperf")
 	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, "aiperf", data) })
+}
+
+// FuzzInferencePerf: the inference-perf reader never panics, rejects with
+// *ParseError, and gives spans with ids and a valid status (vllmFuzzRead).
+func FuzzInferencePerf(f *testing.F) {
+	loadToolFuzzSeed(f, "inference-perf")
+	f.Add([]byte(`[{"start_time": 2, "end_time": 1, "info": {"response_metrics": {"output_tokens": 2, "output_token_times": [3, 1]}}}, 7, {"start_time": "x"}]`))
+	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, "inference-perf", data) })
 }
