@@ -25,6 +25,9 @@
 //	format_vllm_otel.go    vLLM's OTLP/JSON request traces
 //	format_prometheus.go   vLLM's scheduler gauges from Prometheus
 //	format_vllm_bench.go   vllm bench serve result files
+//	format_guidellm.go     GuideLLM benchmarks reports (JSON or YAML)
+//	format_aiperf.go       AIPerf and GenAI-Perf per-request exports
+//	format_inference_perf.go  inference-perf per-request lifecycle reports
 //	format_litellm.go      LiteLLM payloads and SpendLogs rows
 //	format_kong.go         Kong log plugins with the AI Proxy block
 //	format_envoy_ai.go     Envoy AI Gateway JSON access logs
@@ -41,7 +44,9 @@
 //	jsonrecords.go  jsonRecordReader: the Reader of a format whose records
 //	                are JSON values (NDJSON, arrays, pretty-printed documents)
 //	jsondocs.go     jsonDocs: a stream of JSON documents read one at a time
-//	                (prometheus, vllm-bench), in bounded memory
+//	                (prometheus, vllm-bench, inference-perf), in bounded memory
+//	docreader.go    docReader: the Reader of a format whose records come a
+//	                document at a time (vllm-bench, inference-perf)
 //	jsonvalues.go   a JSON record's values by path, with the gateways' rules
 //	json.go         jsonScanner: one-pass JSON validation and decoding
 //	timestamp.go    every timestamp form, rounded alike to microseconds

@@ -56,49 +56,14 @@ const SourceInferencePerf = "inference-perf"
 // inferencePerfMaxDocument bounds one report held in memory.
 const inferencePerfMaxDocument = 1 << 30
 
-type inferencePerfReader struct {
-	name string
-	docs *jsonDocs
-	k    int
-	recs []Record
-	i    int
-	rec  Record
-	err  error
-}
+type inferencePerfReader struct{ docReader }
 
 var _ Reader = (*inferencePerfReader)(nil)
 
 func newInferencePerfReader(in Input) Reader {
-	return &inferencePerfReader{name: in.Name, docs: newJSONDocs(in.Name, nil, in.R, inferencePerfMaxDocument)}
-}
-
-// Record implements Reader.
-func (r *inferencePerfReader) Record() *Record { return &r.rec }
-
-// Err implements Reader.
-func (r *inferencePerfReader) Err() error { return r.err }
-
-// Next implements Reader.
-func (r *inferencePerfReader) Next() bool {
-	for r.i >= len(r.recs) {
-		clear(r.recs)
-		r.recs, r.i = r.recs[:0], 0
-		d, ok := r.docs.next()
-		if !ok {
-			r.err = r.docs.Err()
-			return false
-		}
-		if d.bad != nil {
-			r.recs = append(r.recs, Record{Kind: KindReject, Line: d.line, Raw: d.raw, Err: parseErrorAt(r.name, d.line, d.bad)})
-			continue
-		}
-		r.recs = r.doc(d.data, d.line, r.k, r.recs)
-		r.k++
-	}
-	r.rec = r.recs[r.i]
-	r.recs[r.i] = Record{}
-	r.i++
-	return true
+	r := &inferencePerfReader{}
+	r.docReader = newDocReader(in, inferencePerfMaxDocument, r.doc)
+	return r
 }
 
 // inferencePerfEntry is one element of the per-request report, as far as

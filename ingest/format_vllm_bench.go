@@ -44,49 +44,14 @@ const SourceVLLMBench = "vllm-bench"
 // input is read one document at a time.
 const vllmBenchMaxDocument = 1 << 30
 
-type vllmBenchReader struct {
-	name string
-	docs *jsonDocs
-	k    int      // number of the next document, from 0
-	recs []Record // the records of the current document
-	i    int
-	rec  Record
-	err  error
-}
+type vllmBenchReader struct{ docReader }
 
 var _ Reader = (*vllmBenchReader)(nil)
 
 func newVLLMBenchReader(in Input) Reader {
-	return &vllmBenchReader{name: in.Name, docs: newJSONDocs(in.Name, nil, in.R, vllmBenchMaxDocument)}
-}
-
-// Record implements Reader.
-func (r *vllmBenchReader) Record() *Record { return &r.rec }
-
-// Err implements Reader.
-func (r *vllmBenchReader) Err() error { return r.err }
-
-// Next implements Reader.
-func (r *vllmBenchReader) Next() bool {
-	for r.i >= len(r.recs) {
-		clear(r.recs)
-		r.recs, r.i = r.recs[:0], 0
-		d, ok := r.docs.next()
-		if !ok {
-			r.err = r.docs.Err()
-			return false
-		}
-		if d.bad != nil {
-			r.recs = append(r.recs, Record{Kind: KindReject, Line: d.line, Raw: d.raw, Err: parseErrorAt(r.name, d.line, d.bad)})
-			continue
-		}
-		r.recs = r.doc(d.data, d.line, r.k, r.recs)
-		r.k++
-	}
-	r.rec = r.recs[r.i]
-	r.recs[r.i] = Record{}
-	r.i++
-	return true
+	r := &vllmBenchReader{}
+	r.docReader = newDocReader(in, vllmBenchMaxDocument, r.doc)
+	return r
 }
 
 // vllmBenchDoc holds the keys of a result this format reads. Summary keys

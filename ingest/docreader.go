@@ -1,0 +1,51 @@
+package ingest
+
+// docReader reads an input as a sequence of JSON documents (jsonDocs: one
+// held in memory at a time, up to a cap) and turns each into records with
+// decode. vllm bench results and inference-perf reports are read so: a
+// document's records are all of its requests.
+type docReader struct {
+	name string
+	docs *jsonDocs
+	// decode appends the records of document k (from 0), which starts at
+	// line, to out.
+	decode func(data []byte, line int64, k int, out []Record) []Record
+	k      int      // number of the next document, from 0
+	recs   []Record // the records of the current document
+	i      int
+	rec    Record
+	err    error
+}
+
+func newDocReader(in Input, max int64, decode func(data []byte, line int64, k int, out []Record) []Record) docReader {
+	return docReader{name: in.Name, docs: newJSONDocs(in.Name, nil, in.R, max), decode: decode}
+}
+
+// Record implements Reader.
+func (r *docReader) Record() *Record { return &r.rec }
+
+// Err implements Reader.
+func (r *docReader) Err() error { return r.err }
+
+// Next implements Reader.
+func (r *docReader) Next() bool {
+	for r.i >= len(r.recs) {
+		clear(r.recs)
+		r.recs, r.i = r.recs[:0], 0
+		d, ok := r.docs.next()
+		if !ok {
+			r.err = r.docs.Err()
+			return false
+		}
+		if d.bad != nil {
+			r.recs = append(r.recs, Record{Kind: KindReject, Line: d.line, Raw: d.raw, Err: parseErrorAt(r.name, d.line, d.bad)})
+			continue
+		}
+		r.recs = r.decode(d.data, d.line, r.k, r.recs)
+		r.k++
+	}
+	r.rec = r.recs[r.i]
+	r.recs[r.i] = Record{}
+	r.i++
+	return true
+}
