@@ -3,7 +3,6 @@ package analyze
 import (
 	"database/sql"
 	"fmt"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -148,7 +147,7 @@ func microsOf(s *float64) *int64 {
 	if s == nil {
 		return nil
 	}
-	v := int64(math.Round(*s * 1e6))
+	v := schemas.SecondsMicros(*s)
 	return &v
 }
 

@@ -3,7 +3,6 @@ package compare
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -114,7 +113,7 @@ func windowEnd(w schemas.Metrics) time.Time {
 	if !w.WindowEnd.IsZero() {
 		return w.WindowEnd
 	}
-	return w.WindowStart.Add(time.Duration(math.Round(w.WindowSeconds*1e6)) * time.Microsecond)
+	return w.WindowStart.Add(time.Duration(schemas.SecondsMicros(w.WindowSeconds)) * time.Microsecond)
 }
 
 func summaryCounts(s schemas.Summary) counts {

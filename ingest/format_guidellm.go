@@ -153,21 +153,11 @@ func lenientString(raw json.RawMessage, path ...string) *string {
 
 // lenientValue returns the value at path in the JSON object raw, or nil.
 func lenientValue(raw json.RawMessage, path ...string) any {
-	if len(raw) == 0 {
+	var m map[string]any
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
 		return nil
 	}
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return nil
-	}
-	for _, k := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[k]
-	}
-	return v
+	return obj(m).get(path...)
 }
 
 // guidellmRequest holds both schemas' request keys.

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -80,28 +79,11 @@ func TestLoadToolBad(t *testing.T) {
 		}
 		for _, file := range files {
 			t.Run(name+"/"+filepath.Base(file), func(t *testing.T) {
-				var got bytes.Buffer
-				for _, rec := range loadToolReadAll(t, name, file) {
-					if rec.Kind != KindReject {
-						continue
-					}
-					var pe *ParseError
-					if !errors.As(error(rec.Err), &pe) || pe.File != file {
-						t.Fatalf("reject error %#v", rec.Err)
-					}
-					pos := fmt.Sprint(pe.Line)
-					if pe.Line == 0 {
-						pos = "@" + fmt.Sprint(rec.Offset)
-					}
-					if pe.Column > 0 {
-						pos += ":" + fmt.Sprint(pe.Column)
-					}
-					fmt.Fprintf(&got, "%s: %s: %s\n", pos, pe.Kind(), pe.Err)
-				}
-				if got.Len() == 0 {
+				got := rejectLines(t, file, loadToolReadAll(t, name, file))
+				if len(got) == 0 {
 					t.Fatal("no reject")
 				}
-				golden(t, strings.TrimSuffix(file, filepath.Ext(file))+".want", got.Bytes())
+				golden(t, strings.TrimSuffix(file, filepath.Ext(file))+".want", got)
 			})
 		}
 	}

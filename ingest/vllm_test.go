@@ -135,29 +135,37 @@ func TestVLLMBad(t *testing.T) {
 	for _, name := range vllmSortedKeys(vllmFixtureDirs) {
 		for _, file := range vllmFixtures(t, name, ".bad.") {
 			t.Run(name+"/"+filepath.Base(file), func(t *testing.T) {
-				var got bytes.Buffer
-				for _, rec := range vllmReadAll(t, name, file) {
-					if rec.Kind != KindReject {
-						continue
-					}
-					var pe *ParseError
-					if !errors.As(error(rec.Err), &pe) || pe.File != file {
-						t.Fatalf("reject error %#v", rec.Err)
-					}
-					pos := fmt.Sprint(pe.Line)
-					if pe.Line == 0 {
-						pos = "@" + fmt.Sprint(rec.Offset)
-					}
-					if pe.Column > 0 {
-						pos += ":" + fmt.Sprint(pe.Column)
-					}
-					fmt.Fprintf(&got, "%s: %s: %s\n", pos, pe.Kind(), pe.Err)
-				}
 				want := strings.TrimSuffix(file, filepath.Ext(file)) + ".want"
-				golden(t, want, got.Bytes())
+				golden(t, want, rejectLines(t, file, vllmReadAll(t, name, file)))
 			})
 		}
 	}
+}
+
+// rejectLines renders a fixture's rejects as its .want file holds them,
+// "line:col: kind: reason" ("@offset" in a document), one per reject in
+// order; each must be a *ParseError naming file.
+func rejectLines(t *testing.T, file string, recs []Record) []byte {
+	t.Helper()
+	var got bytes.Buffer
+	for _, rec := range recs {
+		if rec.Kind != KindReject {
+			continue
+		}
+		var pe *ParseError
+		if !errors.As(error(rec.Err), &pe) || pe.File != file {
+			t.Fatalf("reject error %#v", rec.Err)
+		}
+		pos := fmt.Sprint(pe.Line)
+		if pe.Line == 0 {
+			pos = "@" + fmt.Sprint(rec.Offset)
+		}
+		if pe.Column > 0 {
+			pos += ":" + fmt.Sprint(pe.Column)
+		}
+		fmt.Fprintf(&got, "%s: %s: %s\n", pos, pe.Kind(), pe.Err)
+	}
+	return got.Bytes()
 }
 
 func vllmSortedKeys[M ~map[K]V, K cmp.Ordered, V any](m M) []K {

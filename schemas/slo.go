@@ -3,7 +3,6 @@ package schemas
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -69,14 +68,13 @@ func sloSeconds(v string) (float64, error) {
 // misses), TPOT in seconds (an unknown one, a request of one output token,
 // meets: vLLM's rule); a bound is met when the value does not exceed it.
 func (s SLO) Met(r RequestLatency) bool {
-	micros := func(v float64) int64 { return int64(math.Round(v * 1e6)) }
-	if s.TTFT != nil && (r.TTFT == nil || micros(*r.TTFT) > micros(*s.TTFT)) {
+	if s.TTFT != nil && (r.TTFT == nil || SecondsMicros(*r.TTFT) > SecondsMicros(*s.TTFT)) {
 		return false
 	}
 	if s.TPOT != nil && r.TPOT != nil && *r.TPOT > *s.TPOT {
 		return false
 	}
-	if s.E2E != nil && (r.E2E == nil || micros(*r.E2E) > micros(*s.E2E)) {
+	if s.E2E != nil && (r.E2E == nil || SecondsMicros(*r.E2E) > SecondsMicros(*s.E2E)) {
 		return false
 	}
 	return true

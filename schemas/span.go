@@ -1,6 +1,9 @@
 package schemas
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Span is one attempt of one request (schemas/README.md): a row of spans.parquet and a
 // line of the canonical JSONL input. Timestamps are microseconds since the Unix
@@ -85,6 +88,11 @@ func Micros(t time.Time) int64 {
 	}
 	return us
 }
+
+// SecondsMicros converts a length in seconds (an SLO bound, a latency, a
+// window) to whole microseconds, rounded to the nearest: how analyze and
+// compare hold seconds against the µs the spans carry.
+func SecondsMicros(s float64) int64 { return int64(math.Round(s * 1e6)) }
 
 // Time converts microseconds since the Unix epoch to a UTC time.Time.
 func Time(us int64) time.Time {
