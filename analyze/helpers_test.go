@@ -91,3 +91,41 @@ func (a *analysis) exec(name string, args ...any) error {
 	}
 	return nil
 }
+
+// legacySpan is a row of spans.parquet as ingest wrote it before the column
+// engine_arrived_at: schemas.Span without that field.
+type legacySpan struct {
+	RunID            string  `parquet:"run_id,dict,zstd"`
+	Source           string  `parquet:"source,dict,zstd"`
+	SpanID           string  `parquet:"span_id,zstd"`
+	RequestID        string  `parquet:"request_id,zstd"`
+	Attempt          *int32  `parquet:"attempt,optional,zstd"`
+	RetryCause       *string `parquet:"retry_cause,optional,dict,zstd"`
+	Model            *string `parquet:"model,optional,dict,zstd"`
+	Replica          *string `parquet:"replica,optional,dict,zstd"`
+	QueuedAt         *int64  `parquet:"queued_at,optional,timestamp(microsecond:utc),zstd"`
+	AdmittedAt       *int64  `parquet:"admitted_at,optional,timestamp(microsecond:utc),zstd"`
+	FirstTokenAt     *int64  `parquet:"first_token_at,optional,timestamp(microsecond:utc),zstd"`
+	LastTokenAt      *int64  `parquet:"last_token_at,optional,timestamp(microsecond:utc),zstd"`
+	ReleasedAt       *int64  `parquet:"released_at,optional,timestamp(microsecond:utc),zstd"`
+	InputTokens      *int64  `parquet:"input_tokens,optional,zstd"`
+	OutputTokens     *int64  `parquet:"output_tokens,optional,zstd"`
+	CachedTokens     *int64  `parquet:"cached_tokens,optional,zstd"`
+	Status           string  `parquet:"status,dict,zstd"`
+	Error            *string `parquet:"error,optional,dict,zstd"`
+	HTTPStatus       *int32  `parquet:"http_status,optional,zstd"`
+	TimeResolutionUS *int32  `parquet:"time_resolution_us,optional,zstd"`
+	TimeOrigin       *string `parquet:"time_origin,optional,dict,zstd"`
+}
+
+// writeLegacySpans writes spans to path without the column engine_arrived_at.
+func writeLegacySpans(t testing.TB, path string, spans []schemas.Span) {
+	t.Helper()
+	rows := make([]legacySpan, len(spans))
+	for i, sp := range spans {
+		rows[i] = legacySpan{sp.RunID, sp.Source, sp.SpanID, sp.RequestID, sp.Attempt, sp.RetryCause, sp.Model,
+			sp.Replica, sp.QueuedAt, sp.AdmittedAt, sp.FirstTokenAt, sp.LastTokenAt, sp.ReleasedAt, sp.InputTokens,
+			sp.OutputTokens, sp.CachedTokens, sp.Status, sp.Error, sp.HTTPStatus, sp.TimeResolutionUS, sp.TimeOrigin}
+	}
+	writeParquet(t, path, rows)
+}

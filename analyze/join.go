@@ -31,7 +31,7 @@ const maxJoinRounds = 8
 // (pipeline.go).
 func (a *analysis) spanSources(st *runState) error {
 	err := a.db.QueryRowContext(a.ctx, query("span_sources"), sql.Named("path", st.spansPath),
-		sql.Named("gateway", gatewaySources), sql.Named("engine", engineSources)).Scan(&st.gateway, &st.engine, &st.spans)
+		sql.Named("gateway", gatewaySources), sql.Named("engine", engineSources)).Scan(&st.gateway, &st.engine, &st.spans, &st.arrivals)
 	if err != nil {
 		return fmt.Errorf("analyze span_sources: %w", err)
 	}

@@ -21,7 +21,7 @@ func TestOutputsStoreUTCInstants(t *testing.T) {
 	res := analyzeDir(t, dir, Options{Window: 10 * time.Second})
 	db := testDB(t)
 
-	for file, want := range map[string]int{schemas.RequestsFile: 5, schemas.WindowsFile: 2} {
+	for file, want := range map[string]int{schemas.RequestsFile: 6, schemas.WindowsFile: 2} {
 		var n, utc int
 		err := db.QueryRowContext(t.Context(), `
 SELECT count(*), count(*) FILTER (WHERE logical_type LIKE '%isAdjustedToUTC=1%unit=%MICROS=MicroSeconds()%')

@@ -69,6 +69,9 @@ type step struct {
 var conditions = map[string]func(st *runState) bool{
 	// joined: the run holds a gateway's and an engine's spans (join.go).
 	"joined": func(st *runState) bool { return st.gateway > 0 && st.engine > 0 },
+	// arrivals: spans.parquet has the column engine_arrived_at (a dataset
+	// ingested before it existed has not).
+	"arrivals": func(st *runState) bool { return st.arrivals },
 	// unnumbered: some span has no attempt number.
 	"unnumbered": func(st *runState) bool { return st.unnumbered },
 	// samples: the dataset has samples.parquet.
@@ -107,6 +110,7 @@ type runState struct {
 
 	gateway, engine int64 // spans of each join role
 	spans           int64 // every span
+	arrivals        bool  // spans.parquet has engine_arrived_at
 	join            *schemas.JoinCoverage
 	maxIdx          int64
 	unnumbered      bool
@@ -163,6 +167,8 @@ var pipeline = []step{
 	// load
 	{name: "span_sources", do: (*analysis).spanSources},
 	{name: "spans_path", both: true, args: func(st *runState) []any { return []any{sql.Named("path", st.spansPath)} }},
+	{name: "spans_file", when: "arrivals", creates: []string{"spans_file"}},
+	{name: "spans_file_legacy", when: "!arrivals", creates: []string{"spans_file"}},
 	{name: "join_raw", when: "joined", creates: []string{"raw_spans"}, args: func(*runState) []any {
 		return []any{sql.Named("gateway", gatewaySources), sql.Named("engine", engineSources)}
 	}},

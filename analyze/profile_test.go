@@ -167,7 +167,8 @@ func TestProfileQueries(t *testing.T) {
 	all := writeDataset(t, spans, samples, nil)
 
 	// The same requests as canonical spans with attempt numbers, on r0 alone,
-	// without samples.parquet, in a run the manifest names.
+	// without samples.parquet, in a run the manifest names, written before
+	// the column engine_arrived_at existed.
 	var canon []schemas.Span
 	for _, sp := range spans {
 		if sp.Source == "vllm-otel" {
@@ -176,6 +177,7 @@ func TestProfileQueries(t *testing.T) {
 		}
 	}
 	none := writeDataset(t, canon, nil, &schemas.Manifest{RunID: "named"})
+	writeLegacySpans(t, filepath.Join(none, "spans.parquet"), canon)
 	if err := os.Remove(filepath.Join(none, "samples.parquet")); err != nil {
 		t.Fatal(err)
 	}
@@ -185,8 +187,8 @@ func TestProfileQueries(t *testing.T) {
 		dir   string
 		facts map[string]bool
 	}{
-		{"all", all, map[string]bool{"joined": true, "unnumbered": true, "samples": true, "replicas": true, "unnamed": true}},
-		{"none", none, map[string]bool{"joined": false, "unnumbered": false, "samples": false, "replicas": false, "unnamed": false}},
+		{"all", all, map[string]bool{"arrivals": true, "joined": true, "unnumbered": true, "samples": true, "replicas": true, "unnamed": true}},
+		{"none", none, map[string]bool{"arrivals": false, "joined": false, "unnumbered": false, "samples": false, "replicas": false, "unnamed": false}},
 	}
 	ran := map[string]bool{}
 	for _, tc := range cases {

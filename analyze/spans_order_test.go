@@ -30,7 +30,7 @@ func TestRequestsOutFindsSpansByIdx(t *testing.T) {
 	if _, err := db.ExecContext(t.Context(), `CREATE VIEW span_src AS
 		SELECT 'run' AS run_id, 'test' AS source, span_id, request_id, attempt::INTEGER AS attempt,
 			NULL AS retry_cause, NULL AS model, NULL AS replica, status, NULL AS error, NULL::INTEGER AS http_status,
-			make_timestamp(q) AS queued_at, make_timestamp(q) AS admitted_at, make_timestamp(r - 1) AS first_token_at,
+			make_timestamp(q) AS queued_at, NULL::TIMESTAMPTZ AS engine_arrived_at, make_timestamp(q) AS admitted_at, make_timestamp(r - 1) AS first_token_at,
 			make_timestamp(r - 1) AS last_token_at, make_timestamp(r) AS released_at,
 			1 AS input_tokens, 1 AS output_tokens, NULL::BIGINT AS cached_tokens,
 			NULL::BIGINT AS time_resolution_us, NULL AS time_origin, idx::BIGINT AS idx, NULL::BIGINT AS gw

@@ -81,6 +81,7 @@ const (
 	fModel
 	fReplica
 	fQueuedAt
+	fEngineArrivedAt
 	fAdmittedAt
 	fFirstTokenAt
 	fLastTokenAt
@@ -115,6 +116,8 @@ func spanFieldOf(key []byte) spanField {
 		return fReplica
 	case "queued_at":
 		return fQueuedAt
+	case "engine_arrived_at":
+		return fEngineArrivedAt
 	case "admitted_at":
 		return fAdmittedAt
 	case "first_token_at":
@@ -146,7 +149,7 @@ func spanFieldOf(key []byte) spanField {
 var spanFieldNames = [...]string{
 	fRunID: "run_id", fSource: "source", fSpanID: "span_id", fRequestID: "request_id",
 	fAttempt: "attempt", fRetryCause: "retry_cause", fModel: "model", fReplica: "replica",
-	fQueuedAt: "queued_at", fAdmittedAt: "admitted_at", fFirstTokenAt: "first_token_at",
+	fQueuedAt: "queued_at", fEngineArrivedAt: "engine_arrived_at", fAdmittedAt: "admitted_at", fFirstTokenAt: "first_token_at",
 	fLastTokenAt: "last_token_at", fReleasedAt: "released_at", fInputTokens: "input_tokens",
 	fOutputTokens: "output_tokens", fCachedTokens: "cached_tokens", fStatus: "status",
 	fError: "error", fHTTPStatus: "http_status",
@@ -346,7 +349,7 @@ func (d *spansDecoder) field(f spanField, sp *schemas.Span) error {
 			return recordErrorf(ErrBadValue, pos, "status: unknown status %q (want ok, error, timeout, aborted or cancelled)", b)
 		}
 		sp.Status = st
-	case fQueuedAt, fAdmittedAt, fFirstTokenAt, fLastTokenAt, fReleasedAt:
+	case fQueuedAt, fEngineArrivedAt, fAdmittedAt, fFirstTokenAt, fLastTokenAt, fReleasedAt:
 		v, err := d.timestamp(f)
 		if err != nil {
 			return err
@@ -354,6 +357,8 @@ func (d *spansDecoder) field(f spanField, sp *schemas.Span) error {
 		switch f {
 		case fQueuedAt:
 			sp.QueuedAt = v
+		case fEngineArrivedAt:
+			sp.EngineArrivedAt = v
 		case fAdmittedAt:
 			sp.AdmittedAt = v
 		case fFirstTokenAt:

@@ -495,7 +495,9 @@ func (r *vllmLogReader) request(kind vllmMsg, msg string, pos int, ts int64, rep
 		ReleasedAt:       r.arena.int64(ts),
 	}
 	if ok {
+		// "Added request" is the engine's arrival: the request waits in its queue from there.
 		sp.QueuedAt = r.arena.int64(queued)
+		sp.EngineArrivedAt = sp.QueuedAt
 	}
 	rec.Kind = KindSpan
 	rec.Span = sp

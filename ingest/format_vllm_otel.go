@@ -1044,7 +1044,11 @@ func (d *otlpDecoder) finishSpan(out *otlpSpanOut) error {
 		}
 	}
 	at := func(ns int64) *int64 { return d.arena.int64(vllmNsToMicros(ns)) }
+	// The span starts at the engine's arrival_time: the request waits in
+	// the engine's queue from there (docs/metrics.md "Where the idle time
+	// comes from").
 	sp.QueuedAt = at(start)
+	sp.EngineArrivedAt = sp.QueuedAt
 	var first, released int64
 	hasFirst, hasReleased := false, false
 	if has[attrTTFT] {

@@ -301,6 +301,7 @@ func (r *refOTelReader) span(s *refOTLPSpan, replica string, rec *Record) error 
 	}
 	at := func(ns int64) *int64 { v := vllmNsToMicros(ns); return &v }
 	sp.QueuedAt = at(start)
+	sp.EngineArrivedAt = sp.QueuedAt // the engine's arrival_time: its queue starts there
 	var first, released int64
 	hasFirst, hasReleased := false, false
 	if d, ok := durs["time_to_first_token"]; ok {

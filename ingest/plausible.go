@@ -32,7 +32,7 @@ func implausibleSpan(sp *schemas.Span) error {
 		name string
 		t    *int64
 	}{
-		{"queued_at", sp.QueuedAt}, {"admitted_at", sp.AdmittedAt}, {"first_token_at", sp.FirstTokenAt},
+		{"queued_at", sp.QueuedAt}, {"engine_arrived_at", sp.EngineArrivedAt}, {"admitted_at", sp.AdmittedAt}, {"first_token_at", sp.FirstTokenAt},
 		{"last_token_at", sp.LastTokenAt}, {"released_at", sp.ReleasedAt},
 	} {
 		if c.t != nil && !plausible(*c.t) {

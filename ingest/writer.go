@@ -199,7 +199,7 @@ func (w *datasetWriter) write(b *batch, in *openInput) error {
 
 // span widens the time range by the span's timestamps.
 func (w *datasetWriter) span(sp *schemas.Span) {
-	for _, t := range [...]*int64{sp.QueuedAt, sp.AdmittedAt, sp.FirstTokenAt, sp.LastTokenAt, sp.ReleasedAt} {
+	for _, t := range [...]*int64{sp.QueuedAt, sp.EngineArrivedAt, sp.AdmittedAt, sp.FirstTokenAt, sp.LastTokenAt, sp.ReleasedAt} {
 		if t == nil {
 			continue
 		}

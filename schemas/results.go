@@ -133,6 +133,18 @@ type Metrics struct {
 	LittleConcurrency      *float64 `json:"little_concurrency"`   // arrival_rate × mean t_total
 	OverCapTime            float64  `json:"over_cap_time"`        // seconds with in_flight > cap
 
+	// Where the idle time comes from (docs/metrics.md): every instant of
+	// gap_time goes to exactly one cause, so the four times sum to gap_time.
+	// Seconds, and each as a share of gap_time (nil when gap_time is 0).
+	EngineGapTime        float64  `json:"engine_gap_time"`       // a replica's engine held requests with free slots
+	AdmissionGapTime     float64  `json:"admission_gap_time"`    // requests held at the gateway
+	ImbalanceGapTime     float64  `json:"imbalance_gap_time"`    // every waiting request at a full replica
+	UnattributedGapTime  float64  `json:"unattributed_gap_time"` // waiting requests of unknown location
+	EngineGapShare       *float64 `json:"engine_gap_share"`
+	AdmissionGapShare    *float64 `json:"admission_gap_share"`
+	ImbalanceGapShare    *float64 `json:"imbalance_gap_share"`
+	UnattributedGapShare *float64 `json:"unattributed_gap_share"`
+
 	// Sampled state metrics (from samples.parquet); nil when no sample covers the window.
 	SampledSeconds            *float64 `json:"sampled_seconds"`
 	BacklogTimeSampled        *float64 `json:"backlog_time_sampled"`
@@ -199,6 +211,12 @@ type ReplicaState struct {
 	MeanInFlight   *float64 `json:"mean_in_flight"`
 	MeanQueueDepth *float64 `json:"mean_queue_depth"`
 	Utilization    *float64 `json:"utilization"`
+	// The replica's gap_time by where its waiting requests were: in its
+	// engine's queue, at the gateway (before it was sent there), or unknown.
+	// They sum to GapTime; imbalance is a pool's cause, not a replica's.
+	EngineGapTime       float64 `json:"engine_gap_time"`
+	AdmissionGapTime    float64 `json:"admission_gap_time"`
+	UnattributedGapTime float64 `json:"unattributed_gap_time"`
 }
 
 // DataQuality holds the counts of docs/metrics.md "Data quality".

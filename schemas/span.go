@@ -9,25 +9,30 @@ import (
 // line of the canonical JSONL input. Timestamps are microseconds since the Unix
 // epoch, UTC. Pointer fields are optional: nil is NULL.
 type Span struct {
-	RunID        string  `parquet:"run_id,dict,zstd" json:"run_id"`
-	Source       string  `parquet:"source,dict,zstd" json:"source"`
-	SpanID       string  `parquet:"span_id,zstd" json:"span_id"`
-	RequestID    string  `parquet:"request_id,zstd" json:"request_id"`
-	Attempt      *int32  `parquet:"attempt,optional,zstd" json:"attempt,omitempty"` // nil: the source gave none; analyze numbers attempts by queued_at
-	RetryCause   *string `parquet:"retry_cause,optional,dict,zstd" json:"retry_cause,omitempty"`
-	Model        *string `parquet:"model,optional,dict,zstd" json:"model,omitempty"`
-	Replica      *string `parquet:"replica,optional,dict,zstd" json:"replica,omitempty"`
-	QueuedAt     *int64  `parquet:"queued_at,optional,timestamp(microsecond:utc),zstd" json:"queued_at,omitempty"`
-	AdmittedAt   *int64  `parquet:"admitted_at,optional,timestamp(microsecond:utc),zstd" json:"admitted_at,omitempty"`
-	FirstTokenAt *int64  `parquet:"first_token_at,optional,timestamp(microsecond:utc),zstd" json:"first_token_at,omitempty"`
-	LastTokenAt  *int64  `parquet:"last_token_at,optional,timestamp(microsecond:utc),zstd" json:"last_token_at,omitempty"`
-	ReleasedAt   *int64  `parquet:"released_at,optional,timestamp(microsecond:utc),zstd" json:"released_at,omitempty"`
-	InputTokens  *int64  `parquet:"input_tokens,optional,zstd" json:"input_tokens,omitempty"`
-	OutputTokens *int64  `parquet:"output_tokens,optional,zstd" json:"output_tokens,omitempty"`
-	CachedTokens *int64  `parquet:"cached_tokens,optional,zstd" json:"cached_tokens,omitempty"`
-	Status       string  `parquet:"status,dict,zstd" json:"status"`
-	Error        *string `parquet:"error,optional,dict,zstd" json:"error,omitempty"`
-	HTTPStatus   *int32  `parquet:"http_status,optional,zstd" json:"http_status,omitempty"`
+	RunID      string  `parquet:"run_id,dict,zstd" json:"run_id"`
+	Source     string  `parquet:"source,dict,zstd" json:"source"`
+	SpanID     string  `parquet:"span_id,zstd" json:"span_id"`
+	RequestID  string  `parquet:"request_id,zstd" json:"request_id"`
+	Attempt    *int32  `parquet:"attempt,optional,zstd" json:"attempt,omitempty"` // nil: the source gave none; analyze numbers attempts by queued_at
+	RetryCause *string `parquet:"retry_cause,optional,dict,zstd" json:"retry_cause,omitempty"`
+	Model      *string `parquet:"model,optional,dict,zstd" json:"model,omitempty"`
+	Replica    *string `parquet:"replica,optional,dict,zstd" json:"replica,omitempty"`
+	QueuedAt   *int64  `parquet:"queued_at,optional,timestamp(microsecond:utc),zstd" json:"queued_at,omitempty"`
+	// EngineArrivedAt is when the engine received the request, between
+	// queued_at and admitted_at: a joined span waits at the gateway before it
+	// and in the engine's queue after it (docs/metrics.md "Where the idle
+	// time comes from"). nil: the source cannot tell.
+	EngineArrivedAt *int64  `parquet:"engine_arrived_at,optional,timestamp(microsecond:utc),zstd" json:"engine_arrived_at,omitempty"`
+	AdmittedAt      *int64  `parquet:"admitted_at,optional,timestamp(microsecond:utc),zstd" json:"admitted_at,omitempty"`
+	FirstTokenAt    *int64  `parquet:"first_token_at,optional,timestamp(microsecond:utc),zstd" json:"first_token_at,omitempty"`
+	LastTokenAt     *int64  `parquet:"last_token_at,optional,timestamp(microsecond:utc),zstd" json:"last_token_at,omitempty"`
+	ReleasedAt      *int64  `parquet:"released_at,optional,timestamp(microsecond:utc),zstd" json:"released_at,omitempty"`
+	InputTokens     *int64  `parquet:"input_tokens,optional,zstd" json:"input_tokens,omitempty"`
+	OutputTokens    *int64  `parquet:"output_tokens,optional,zstd" json:"output_tokens,omitempty"`
+	CachedTokens    *int64  `parquet:"cached_tokens,optional,zstd" json:"cached_tokens,omitempty"`
+	Status          string  `parquet:"status,dict,zstd" json:"status"`
+	Error           *string `parquet:"error,optional,dict,zstd" json:"error,omitempty"`
+	HTTPStatus      *int32  `parquet:"http_status,optional,zstd" json:"http_status,omitempty"`
 
 	// TimeResolutionUS is the resolution of the span's timestamps in µs when the
 	// source logs them coarser than 1 µs (1000000 for vLLM's request log lines,

@@ -4,7 +4,9 @@
 --
 -- A joined span is the gateway's attempt (span_id, request_id, attempt, status)
 -- with the engine's replica, model, admission, token times, release and token
--- counts, and queued_at from the gateway; gw is the gateway's total time minus
+-- counts, queued_at from the gateway and engine_arrived_at from the engine (its
+-- own, else its queued_at: an engine's span starts when the request reached
+-- it); gw is the gateway's total time minus
 -- the engine's (µs). Unjoined spans stay as they are, except that a gateway
 -- span's replica is renamed to the engine replica its joined spans went to
 -- (NULL when none did: a gateway's name for a server adds no slots).
@@ -22,7 +24,7 @@ WITH pairs AS (
 SELECT
     g.run_id, g.source || '+' || e.source AS source, g.span_id, g.request_id, g.attempt,
     g.retry_cause, coalesce(e.model, g.model) AS model, coalesce(e.replica, g.replica) AS replica,
-    coalesce(g.queued_at, e.queued_at) AS queued_at, e.admitted_at, e.first_token_at, e.last_token_at,
+    coalesce(g.queued_at, e.queued_at) AS queued_at, coalesce(e.engine_arrived_at, e.queued_at) AS engine_arrived_at, e.admitted_at, e.first_token_at, e.last_token_at,
     coalesce(e.released_at, g.released_at) AS released_at,
     coalesce(e.input_tokens, g.input_tokens) AS input_tokens,
     coalesce(e.output_tokens, g.output_tokens) AS output_tokens,
@@ -34,11 +36,11 @@ SELECT
     (epoch_us(g.released_at) - epoch_us(g.queued_at))
         - (epoch_us(e.released_at) - epoch_us(coalesce(e.queued_at, e.admitted_at))) AS gw
 FROM pairs jp JOIN raw_spans g ON g.idx = jp.gi JOIN raw_spans e ON e.idx = jp.ei
-UNION ALL
+UNION ALL BY NAME
 SELECT s.* EXCLUDE (idx, is_gw, is_en) REPLACE (renames.e_rep AS replica), s.idx, NULL::BIGINT AS gw
 FROM raw_spans s LEFT JOIN renames ON renames.g_rep = s.replica
 WHERE s.is_gw AND s.idx NOT IN (SELECT gi FROM join_pairs)
-UNION ALL
+UNION ALL BY NAME
 SELECT * EXCLUDE (idx, is_gw, is_en), idx, NULL::BIGINT AS gw
 FROM raw_spans
 WHERE NOT is_gw AND idx NOT IN (SELECT ei FROM join_pairs)

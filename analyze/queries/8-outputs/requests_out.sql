@@ -4,7 +4,7 @@ SELECT
     run_id, source, span_id, request_id, attempt,
     retry_cause, model, replica, status, error, http_status,
     delivered,
-    queued_at, admitted_at, first_token_at, last_token_at, released_at,
+    queued_at, engine_arrived_at, admitted_at, first_token_at, last_token_at, released_at,
     input_tokens, output_tokens, cached_tokens, time_resolution_us, time_origin,
     t_queue, t_first_token, ttft, t_stream, t_in_flight, t_total,
     stream_tps, end_to_end_tps, tpot, gateway_overhead
