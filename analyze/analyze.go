@@ -703,6 +703,15 @@ func (a *analysis) metricRows() ([]schemas.Metrics, error) {
 	return out, rows.Err()
 }
 
+// located finds whether some span knows where it waited: the gap
+// attribution's sweep runs only then.
+func (a *analysis) located(st *runState) error {
+	if err := a.db.QueryRowContext(a.ctx, query("located")).Scan(&st.located); err != nil {
+		return fmt.Errorf("analyze located: %w", err)
+	}
+	return nil
+}
+
 // replicaStates reads each replica's state over the run (summary.json's
 // replicas, when there are two or more).
 func (a *analysis) replicaStates(st *runState) error {
@@ -715,14 +724,17 @@ func (a *analysis) replicaStates(st *runState) error {
 	var out []schemas.ReplicaState
 	for rows.Next() {
 		var rs schemas.ReplicaState
-		var capv, backlog, gap int64
+		var capv, backlog, gap, engine, admission, unattributed int64
 		var inf, qd float64
-		if err := rows.Scan(&rs.Replica, &capv, &backlog, &gap, &inf, &qd); err != nil {
+		if err := rows.Scan(&rs.Replica, &capv, &backlog, &gap, &inf, &qd, &engine, &admission, &unattributed); err != nil {
 			return fmt.Errorf("analyze replica_state: %w", err)
 		}
 		rs.Cap = &capv
 		rs.BacklogTime = float64(backlog) / 1e6
 		rs.GapTime = float64(gap) / 1e6
+		rs.EngineGapTime = float64(engine) / 1e6
+		rs.AdmissionGapTime = float64(admission) / 1e6
+		rs.UnattributedGapTime = float64(unattributed) / 1e6
 		if secs > 0 {
 			rs.GapFraction = ptr(rs.GapTime / secs)
 			rs.MeanInFlight = ptr(inf / 1e6 / secs)

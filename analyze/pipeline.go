@@ -72,6 +72,8 @@ var conditions = map[string]func(st *runState) bool{
 	// arrivals: spans.parquet has the column engine_arrived_at (a dataset
 	// ingested before it existed has not).
 	"arrivals": func(st *runState) bool { return st.arrivals },
+	// located: some span knows where it waited (engine_arrived_at).
+	"located": func(st *runState) bool { return st.located },
 	// unnumbered: some span has no attempt number.
 	"unnumbered": func(st *runState) bool { return st.unnumbered },
 	// samples: the dataset has samples.parquet.
@@ -111,6 +113,7 @@ type runState struct {
 	gateway, engine int64 // spans of each join role
 	spans           int64 // every span
 	arrivals        bool  // spans.parquet has engine_arrived_at
+	located         bool  // some span knows where it waited
 	join            *schemas.JoinCoverage
 	maxIdx          int64
 	unnumbered      bool
@@ -244,11 +247,25 @@ var pipeline = []step{
 	// The steps are in the segments now; their memory goes to what follows.
 	{name: "drop_replica_events", when: "replicas", dropOnly: true, drops: []string{"replica_events"}},
 	{name: "caps", do: (*analysis).resolveCaps, uses: []string{"replicas", "caps"}, creates: []string{"caps"}},
+	// Where the idle time comes from (docs/metrics.md): the attribution
+	// sweep, when some span knows where it waited.
+	{name: "located", do: (*analysis).located},
+	{name: "pool_rids", when: "located", creates: []string{"pool_rids"}},
+	{name: "gap_steps", when: "located", creates: []string{"gap_steps"}},
+	{name: "gap_replica", when: "located", creates: []string{"gap_replica"}, drops: []string{"gap_steps"}},
+	{name: "gap_events", when: "located", creates: []string{"gap_events"}, drops: []string{"spans.arrived_us"},
+		args: func(st *runState) []any { return []any{sql.Named("pool_cap", st.caps.Pool)} }},
+	{name: "gap_causes", when: "located", creates: []string{"gap_causes"}, drops: []string{"gap_events"}},
+	{name: "replica_gaps", when: "located", creates: []string{"replica_gaps"}, drops: []string{"gap_replica", "pool_rids"},
+		args: func(st *runState) []any { return []any{sql.Named("t0", st.t0), sql.Named("t1", st.t1)} }},
+	{name: "gap_causes_unlocated", when: "!located", creates: []string{"gap_causes"}, drops: []string{"spans.arrived_us"},
+		args: func(st *runState) []any { return []any{sql.Named("pool_cap", st.caps.Pool)} }},
+	{name: "replica_gaps_unlocated", when: "!located", creates: []string{"replica_gaps"}},
 	{name: "sample_segments", creates: []string{"sample_segments"}},
 	// What reads the segments alone comes before the windows, so that their
 	// tables are gone by the distributions (win_dists_*), which hold every
 	// value of a window in memory outside DuckDB's memory_limit.
-	{name: "replica_state", do: (*analysis).replicaStates, drops: []string{"replica_segments"}},
+	{name: "replica_state", do: (*analysis).replicaStates, uses: []string{"replica_state"}, drops: []string{"replica_segments", "replica_gaps"}},
 
 	// curves
 	{name: "curve_values", creates: []string{"curve_spans", "curve_values"}},
@@ -264,6 +281,7 @@ var pipeline = []step{
 	{name: "windows", creates: []string{"windows"}},
 	{name: "win_tokens", creates: []string{"win_tokens"}},
 	{name: "win_state", creates: []string{"win_state"}, drops: []string{"pool_segments"}},
+	{name: "win_gaps", creates: []string{"win_gaps"}, drops: []string{"gap_causes"}},
 	{name: "win_sampled", creates: []string{"win_sampled"}},
 	{name: "win_dists_a", creates: []string{"win_dists_a"}},
 	{name: "win_dists_b", creates: []string{"win_dists_b"}},
@@ -288,6 +306,7 @@ var pipeline = []step{
 	{name: "run_tokens", creates: []string{"win_tokens"}},
 	{name: "run_events", creates: []string{"win_events"}},
 	{name: "run_state", creates: []string{"win_state"}},
+	{name: "run_gaps", creates: []string{"win_gaps"}},
 	{name: "run_sampled", query: "win_sampled", creates: []string{"win_sampled"}},
 	{name: "run_dists_a", creates: []string{"win_dists_a"}},
 	{name: "run_dists_b", creates: []string{"win_dists_b"}},

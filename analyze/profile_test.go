@@ -187,8 +187,8 @@ func TestProfileQueries(t *testing.T) {
 		dir   string
 		facts map[string]bool
 	}{
-		{"all", all, map[string]bool{"arrivals": true, "joined": true, "unnumbered": true, "samples": true, "replicas": true, "unnamed": true}},
-		{"none", none, map[string]bool{"arrivals": false, "joined": false, "unnumbered": false, "samples": false, "replicas": false, "unnamed": false}},
+		{"all", all, map[string]bool{"arrivals": true, "located": true, "joined": true, "unnumbered": true, "samples": true, "replicas": true, "unnamed": true}},
+		{"none", none, map[string]bool{"arrivals": false, "located": false, "joined": false, "unnumbered": false, "samples": false, "replicas": false, "unnamed": false}},
 	}
 	ran := map[string]bool{}
 	for _, tc := range cases {

@@ -113,7 +113,12 @@ func Evaluate(base, cand Run, c schemas.Criteria) (schemas.Verdict, error) {
 
 	thr, boot := throughput(bb, cb, c)
 	v.Bootstrap = boot
-	crits := []schemas.Criterion{thr, successRate(bs.counts, cs.counts, c), gapFraction(bb, cb, c), retryRate(bs.counts, cs.counts, c, thr.Ratio)}
+	gap := gapFraction(bb, cb, c)
+	if on(GapFraction) {
+		v.GapCauses = gapCauses(bb, cb)
+		gap.Cause = causeSentence(v.GapCauses, c.GapTolerance)
+	}
+	crits := []schemas.Criterion{thr, successRate(bs.counts, cs.counts, c), gap, retryRate(bs.counts, cs.counts, c, thr.Ratio)}
 	for _, k := range []latencyKind{ttftKind, tpotKind} {
 		cr, note := latency(k, bs.requests, cs.requests, c)
 		crits = append(crits, cr)

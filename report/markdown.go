@@ -73,8 +73,12 @@ func writeMarkdown(w io.Writer, d *document) error {
 			if c.Key != "" {
 				judged = "`" + c.Key + "` " + judged
 			}
+			reason := c.Reason
+			if c.Cause != "" {
+				reason += " " + c.Cause
+			}
 			p("| %s | %s %s | %s | %s | %s | %s | %s |", mdEscape(c.Title), verdictMark(c.Verdict), mdEscape(c.Verdict),
-				c.Text.Baseline, c.Text.Candidate, change, judged, mdEscape(c.Reason))
+				c.Text.Baseline, c.Text.Candidate, change, judged, mdEscape(reason))
 		}
 		p("")
 		if len(v.Off) > 0 {

@@ -202,7 +202,9 @@ type criterionView struct {
 	Title   string `json:"title"`
 	Verdict string `json:"verdict"`
 	Reason  string `json:"reason"`
-	Metric  string `json:"metric"`
+	// Cause says where the idle time came from (gap_fraction only).
+	Cause  string `json:"cause,omitempty"`
+	Metric string `json:"metric"`
 	// Key is the metric judged, under its name in the metric tables
 	// (ttft_req.p95); MetricText is Metric without the scope it repeats.
 	Key        string `json:"key"`
@@ -577,7 +579,7 @@ func newCriterionView(c schemas.Criterion, conf float64, settings schemas.Criter
 	u := criterionUnit(c)
 	key, scope := judgedKey(c), criterionScope(c)
 	cv := criterionView{
-		Name: c.Name, Title: c.Title, Verdict: c.Verdict, Reason: c.Reason, Metric: c.Metric, Unit: u,
+		Name: c.Name, Title: c.Title, Verdict: c.Verdict, Reason: c.Reason, Cause: c.Cause, Metric: c.Metric, Unit: u,
 		Key: key, MetricText: metricText(c, key, scope), Scope: scope, ScopeText: scopeText(scope, settings),
 		Baseline: clean(c.Baseline), Candidate: clean(c.Candidate),
 		Ratio: clean(c.Ratio), Diff: clean(c.Diff), Lo: clean(c.Lo), Hi: clean(c.Hi), PValue: clean(c.PValue),

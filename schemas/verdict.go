@@ -24,6 +24,23 @@ type Criterion struct {
 	// Scope says what the values are over: "backlog windows", "whole run",
 	// "delivered requests"; the report labels them so.
 	Scope string `json:"scope,omitempty"`
+	// Cause says where the idle time came from (gap_fraction only, when a
+	// run had any): the largest cause's share of each run's idle time.
+	Cause string `json:"cause,omitempty"`
+}
+
+// GapCause is one cause of gap_time in both runs (docs/metrics.md "Where
+// the idle time comes from"), over the backlog windows the gap_fraction
+// criterion judges: the cause's time as a fraction of those windows' time
+// (so the four add up to each run's gap_fraction) and as a share of the
+// run's idle time (nil without idle time).
+type GapCause struct {
+	Cause          string   `json:"cause"` // engine_gap, admission_gap, imbalance_gap, unattributed_gap
+	Baseline       float64  `json:"baseline"`
+	Candidate      float64  `json:"candidate"`
+	Diff           float64  `json:"diff"` // candidate − baseline
+	BaselineShare  *float64 `json:"baseline_share"`
+	CandidateShare *float64 `json:"candidate_share"`
 }
 
 // Verdict is verdict.json: the criteria, the guards that fired and the overall verdict.
@@ -43,6 +60,10 @@ type Verdict struct {
 	// known (compare --replica-cost-per-hour, or both runs analysed with
 	// one); information only.
 	Cost *CostChange `json:"cost,omitempty"`
+	// GapCauses is the gap_fraction criterion's idle time by cause, so that
+	// a change that moves idle time from one cause to another shows; absent
+	// when the criterion is off or the baseline had no backlog window.
+	GapCauses []GapCause `json:"gap_causes,omitempty"`
 }
 
 // Bootstrap says what the throughput interval resampled.

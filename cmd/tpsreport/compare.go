@@ -269,6 +269,9 @@ func printVerdict(w io.Writer, v schemas.Verdict) {
 	fmt.Fprintln(tw, "VERDICT\tCRITERION\tREASON")
 	for _, c := range v.Criteria {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Verdict, c.Title, c.Reason)
+		if c.Cause != "" {
+			fmt.Fprintf(tw, "\t\t%s\n", c.Cause)
+		}
 	}
 	for _, g := range v.Guards {
 		fmt.Fprintf(tw, "guard\t\t%s\n", g)

@@ -13,7 +13,7 @@
 -- later reads them.
 CREATE OR REPLACE TABLE spans AS
 SELECT
-    idx, span_times.request_id, attempt, rid, status = 'ok' AS ok, queued_us, admitted_us, first_token_us, last_token_us, released_us,
+    idx, span_times.request_id, attempt, rid, status = 'ok' AS ok, queued_us, arrived_us, admitted_us, first_token_us, last_token_us, released_us,
     input_tokens AS input_tokens, output_tokens AS output_tokens, gw, m.multi IS NULL AS solo
 FROM span_times JOIN replica_ids ON replica_ids.rep = coalesce(span_times.replica, '')
 LEFT JOIN multi_requests m ON m.request_id IS NOT DISTINCT FROM span_times.request_id;

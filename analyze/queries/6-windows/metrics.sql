@@ -20,6 +20,10 @@ WITH j AS (
         coalesce(s.over_cap_us, 0) AS over_cap_us,
         coalesce(s.in_flight_us, 0) AS in_flight_us,
         coalesce(s.queue_us, 0) AS queue_us,
+        coalesce(g.engine_gap_us, 0) AS engine_gap_us,
+        coalesce(g.admission_gap_us, 0) AS admission_gap_us,
+        coalesce(g.imbalance_gap_us, 0) AS imbalance_gap_us,
+        coalesce(g.unattributed_gap_us, 0) AS unattributed_gap_us,
         sm.sampled_us, sm.backlog_us AS s_backlog_us, sm.gap_us AS s_gap_us,
         sm.in_flight_us AS s_in_flight_us, sm.queue_us AS s_queue_us,
         coalesce(sl.slo_met, 0) AS slo_met,
@@ -28,6 +32,7 @@ WITH j AS (
     LEFT JOIN win_tokens t USING (window_index)
     LEFT JOIN win_events e USING (window_index)
     LEFT JOIN win_state s USING (window_index)
+    LEFT JOIN win_gaps g USING (window_index)
     LEFT JOIN win_sampled sm USING (window_index)
     LEFT JOIN win_dists_a da USING (window_index)
     LEFT JOIN win_dists_b db USING (window_index)
@@ -60,6 +65,14 @@ SELECT
     in_flight_us::DOUBLE / 1e6 / nullif(secs, 0) / nullif(params.cap, 0) AS utilization,
     arrivals / nullif(secs, 0) * (request_total_us::DOUBLE / 1e6 / nullif(completed_arrivals, 0)) AS little_concurrency,
     over_cap_us / 1e6 AS over_cap_time,
+    engine_gap_us / 1e6 AS engine_gap_time,
+    admission_gap_us / 1e6 AS admission_gap_time,
+    imbalance_gap_us / 1e6 AS imbalance_gap_time,
+    unattributed_gap_us / 1e6 AS unattributed_gap_time,
+    engine_gap_us / nullif(gap_us, 0)::DOUBLE AS engine_gap_share,
+    admission_gap_us / nullif(gap_us, 0)::DOUBLE AS admission_gap_share,
+    imbalance_gap_us / nullif(gap_us, 0)::DOUBLE AS imbalance_gap_share,
+    unattributed_gap_us / nullif(gap_us, 0)::DOUBLE AS unattributed_gap_share,
     sampled_us / 1e6 AS sampled_seconds,
     CASE WHEN sampled_us > 0 THEN s_backlog_us / 1e6 END AS backlog_time_sampled,
     CASE WHEN sampled_us > 0 THEN s_gap_us / 1e6 END AS gap_time_sampled,

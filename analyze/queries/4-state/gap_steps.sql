@@ -1,0 +1,26 @@
+-- gap_steps: the steps of each pool replica's (rid) state for the
+-- attribution (docs/metrics.md "Where the idle time comes from"), in (rid,
+-- t) order: in flight (di) on [admitted_at, released_at) and queued (dq) on
+-- [queued_at, admitted_at) as span_steps has them, and, for a span whose
+-- engine_arrived_at lies in [queued_at, admitted_at] (loc), its wait split
+-- into the gateway's part (dg) on [queued_at, engine_arrived_at) and the
+-- engine queue's (de) on [engine_arrived_at, admitted_at). Each step is −1,
+-- 0 or +1 in one column, so gap_replica counts rows as sweep does.
+CREATE OR REPLACE TABLE gap_steps AS
+WITH s AS (
+    SELECT rid, queued_us AS q, arrived_us AS e, admitted_us AS a, released_us AS r,
+        coalesce(queued_us < admitted_us AND arrived_us BETWEEN queued_us AND admitted_us, false) AS loc
+    FROM spans SEMI JOIN pool_rids USING (rid)
+    WHERE admitted_us <= released_us OR queued_us < admitted_us
+), st AS (
+    SELECT rid, a AS at_us, 1 AS di, 0 AS dq, 0 AS de, 0 AS dg FROM s WHERE a <= r
+    UNION ALL SELECT rid, r, -1, 0, 0, 0 FROM s WHERE a <= r
+    UNION ALL SELECT rid, q, 0, 1, 0, 0 FROM s WHERE q < a
+    UNION ALL SELECT rid, a, 0, -1, 0, 0 FROM s WHERE q < a
+    UNION ALL SELECT rid, q, 0, 0, 0, 1 FROM s WHERE loc AND q < e
+    UNION ALL SELECT rid, e, 0, 0, 0, -1 FROM s WHERE loc AND q < e
+    UNION ALL SELECT rid, e, 0, 0, 1, 0 FROM s WHERE loc AND e < a
+    UNION ALL SELECT rid, a, 0, 0, -1, 0 FROM s WHERE loc AND e < a
+)
+SELECT rid, at_us, di::TINYINT AS di, dq::TINYINT AS dq, de::TINYINT AS de, dg::TINYINT AS dg
+FROM st ORDER BY rid, at_us;
