@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 
@@ -28,6 +29,9 @@ type GenOptions struct {
 	TieRate           float64 // an instant is moved up to a shared "hot" instant
 	EdgeRate          float64 // an instant is moved up to the next window edge
 	ZeroLengthRate    float64 // each phase (queue, prefill, stream, release) has length 0
+
+	EngineArrivalRate    float64 // a span has engine_arrived_at: at queued_at, inside the wait or at admitted_at, a third each
+	EngineArrivalOffRate float64 // a span's engine_arrived_at lies before queued_at or after admitted_at
 
 	NullTokensRate float64 // a token count is NULL
 	OneTokenRate   float64 // a successful span outputs exactly 1 token
@@ -68,6 +72,9 @@ func DefaultGenOptions() GenOptions {
 		TieRate:           0.15,
 		EdgeRate:          0.03,
 		ZeroLengthRate:    0.1,
+
+		EngineArrivalRate:    0.7,
+		EngineArrivalOffRate: 0.03,
 
 		NullTokensRate: 0.03,
 		OneTokenRate:   0.05,
@@ -124,6 +131,7 @@ func RandomSpans(r *rand.Rand, n int, o GenOptions) ([]schemas.Span, []schemas.S
 	for i := range n {
 		spans = append(spans, g.request(fmt.Sprintf("q%05d", i))...)
 	}
+	engineArrivals(spans, o)
 	for i, m := 0, len(spans); i < m; i++ {
 		switch {
 		case g.p(o.DuplicateRate):
@@ -329,6 +337,48 @@ func (g *gen) request(id string) []schemas.Span {
 	return out
 }
 
+// engineArrivals sets engine_arrived_at on some spans, relative to their
+// (possibly damaged) queued_at and admitted_at, before any span is
+// duplicated. It draws from a stream of its own, seeded by the spans, so
+// that every other draw of RandomSpans, and with them the seeded cases of
+// the tests written before engine_arrived_at existed, stay as they were.
+func engineArrivals(spans []schemas.Span, o GenOptions) {
+	h := fnv.New64a()
+	for _, s := range spans {
+		fmt.Fprint(h, s.SpanID, deref(s.QueuedAt, 0), deref(s.AdmittedAt, 0))
+	}
+	r := rand.New(rand.NewPCG(h.Sum64(), uint64(len(spans))))
+	p := func(rate float64) bool { return rate > 0 && r.Float64() < rate }
+	for i := range spans {
+		s := &spans[i]
+		q, a := s.QueuedAt, s.AdmittedAt
+		switch {
+		case q == nil && a == nil: // no wait to place it in (nor, often, any timestamp)
+		case q == nil || a == nil:
+			if p(o.EngineArrivalRate) {
+				s.EngineArrivedAt = ptr(*coalesce(q, a))
+			}
+		case p(o.EngineArrivalOffRate):
+			off := o.Grid * (1 + r.Int64N(20))
+			if r.IntN(2) == 0 {
+				s.EngineArrivedAt = ptr(min(*q, *a) - off)
+			} else {
+				s.EngineArrivedAt = ptr(max(*q, *a) + off)
+			}
+		case p(o.EngineArrivalRate):
+			e := *q
+			switch steps := (*a - *q) / o.Grid; {
+			case r.IntN(3) == 0:
+			case r.IntN(2) == 0 || steps < 2:
+				e = *a // out of order (a < q) too: then it has no location
+			default:
+				e = *q + o.Grid*(1+r.Int64N(steps-1))
+			}
+			s.EngineArrivedAt = ptr(e)
+		}
+	}
+}
+
 // damage nulls and swaps timestamps.
 func (g *gen) damage(s *schemas.Span) {
 	ts := []**int64{&s.QueuedAt, &s.AdmittedAt, &s.FirstTokenAt, &s.LastTokenAt, &s.ReleasedAt}
@@ -476,7 +526,7 @@ func repairExtent(spans []schemas.Span) {
 // cloneSpan deep-copies s (its pointers are never shared).
 func cloneSpan(s schemas.Span) schemas.Span {
 	c := s
-	for _, p := range []**int64{&c.QueuedAt, &c.AdmittedAt, &c.FirstTokenAt, &c.LastTokenAt, &c.ReleasedAt, &c.InputTokens, &c.OutputTokens, &c.CachedTokens} {
+	for _, p := range []**int64{&c.QueuedAt, &c.EngineArrivedAt, &c.AdmittedAt, &c.FirstTokenAt, &c.LastTokenAt, &c.ReleasedAt, &c.InputTokens, &c.OutputTokens, &c.CachedTokens} {
 		if *p != nil {
 			*p = ptr(**p)
 		}

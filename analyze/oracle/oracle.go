@@ -156,6 +156,8 @@ func Analyze(spans []schemas.Span, samples []schemas.Sample, opt Options) Result
 
 	res.Quality = quality(canon, samples, start, end, clip)
 
+	var wt *waits // the waits behind gap attribution, when there is a pool
+
 	if has {
 		g := newGrid(start, end, opt.Width)
 		run := newAcc()
@@ -168,6 +170,10 @@ func Analyze(spans []schemas.Span, samples []schemas.Sample, opt Options) Result
 		res.ArrivalSpan, res.OfferedRate, res.MeanInputTokens, res.MeanOutputTokens = mix(canon, start, end)
 		addTokens(g, canon, run, wins)
 		addStates(g, canon, poolCap, run, wins)
+		if poolCap != nil {
+			wt = newWaits(canon, spanReplicas, caps, *poolCap)
+			addAttribution(g, wt, run, wins)
+		}
 		addSampled(g, samples, caps, run, wins)
 
 		res.Run = run.metrics(start, end, max(end-start, 0), poolCap, opt.SLO != nil)
@@ -191,6 +197,15 @@ func Analyze(spans []schemas.Span, samples []schemas.Sample, opt Options) Result
 
 	if len(spanReplicas) > 1 {
 		res.Replicas = replicaStates(canon, spanReplicas, caps, start, end, has)
+		if wt != nil {
+			for i := range res.Replicas {
+				rs := &res.Replicas[i]
+				by := replicaAttribution(wt, rs.Replica, start, end)
+				rs.EngineGapTime = seconds(by[causeEngine])
+				rs.AdmissionGapTime = seconds(by[causeAdmission])
+				rs.UnattributedGapTime = seconds(by[causeUnattributed])
+			}
+		}
 	}
 	return res
 }
@@ -506,6 +521,16 @@ func (a *acc) metrics(lo, hi, ws int64, poolCap *int64, slo bool) schemas.Metric
 	m.AttemptSuccessRate = ratio(a.successfulAttempts, a.attempts)
 	m.RetryRate = ratio(a.retryAttempts, a.attempts)
 	m.GapFraction = rate(m.GapTime)
+	m.EngineGapTime = seconds(a.gapBy[causeEngine])
+	m.AdmissionGapTime = seconds(a.gapBy[causeAdmission])
+	m.ImbalanceGapTime = seconds(a.gapBy[causeImbalance])
+	m.UnattributedGapTime = seconds(a.gapBy[causeUnattributed])
+	if a.gap > 0 {
+		m.EngineGapShare = ptr(m.EngineGapTime / m.GapTime)
+		m.AdmissionGapShare = ptr(m.AdmissionGapTime / m.GapTime)
+		m.ImbalanceGapShare = ptr(m.ImbalanceGapTime / m.GapTime)
+		m.UnattributedGapShare = ptr(m.UnattributedGapTime / m.GapTime)
+	}
 	if a.backlog > 0 {
 		m.BacklogGapFraction = ptr(m.GapTime / m.BacklogTime)
 	}
@@ -578,6 +603,7 @@ type acc struct {
 
 	// exact state measures, µs (integrals in count·µs)
 	backlog, gap, overCap, intInFlight, intQueue int64
+	gapBy                                        [nCauses]int64 // gap by cause; sums to gap
 	// sampled state measures, half-µs
 	sKnown, sBacklog, sGap, sIntInFlight, sIntQueue int64
 
@@ -651,6 +677,7 @@ func cmpSpan(a, b *schemas.Span) int {
 		cmp.Compare(a.RequestID, b.RequestID),
 		cmpPtr(a.Attempt, b.Attempt),
 		cmpPtr(a.QueuedAt, b.QueuedAt),
+		cmpPtr(a.EngineArrivedAt, b.EngineArrivedAt),
 		cmpPtr(a.AdmittedAt, b.AdmittedAt),
 		cmpPtr(a.FirstTokenAt, b.FirstTokenAt),
 		cmpPtr(a.LastTokenAt, b.LastTokenAt),

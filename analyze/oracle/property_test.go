@@ -622,6 +622,20 @@ func TestGeneratorCoverage(t *testing.T) {
 			if s.Replica == nil {
 				found["NULL replica"] = true
 			}
+			if e, q, a := s.EngineArrivedAt, s.QueuedAt, s.AdmittedAt; e == nil {
+				found["NULL engine arrival"] = true
+			} else if q != nil && a != nil && *q < *a {
+				switch {
+				case *e == *q:
+					found["engine arrival at queued_at"] = true
+				case *e == *a:
+					found["engine arrival at admitted_at"] = true
+				case *q < *e && *e < *a:
+					found["engine arrival inside the wait"] = true
+				default:
+					found["engine arrival outside the wait"] = true
+				}
+			}
 			if s.Attempt == nil {
 				found["NULL attempt"] = true
 			}
@@ -708,6 +722,8 @@ func TestGeneratorCoverage(t *testing.T) {
 	for _, k := range []string{
 		"exact duplicate", "span_id reused", "zero-length stream", "1-token output", "failed with partial output",
 		"NULL timestamp", "no timestamp", "out of order", "NULL replica", "NULL attempt", "NULL tokens",
+		"NULL engine arrival", "engine arrival at queued_at", "engine arrival at admitted_at",
+		"engine arrival inside the wait", "engine arrival outside the wait",
 		"instant on a window edge", "window edge inside a span", "release and admission at one instant",
 		"duplicate success", "successes released together", "retry", "unlinked retry", "mixed NULL attempts",
 		"several replicas", "sampling hole", "half-µs median interval", "replica only in samples",
