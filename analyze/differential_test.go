@@ -268,6 +268,21 @@ func checkProperties(t *testing.T, res *schemas.RunResult) {
 	if attempts != r.Attempts || requests != r.Requests {
 		t.Errorf("Σ windows attempts %d requests %d, run %d %d", attempts, requests, r.Attempts, r.Requests)
 	}
+	// The four causes of gap_time sum to it exactly (whole µs) in every
+	// window, the run and every replica (docs/metrics.md "Where the idle
+	// time comes from").
+	us := func(s float64) int64 { return int64(math.Round(s * 1e6)) }
+	for i, w := range append(slices.Clone(res.Windows), r.Metrics) {
+		sum := us(w.EngineGapTime) + us(w.AdmissionGapTime) + us(w.ImbalanceGapTime) + us(w.UnattributedGapTime)
+		if sum != us(w.GapTime) {
+			t.Errorf("window %d: causes sum to %d µs, gap_time %d µs", i, sum, us(w.GapTime))
+		}
+	}
+	for _, rs := range r.Replicas {
+		if sum := us(rs.EngineGapTime) + us(rs.AdmissionGapTime) + us(rs.UnattributedGapTime); sum != us(rs.GapTime) {
+			t.Errorf("replica %s: causes sum to %d µs, gap_time %d µs", rs.Replica, sum, us(rs.GapTime))
+		}
+	}
 }
 
 // sortLatencies orders request latencies by completion, then by value, so

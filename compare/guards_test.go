@@ -29,8 +29,11 @@ func TestUnchangedBeforeIssue21(t *testing.T) {
 			// model mismatch allowed) came first among the guards.
 			v.Guards, v.Notes = append(v.Notes, v.Guards...), nil
 			v.Settings.Off = nil
+			// Nor did the idle time's causes (verdict.json gap_causes and the
+			// gap row's cause sentence), which judge nothing.
+			v.GapCauses = nil
 			for i := range v.Criteria {
-				v.Criteria[i].Scope = ""
+				v.Criteria[i].Scope, v.Criteria[i].Cause = "", ""
 			}
 			got, _ := json.MarshalIndent(v, "", "  ")
 			want, err := os.ReadFile(filepath.Join("testdata", "before", fx.name+".json"))

@@ -47,6 +47,7 @@ func figures(in Input) []*figure {
 	figs := []*figure{
 		c.tpsFigure(),
 		c.stateFigure(),
+		c.gapCauseFigure(),
 		c.gapFigure(),
 		c.latencyFigure(),
 		c.concurrencyFigure(),
@@ -288,6 +289,63 @@ func (c *chartCtx) capRules(caps []*int64) []rule {
 		out = append(out, r)
 	}
 	return out
+}
+
+// gapCauses are the causes of gap_time (docs/metrics.md "Where the idle
+// time comes from"), bottom of the stack first, with their colours.
+var gapCauses = []struct {
+	metric string
+	color  drawing.Color
+	get    func(*schemas.Metrics) *float64
+}{
+	{"engine_gap_time", drawing.ColorFromHex("7B3294"), func(m *schemas.Metrics) *float64 { return ifTimed(m, m.EngineGapTime) }},
+	{"admission_gap_time", colGap, func(m *schemas.Metrics) *float64 { return ifTimed(m, m.AdmissionGapTime) }},
+	{"imbalance_gap_time", colWarn, func(m *schemas.Metrics) *float64 { return ifTimed(m, m.ImbalanceGapTime) }},
+	{"unattributed_gap_time", colNone, func(m *schemas.Metrics) *float64 { return ifTimed(m, m.UnattributedGapTime) }},
+}
+
+// ifTimed is v, or NULL for a window without time (its gap_fraction NULL),
+// where a cause's 0 s would be a value the window never had.
+func ifTimed(m *schemas.Metrics, v float64) *float64 {
+	if m.GapFraction == nil {
+		return nil
+	}
+	return &v
+}
+
+// gapCauseFigure stacks each window's gap_time by cause: where the requests
+// waited while slots sat idle. Two runs: the baseline's bar on the left of
+// each window, the candidate's on the right.
+func (c *chartCtx) gapCauseFigure() *figure {
+	f := &figure{Name: "gap_causes", Title: "Where the idle time came from: gap_time per window by cause",
+		Alt:    "Seconds of each window during which requests waited while slots were free, stacked by where they waited: held by an engine's scheduler (engine_gap), held at the gateway (admission_gap), queued at full replicas while others had free slots (imbalance_gap), or unknown (unattributed_gap).",
+		XLabel: c.xLabel, xAxis: axisSpec{zero: true}, YLabel: "gap_time (seconds of the window)", yAxis: axisSpec{zero: true}}
+	if c.compare {
+		f.Note = "left bar: baseline, right bar: candidate"
+	}
+	for i, rr := range c.runs {
+		var base []float64
+		for _, gc := range gapCauses {
+			s := c.windowSeries(rr, gc.metric, gc.get)
+			s.Kind, s.color, s.base = "bars", gc.color, base
+			if c.compare {
+				// One legend entry per cause for both runs.
+				s.Label, s.slot, s.slots = gc.metric, i, len(c.runs)
+			}
+			top := make([]float64, len(s.Y))
+			for j, y := range s.Y {
+				if j < len(base) {
+					top[j] = base[j]
+				}
+				if v, ok := finite(y); ok {
+					top[j] += v
+				}
+			}
+			base = top
+			f.Series = append(f.Series, s)
+		}
+	}
+	return f
 }
 
 func (c *chartCtx) gapFigure() *figure {

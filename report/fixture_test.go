@@ -41,6 +41,7 @@ func makeRun(s runShape) Run {
 	var wins []schemas.Metrics
 	var sum struct {
 		out, gen, del, in, backlog, gapT, inflight, queue, secs float64
+		engineGap, admissionGap, unattributedGap                float64
 		arrivals, req, succ, att, sAtt, retry, sloMet           int64
 	}
 	first := s.start.Truncate(time.Minute)
@@ -87,6 +88,12 @@ func makeRun(s runShape) Run {
 			m.RetryRate = ptr(float64(retries) / float64(att))
 		}
 		m.BacklogTime, m.GapTime, m.GapFraction = backlog, gapT, ptr(gf)
+		// The idle time's causes: 30 % engine, 60 % admission, the rest unknown.
+		m.EngineGapTime, m.AdmissionGapTime = 0.3*gapT, 0.6*gapT
+		m.UnattributedGapTime = gapT - m.EngineGapTime - m.AdmissionGapTime
+		sum.engineGap += m.EngineGapTime
+		sum.admissionGap += m.AdmissionGapTime
+		sum.unattributedGap += m.UnattributedGapTime
 		if backlog > 0 {
 			m.BacklogGapFraction = ptr(gapT / backlog)
 		}
@@ -136,6 +143,7 @@ func makeRun(s runShape) Run {
 		SuccessRate: ptr(float64(sum.succ) / float64(sum.req)), AttemptSuccessRate: ptr(float64(sum.sAtt) / float64(sum.att)),
 		RetryRate:   ptr(float64(sum.retry) / float64(sum.att)),
 		BacklogTime: sum.backlog, GapTime: sum.gapT, GapFraction: ptr(sum.gapT / secs), BacklogGapFraction: ptr(sum.gapT / sum.backlog),
+		EngineGapTime: sum.engineGap, AdmissionGapTime: sum.admissionGap, UnattributedGapTime: sum.unattributedGap,
 		MeanInFlight: ptr(sum.inflight / secs), MeanQueueDepth: ptr(sum.queue / secs), Utilization: ptr(sum.inflight / secs / float64(s.cap)),
 		LittleConcurrency: ptr(float64(sum.arrivals) / secs * 14.2),
 		TQueue:            dist(sum.req, 0.042*s.ttftScale, 1.21*s.ttftScale),

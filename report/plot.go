@@ -68,6 +68,9 @@ type series struct {
 	slots  int
 	colors []drawing.Color // points: per-point colour overriding color
 	axis2  bool            // plotted against the right-hand axis
+	// base stacks bars: bar i stands on base[i] (the series below it)
+	// instead of on 0; Y stays the series' own value.
+	base []float64
 }
 
 // legendKey is a legend entry for a dot colour.
@@ -329,6 +332,9 @@ func (f *figure) extent(axis2 bool) (x0, x1, y0, y1 float64, ok bool) {
 			y, yok := finite(s.Y[i])
 			if !yok {
 				continue
+			}
+			if i < len(s.base) {
+				y += s.base[i]
 			}
 			ok = true
 			x0, x1 = math.Min(x0, s.X[i]), math.Max(x1, s.X[i])
@@ -902,11 +908,19 @@ func (f *figure) drawSeries(p *painter, s *series, xs, ys scale) {
 			}
 			sw := max(wpx/slots, 1)
 			a += s.slot * sw
-			top := ys.px(y)
-			if top >= ys.p0 && y > 0 {
-				top = ys.p0 - 1 // a non-zero bar is never invisible
+			bottom := ys.p0
+			if i < len(s.base) {
+				bottom = ys.px(s.base[i])
+				y += s.base[i]
+				if y <= s.base[i] {
+					continue // an empty layer of a stack draws nothing
+				}
 			}
-			p.rect(a, top, a+sw, ys.p0, s.color)
+			top := ys.px(y)
+			if top >= bottom && y > 0 {
+				top = bottom - 1 // a non-zero bar is never invisible
+			}
+			p.rect(a, top, a+sw, bottom, s.color)
 		}
 	case "points":
 		var maxN int64 = 1

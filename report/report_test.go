@@ -373,7 +373,7 @@ func pngStats(t *testing.T, b []byte) (img image.Image, colours int, inked float
 	return img, len(seen), float64(ink) / float64(n)
 }
 
-var wantCharts = []string{"tps", "state", "gap_fraction", "latency_cdf", "stream_vs_concurrency", "rates", "throughput_vs_ttft", "ttft_over_time", "tpot_over_time"}
+var wantCharts = []string{"tps", "state", "gap_causes", "gap_fraction", "latency_cdf", "stream_vs_concurrency", "rates", "throughput_vs_ttft", "ttft_over_time", "tpot_over_time"}
 
 func TestCharts(t *testing.T) {
 	for name, in := range map[string]Input{"single": singleInput(), "compare": compareInput()} {
@@ -424,7 +424,7 @@ func TestChartData(t *testing.T) {
 		t.Errorf("window offsets %v..%v, %v; want 0..0.7125, 0.7125", s.X[0], s.XEnd[0], s.X[1])
 	}
 	// Idle windows: tps 0, rates NULL (a gap in the line, not a zero).
-	rates := figs[5]
+	rates := figs[6]
 	if rates.Series[0].Y[13] != nil || tps.Series[0].Y[13] == nil || *tps.Series[0].Y[13] != 0 {
 		t.Errorf("idle window: success_rate %v, system_tps %v; want NULL and 0", rates.Series[0].Y[13], tps.Series[0].Y[13])
 	}
@@ -437,13 +437,37 @@ func TestChartData(t *testing.T) {
 	if b := state.Bands[1]; math.Abs(b.Value-0.06) > 1e-9 {
 		t.Errorf("band of window 3 has value %v, want gap_fraction 0.06", b.Value)
 	}
+	// The cause chart stacks the four causes of each window, each layer on
+	// the ones below it (the fixture: 30 % engine, 60 % admission, 10 %
+	// unattributed of every window's gap_time).
+	causes := figs[2]
+	if len(causes.Series) != 4 {
+		t.Fatalf("gap_causes chart: %d series, want 4", len(causes.Series))
+	}
+	for j, w := range in.Baseline.Windows {
+		want := []float64{w.EngineGapTime, w.AdmissionGapTime, w.ImbalanceGapTime, w.UnattributedGapTime}
+		below := 0.0
+		for k, s := range causes.Series {
+			var base float64
+			if j < len(s.base) {
+				base = s.base[j]
+			}
+			if y := s.Y[j]; y == nil || *y != want[k] || math.Abs(base-below) > 1e-12 {
+				t.Errorf("window %d, %s: %v on %v, want %v on %v", j, s.Metric, y, base, want[k], below)
+			}
+			below += want[k]
+		}
+	}
+	if w := in.Baseline.Windows[3]; w.AdmissionGapTime <= 0 || w.EngineGapTime <= 0 {
+		t.Fatalf("fixture window 3 has no admission or engine gap: %+v", w)
+	}
 	if len(state.Rules) != 1 || state.Rules[0].Y != 64 || state.Rules[0].Label != "cap 64 (inferred)" {
 		t.Errorf("cap rule = %+v", state.Rules)
 	}
 	if got := tps.XLabel; got != "minutes since run start (2026-11-20 14:00:17 UTC)" {
 		t.Errorf("x label = %q", got)
 	}
-	cdf := figs[3].Series[0]
+	cdf := figs[4].Series[0]
 	if len(cdf.X) != 101 || *cdf.Y[50] != 0.5 || cdf.X[50] != in.Baseline.TTFTQuantiles[50] {
 		t.Errorf("ttft CDF: %d points, y[50]=%v at x=%v", len(cdf.X), *cdf.Y[50], cdf.X[50])
 	}
@@ -590,7 +614,7 @@ func TestWrite(t *testing.T) {
 	for _, p := range paths {
 		names = append(names, filepath.Base(p))
 	}
-	want := []string{"tps.png", "state.png", "gap_fraction.png", "latency_cdf.png", "stream_vs_concurrency.png", "rates.png",
+	want := []string{"tps.png", "state.png", "gap_causes.png", "gap_fraction.png", "latency_cdf.png", "stream_vs_concurrency.png", "rates.png",
 		"throughput_vs_ttft.png", "ttft_over_time.png", "tpot_over_time.png", "report.json", "summary.md", "report.html"}
 	if !slices.Equal(names, want) {
 		t.Errorf("wrote %v, want %v", names, want)
@@ -807,7 +831,7 @@ func TestChartAxes(t *testing.T) {
 	// Rates: failed requests and retries on an axis scaled to them. The
 	// largest value is the baseline's last retry rate, 2.73 %; with 3 %
 	// headroom the axis ends at the next 0.5 pp tick, 3 %.
-	rates := figures(compareInput())[5]
+	rates := figures(compareInput())[6]
 	_, _, y0, y1, _ := rates.extent(false)
 	if sc := rates.scaleFor(rates.yAxis, y0, y1, yTicks); sc.lo != 0 || math.Abs(sc.hi-0.03) > 1e-12 {
 		t.Errorf("rates axis %v–%v, want 0–0.03", sc.lo, sc.hi)
@@ -819,7 +843,7 @@ func TestChartAxes(t *testing.T) {
 
 	// Latency: a log time axis from the 1-2-5 tick at or below the smallest
 	// positive quantile to the one at or above the largest.
-	lat := figures(compareInput())[3]
+	lat := figures(compareInput())[4]
 	if !lat.xAxis.log {
 		t.Fatal("latency CDF has a linear time axis")
 	}
