@@ -13,8 +13,9 @@ import (
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
-// The prometheus format is vLLM's scheduler gauges over time, as
-// samples.parquet rows (schemas/formats/vllm.md):
+// The prometheus format is an engine's scheduler gauges over time, as
+// samples.parquet rows (schemas/formats/vllm.md; sglang.md and llamacpp.md
+// for SGLang's and llama.cpp's families, promFamilies):
 //
 //   - the Prometheus HTTP API's query_range answer (resultType "matrix", or
 //     "vector"), one JSON document per file or per line;
@@ -23,11 +24,14 @@ import (
 //
 // vllm:num_requests_running is in_flight, vllm:num_requests_waiting is
 // queue_depth, vllm:kv_cache_usage_perc (V0 and early V1:
-// vllm:gpu_cache_usage_perc) is kv_cache_usage (already 0..1). Series of one
+// vllm:gpu_cache_usage_perc) is kv_cache_usage (already 0..1); SGLang's
+// sglang:num_running_reqs, sglang:num_queue_reqs, sglang:token_usage and
+// llama.cpp's llamacpp:requests_processing, llamacpp:requests_deferred,
+// llamacpp:kv_cache_usage_ratio fill the same columns. Series of one
 // replica at one instant are joined into one sample; the replica is the
 // instance (or pod, or model_name) label, with "/engine-NNN" when an engine
-// label is present. Other metrics are skipped. NaN (a stale marker) is an
-// unknown value.
+// label is present (SGLang: "/dpN" for a dp_rank label). Other metrics are
+// skipped. NaN (a stale marker) is an unknown value.
 //
 // Records: in a text file every line is one record, and a joined sample is
 // written on the last line that contributes to it (the others are skipped);
@@ -138,18 +142,47 @@ const (
 )
 
 func promGaugeOf(name string) promGauge {
-	name = strings.Replace(name, "vllm_", "vllm:", 1) // exporters that sanitize the colon
-	switch name {
-	case "vllm:num_requests_running":
-		return promRunning
-	case "vllm:num_requests_waiting":
-		return promWaiting
-	case "vllm:kv_cache_usage_perc":
-		return promKV
-	case "vllm:gpu_cache_usage_perc":
-		return promGPUKV
+	return promFamilies[promUnsanitize(name)]
+}
+
+// promFamilies maps each engine's scheduler gauges onto the sample column
+// they fill (schemas/formats/*.md): vLLM's, SGLang's (--enable-metrics,
+// python/sglang/srt/metrics/collector.py) and llama.cpp's (llama-server
+// --metrics).
+var promFamilies = map[string]promGauge{
+	"vllm:num_requests_running": promRunning,
+	"vllm:num_requests_waiting": promWaiting,
+	"vllm:kv_cache_usage_perc":  promKV,
+	"vllm:gpu_cache_usage_perc": promGPUKV,
+
+	"sglang:num_running_reqs": promRunning,
+	"sglang:num_queue_reqs":   promWaiting,
+	"sglang:token_usage":      promKV,
+
+	"llamacpp:requests_processing":  promRunning,
+	"llamacpp:requests_deferred":    promWaiting,
+	"llamacpp:kv_cache_usage_ratio": promKV,
+}
+
+// promUnsanitize restores the colon of an engine's metric name that an
+// exporter sanitized ("vllm_num_requests_running").
+func promUnsanitize(name string) string {
+	for _, ns := range []string{"vllm", "sglang", "llamacpp"} {
+		if len(name) > len(ns) && name[:len(ns)] == ns && name[len(ns)] == '_' {
+			return ns + ":" + name[len(ns)+1:]
+		}
 	}
-	return promNone
+	return name
+}
+
+// promHasFamily reports whether s mentions one of the gauges read.
+func promHasFamily(s string) bool {
+	for name := range promFamilies {
+		if strings.Contains(s, name) {
+			return true
+		}
+	}
+	return false
 }
 
 func promReplica(labels map[string]string) string {
@@ -160,7 +193,15 @@ func promReplica(labels map[string]string) string {
 			break
 		}
 	}
-	return vllmEngineReplica(outer, labels["engine"])
+	engine := labels["engine"]
+	if engine == "" && labels["dp_rank"] != "" {
+		// SGLang's data-parallel schedulers, one series each.
+		if outer == "" {
+			return "dp" + labels["dp_rank"]
+		}
+		return outer + "/dp" + labels["dp_rank"]
+	}
+	return vllmEngineReplica(outer, engine)
 }
 
 // promKey identifies one joined sample.
@@ -496,23 +537,24 @@ func cmpInt64(a, b int64) int {
 	return 0
 }
 
-// sniffPrometheus scores Prometheus data holding vLLM gauges: 95 for an API
-// answer or a text scrape with vllm: metrics, 40 for other Prometheus data.
+// sniffPrometheus scores Prometheus data holding an engine's scheduler
+// gauges (vLLM, SGLang, llama.cpp): 95 for an API answer or a text scrape
+// with one of them, 40 for other Prometheus data.
 func sniffPrometheus(head []byte) int {
 	s := string(head)
 	t := strings.TrimSpace(s)
-	hasVLLM := strings.Contains(s, "vllm:num_requests_") || strings.Contains(s, "vllm:kv_cache_usage_perc") ||
-		strings.Contains(s, "vllm:gpu_cache_usage_perc")
+	has := promHasFamily(s)
 	switch {
 	case strings.HasPrefix(t, "{"):
 		if strings.Contains(s, `"resultType"`) && strings.Contains(s, `"data"`) {
-			if hasVLLM {
+			if has {
 				return 95
 			}
 			return 40
 		}
-	case strings.HasPrefix(t, "# HELP ") || strings.HasPrefix(t, "# TYPE ") || strings.HasPrefix(t, "vllm:"):
-		if hasVLLM {
+	case strings.HasPrefix(t, "# HELP ") || strings.HasPrefix(t, "# TYPE ") || strings.HasPrefix(t, "vllm:") ||
+		strings.HasPrefix(t, "sglang:") || strings.HasPrefix(t, "llamacpp:"):
+		if has {
 			return 95
 		}
 		return 40

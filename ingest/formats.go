@@ -122,6 +122,14 @@ var formats = map[string]format{
 	"aiperf":         {New: newAIPerfReader, Sniff: sniffAIPerf, TTFT: TTFTClient},               // schemas/formats/loadtools.md
 	"inference-perf": {New: newInferencePerfReader, Sniff: sniffInferencePerf, TTFT: TTFTClient}, // schemas/formats/loadtools.md
 
+	// SGLang (schemas/formats/sglang.md)
+	"sglang-metrics": {New: newSGLangMetricsReader, Sniff: sniffSGLangMetrics, Role: RoleEngine, TTFT: TTFTEngine},
+	"sglang-log":     {New: newSGLangLogReader, Sniff: sniffSGLangLog, Role: RoleEngine, TTFT: TTFTEngine},
+
+	// llama.cpp server (schemas/formats/llamacpp.md)
+	"llamacpp":     {New: newLlamaCppReader, Sniff: sniffLlamaCpp, Role: RoleEngine, TTFT: TTFTEngine},
+	"llamacpp-log": {New: newLlamaCppLogReader, Sniff: sniffLlamaCppLog, Role: RoleEngine},
+
 	// Gateways (schemas/formats/gateways.md)
 	"litellm":    {New: newLiteLLMReader, Sniff: sniffLiteLLM, Role: RoleGateway, TTFT: TTFTGateway},
 	"kong":       {New: newKongReader, Sniff: sniffKong, Role: RoleGateway, TTFT: TTFTGateway},

@@ -83,3 +83,50 @@ func FuzzVLLMBench(f *testing.F) {
 	vllmFuzzSeed(f, "vllm-bench")
 	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, "vllm-bench", data) })
 }
+
+// engineFuzzSeed adds every fixture of format, whole and line by line.
+func engineFuzzSeed(f *testing.F, format string) {
+	for _, fx := range engineFixtures {
+		if fx.format != format {
+			continue
+		}
+		for _, kind := range []string{".good.", ".bad."} {
+			for _, file := range engineFiles(fx.format, fx.dir, kind) {
+				b, err := os.ReadFile(file)
+				if err != nil {
+					f.Fatal(err)
+				}
+				f.Add(b)
+				for line := range bytes.SplitSeq(b, []byte("\n")) {
+					f.Add(line)
+				}
+			}
+		}
+	}
+}
+
+func FuzzSGLangMetrics(f *testing.F) {
+	engineFuzzSeed(f, SourceSGLangMetrics)
+	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, SourceSGLangMetrics, data) })
+}
+
+func FuzzSGLangLog(f *testing.F) {
+	engineFuzzSeed(f, SourceSGLangLog)
+	f.Add([]byte("[2026-03-10 10:00:04] Finish: obj=A(x=[1, (2, 3)], y={'a': 'b' ... 'c'}), out={'meta_info': {'id': 'q', 'e2e_latency': 1e-3}}"))
+	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, SourceSGLangLog, data) })
+}
+
+func FuzzLlamaCpp(f *testing.F) {
+	engineFuzzSeed(f, SourceLlamaCpp)
+	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, SourceLlamaCpp, data) })
+}
+
+func FuzzLlamaCppLog(f *testing.F) {
+	engineFuzzSeed(f, SourceLlamaCppLog)
+	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, SourceLlamaCppLog, data) })
+}
+
+func FuzzPrometheusEngines(f *testing.F) {
+	engineFuzzSeed(f, SourcePrometheus)
+	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, SourcePrometheus, data) })
+}
