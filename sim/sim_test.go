@@ -24,7 +24,7 @@ func mustNamed(t testing.TB, name string) Scenario {
 
 func TestNames(t *testing.T) {
 	got := Names()
-	want := []string{"fixed", "light", "multi-replica", "overload", "retry-storm", "stall"}
+	want := []string{"engine-hold", "fixed", "gap-mix", "imbalance", "light", "multi-replica", "overload", "retry-storm", "stall"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Names() = %q, want %q", got, want)
 	}
@@ -38,7 +38,7 @@ func TestNames(t *testing.T) {
 		}
 	}
 	_, err := Named("stal")
-	if !errors.Is(err, ErrUnknownScenario) || !strings.Contains(err.Error(), "fixed, light, multi-replica") {
+	if !errors.Is(err, ErrUnknownScenario) || !strings.Contains(err.Error(), "engine-hold, fixed, gap-mix, imbalance, light") {
 		t.Errorf(`Named("stal") error = %v, want ErrUnknownScenario listing the names`, err)
 	}
 }
