@@ -62,6 +62,11 @@ func TestValidate(t *testing.T) {
 		{"Prompt", func(s *Scenario) { s.Prompt.Min = 0 }},
 		{"Output", func(s *Scenario) { s.Output.Max = 0 }},
 		{"Window", func(s *Scenario) { s.Window = time.Nanosecond }},
+		{"Dispatch", func(s *Scenario) { s.Dispatch = "fastest" }},
+		{"EngineStallGap", func(s *Scenario) { s.Dispatch, s.EngineStallGap = DispatchRandom, -1 }},
+		{"EngineStallDuration", func(s *Scenario) { s.Dispatch, s.EngineStallGap = DispatchRandom, time.Second }},
+		{"Dispatch", func(s *Scenario) { s.EngineStallGap, s.EngineStallDuration = time.Second, time.Second }},
+		{"EngineStallJitter", func(s *Scenario) { s.EngineStallJitter = 2 }},
 	}
 	for _, tt := range tests {
 		sc := mustNamed(t, "stall")

@@ -109,8 +109,8 @@ type Metrics struct {
 type Stats struct {
 	Statuses           map[string]int64 `json:"statuses"`             // spans by status
 	Rejected           int64            `json:"rejected_429"`         // attempts rejected by a full queue
-	QueueTimeouts      int64            `json:"queue_timeouts"`       // attempts that timed out still queued
-	QueueCancels       int64            `json:"queue_cancels"`        // hedge losers cancelled still queued
+	QueueTimeouts      int64            `json:"queue_timeouts"`       // attempts that timed out still queued (gateway or engine)
+	QueueCancels       int64            `json:"queue_cancels"`        // hedge losers cancelled still queued (gateway or engine)
 	Hedges             int64            `json:"hedges"`               // hedge attempts launched
 	SpansOutsideState  int64            `json:"spans_outside_state"`  // spans without admitted_at (in neither state)
 	Stalls             int64            `json:"stalls"`               // admission stalls begun
