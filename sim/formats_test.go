@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tpsreport/tpsreport/schemas"
 )
@@ -192,5 +194,80 @@ func TestWriteFormatsErrors(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("failed runs left %d files", len(ents))
+	}
+}
+
+// TestVLLMOTelEngineQueue: with engine queues, an llm_request span starts at
+// the attempt's engine arrival and its time_in_queue runs to admission; an
+// attempt that left an engine queue unadmitted has none, though its canonical
+// span names its replica and engine arrival.
+func TestVLLMOTelEngineQueue(t *testing.T) {
+	sc := edgeScenarios()[2]
+	sc.Duration = 40 * time.Second
+	const seed = 1
+	dir := t.TempDir()
+	if _, err := WriteFormats(dir, sc, seed, FormatVLLMOTel); err != nil {
+		t.Fatal(err)
+	}
+	spans, _ := collect(t, sc, seed)
+	byID := map[string]schemas.Span{}
+	var unadmitted int
+	for _, sp := range spans {
+		byID[string(appendHexID(nil, seed, "span", sp.SpanID, 8))] = sp
+		if sp.EngineArrivedAt != nil && sp.AdmittedAt == nil {
+			unadmitted++
+			if sp.Replica == nil || *sp.EngineArrivedAt < *sp.QueuedAt {
+				t.Errorf("span %s left an engine queue: replica %v, engine_arrived_at %d before queued_at %d", sp.SpanID, sp.Replica, *sp.EngineArrivedAt, *sp.QueuedAt)
+			}
+		}
+	}
+	if unadmitted == 0 {
+		t.Error("no attempt left an engine queue unadmitted: the scenario does not cover it")
+	}
+	var n, queued int
+	eachLine(t, dir, FormatFile(FormatVLLMOTel), func(line []byte) {
+		var doc struct {
+			ResourceSpans []struct {
+				ScopeSpans []struct {
+					Spans []struct {
+						SpanID     string `json:"spanId"`
+						Start      string `json:"startTimeUnixNano"`
+						Attributes []struct {
+							Key   string
+							Value struct{ DoubleValue float64 }
+						}
+					}
+				}
+			}
+		}
+		if err := json.Unmarshal(line, &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, ss := range doc.ResourceSpans[0].ScopeSpans {
+			for _, s := range ss.Spans {
+				sp, ok := byID[s.SpanID]
+				if !ok || sp.AdmittedAt == nil {
+					t.Fatalf("otel span %s: no admitted canonical span", s.SpanID)
+				}
+				n++
+				if want := strconv.FormatInt(*sp.EngineArrivedAt*1000, 10); s.Start != want {
+					t.Errorf("span %s starts at %s, want engine_arrived_at %s", sp.SpanID, s.Start, want)
+				}
+				for _, a := range s.Attributes {
+					if a.Key == "gen_ai.latency.time_in_queue" {
+						want := float64(*sp.AdmittedAt-*sp.EngineArrivedAt) / 1e6
+						if a.Value.DoubleValue != want {
+							t.Errorf("span %s: time_in_queue %v, want %v", sp.SpanID, a.Value.DoubleValue, want)
+						}
+						if want > 0 {
+							queued++
+						}
+					}
+				}
+			}
+		}
+	})
+	if n == 0 || queued == 0 {
+		t.Errorf("%d otel spans, %d with time in an engine queue; want some of each", n, queued)
 	}
 }

@@ -2,14 +2,15 @@ package sim
 
 // Event kinds.
 const (
-	evArrival    uint8 = iota // next arrival of the Poisson process
-	evStall                   // an admission stall starts or ends
-	evSample                  // engine stats of every replica
-	evFirstToken              // an attempt's prefill ends
-	evRelease                 // an attempt's release delay ends
-	evDeadline                // an attempt's client timeout
-	evLaunch                  // a request's retry or hedge starts
-	evDecode                  // a replica's next stream completes
+	evArrival     uint8 = iota // next arrival of the Poisson process
+	evStall                    // an admission stall starts or ends
+	evSample                   // engine stats of every replica
+	evFirstToken               // an attempt's prefill ends
+	evRelease                  // an attempt's release delay ends
+	evDeadline                 // an attempt's client timeout
+	evLaunch                   // a request's retry or hedge starts
+	evDecode                   // a replica's next stream completes
+	evEngineStall              // a replica's engine pause starts or ends
 )
 
 // event is a scheduled instant. Events live inside the objects they belong to

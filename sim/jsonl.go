@@ -137,6 +137,7 @@ func AppendSpanJSON(b []byte, s *schemas.Span) []byte {
 	b = appendOptString(b, `,"model":`, s.Model)
 	b = appendOptString(b, `,"replica":`, s.Replica)
 	b = appendOptTime(b, `,"queued_at":`, s.QueuedAt)
+	b = appendOptTime(b, `,"engine_arrived_at":`, s.EngineArrivedAt)
 	b = appendOptTime(b, `,"admitted_at":`, s.AdmittedAt)
 	b = appendOptTime(b, `,"first_token_at":`, s.FirstTokenAt)
 	b = appendOptTime(b, `,"last_token_at":`, s.LastTokenAt)

@@ -43,25 +43,26 @@ func TestAppendTimestamp(t *testing.T) {
 
 // jsonSpan is a span line decoded by encoding/json.
 type jsonSpan struct {
-	RunID        string  `json:"run_id"`
-	Source       string  `json:"source"`
-	SpanID       string  `json:"span_id"`
-	RequestID    string  `json:"request_id"`
-	Attempt      *int32  `json:"attempt"`
-	RetryCause   *string `json:"retry_cause"`
-	Model        *string `json:"model"`
-	Replica      *string `json:"replica"`
-	QueuedAt     *string `json:"queued_at"`
-	AdmittedAt   *string `json:"admitted_at"`
-	FirstTokenAt *string `json:"first_token_at"`
-	LastTokenAt  *string `json:"last_token_at"`
-	ReleasedAt   *string `json:"released_at"`
-	InputTokens  *int64  `json:"input_tokens"`
-	OutputTokens *int64  `json:"output_tokens"`
-	CachedTokens *int64  `json:"cached_tokens"`
-	Status       string  `json:"status"`
-	Error        *string `json:"error"`
-	HTTPStatus   *int32  `json:"http_status"`
+	RunID           string  `json:"run_id"`
+	Source          string  `json:"source"`
+	SpanID          string  `json:"span_id"`
+	RequestID       string  `json:"request_id"`
+	Attempt         *int32  `json:"attempt"`
+	RetryCause      *string `json:"retry_cause"`
+	Model           *string `json:"model"`
+	Replica         *string `json:"replica"`
+	QueuedAt        *string `json:"queued_at"`
+	EngineArrivedAt *string `json:"engine_arrived_at"`
+	AdmittedAt      *string `json:"admitted_at"`
+	FirstTokenAt    *string `json:"first_token_at"`
+	LastTokenAt     *string `json:"last_token_at"`
+	ReleasedAt      *string `json:"released_at"`
+	InputTokens     *int64  `json:"input_tokens"`
+	OutputTokens    *int64  `json:"output_tokens"`
+	CachedTokens    *int64  `json:"cached_tokens"`
+	Status          string  `json:"status"`
+	Error           *string `json:"error"`
+	HTTPStatus      *int32  `json:"http_status"`
 }
 
 func parseTS(t *testing.T, s *string) *int64 {
@@ -80,7 +81,7 @@ func (j jsonSpan) span(t *testing.T) schemas.Span {
 	return schemas.Span{
 		RunID: j.RunID, Source: j.Source, SpanID: j.SpanID, RequestID: j.RequestID,
 		Attempt: j.Attempt, RetryCause: j.RetryCause, Model: j.Model, Replica: j.Replica,
-		QueuedAt: parseTS(t, j.QueuedAt), AdmittedAt: parseTS(t, j.AdmittedAt),
+		QueuedAt: parseTS(t, j.QueuedAt), EngineArrivedAt: parseTS(t, j.EngineArrivedAt), AdmittedAt: parseTS(t, j.AdmittedAt),
 		FirstTokenAt: parseTS(t, j.FirstTokenAt), LastTokenAt: parseTS(t, j.LastTokenAt),
 		ReleasedAt: parseTS(t, j.ReleasedAt), InputTokens: j.InputTokens, OutputTokens: j.OutputTokens,
 		CachedTokens: j.CachedTokens, Status: j.Status, Error: j.Error, HTTPStatus: j.HTTPStatus,
@@ -91,7 +92,7 @@ func TestAppendSpanJSON(t *testing.T) {
 	full := schemas.Span{
 		RunID: "run", Source: "sim", SpanID: "r000000001-1", RequestID: "r000000001",
 		Attempt: schemas.Ptr[int32](1), RetryCause: schemas.Ptr("5xx"), Model: schemas.Ptr("m"),
-		Replica: schemas.Ptr("vllm-0"), QueuedAt: schemas.Ptr(DefaultStart + 1),
+		Replica: schemas.Ptr("vllm-0"), QueuedAt: schemas.Ptr(DefaultStart + 1), EngineArrivedAt: schemas.Ptr(DefaultStart + 7),
 		AdmittedAt: schemas.Ptr(DefaultStart + 20), FirstTokenAt: schemas.Ptr(DefaultStart + 300),
 		LastTokenAt: schemas.Ptr(DefaultStart + 4000), ReleasedAt: schemas.Ptr(DefaultStart + 50000),
 		InputTokens: schemas.Ptr[int64](700), OutputTokens: schemas.Ptr[int64](12),
@@ -100,7 +101,7 @@ func TestAppendSpanJSON(t *testing.T) {
 	}
 	want := `{"run_id":"run","source":"sim","span_id":"r000000001-1","request_id":"r000000001","attempt":1,` +
 		`"retry_cause":"5xx","model":"m","replica":"vllm-0","queued_at":"2026-11-20T10:00:00.000001Z",` +
-		`"admitted_at":"2026-11-20T10:00:00.000020Z","first_token_at":"2026-11-20T10:00:00.000300Z",` +
+		`"engine_arrived_at":"2026-11-20T10:00:00.000007Z","admitted_at":"2026-11-20T10:00:00.000020Z","first_token_at":"2026-11-20T10:00:00.000300Z",` +
 		`"last_token_at":"2026-11-20T10:00:00.004000Z","released_at":"2026-11-20T10:00:00.050000Z",` +
 		`"input_tokens":700,"output_tokens":12,"cached_tokens":0,"status":"error","error":"engine_error","http_status":500}`
 	if got := string(AppendSpanJSON(nil, &full)); got != want {
@@ -202,7 +203,9 @@ func TestWriteTruth(t *testing.T) {
 		"success_rate", "retry_rate", "attempt_success_rate", "gap_fraction", "backlog_gap_fraction",
 		"mean_in_flight", "mean_queue_depth", "utilization", "backlog_time", "gap_time", "window_seconds",
 		"output_tokens", "generated_tokens", "delivered_tokens", "input_tokens", "arrivals", "requests",
-		"succeeded_requests", "attempts", "successful_attempts", "retry_attempts"} {
+		"succeeded_requests", "attempts", "successful_attempts", "retry_attempts",
+		"engine_gap_time", "admission_gap_time", "imbalance_gap_time", "unattributed_gap_time",
+		"engine_gap_share", "admission_gap_share", "imbalance_gap_share", "unattributed_gap_share"} {
 		if _, ok := ref[k]; !ok {
 			t.Errorf("%s is not a schemas.Metrics name", k)
 		}
@@ -213,6 +216,21 @@ func TestWriteTruth(t *testing.T) {
 	for _, k := range []string{"cap", "spans", "windows", "run_start", "run_end", "seed", "scenario", "in_flight_seconds", "queue_depth_seconds", "over_cap_time"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("truth.json lacks %s", k)
+		}
+	}
+	// Each replica's names are those of schemas.ReplicaState.
+	rb, _ = json.Marshal(schemas.ReplicaState{})
+	ref = nil
+	if err := json.Unmarshal(rb, &ref); err != nil {
+		t.Fatal(err)
+	}
+	reps, _ := m["replicas"].([]any)
+	if len(reps) != 1 {
+		t.Fatalf("truth.json replicas: %v, want one", m["replicas"])
+	}
+	for k := range reps[0].(map[string]any) {
+		if _, ok := ref[k]; !ok {
+			t.Errorf("replicas[0].%s is not a schemas.ReplicaState name", k)
 		}
 	}
 	if !bytes.HasSuffix(b, []byte("}\n")) || !bytes.Contains(b, []byte("\n  \"scenario\": \"stall\",\n")) {

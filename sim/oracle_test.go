@@ -360,6 +360,7 @@ func checkTruth(t *testing.T, sc Scenario, spans []schemas.Span, tr Truth) {
 		w = micros(time.Minute)
 	}
 	run, wins := oracle(spans, w, tr.Cap)
+	checkAttribution(t, sc, spans, tr, &run, wins)
 	if !tr.RunStart.Equal(run.WindowStart) || !tr.RunEnd.Equal(run.WindowEnd) {
 		t.Errorf("extent: got [%v, %v], want [%v, %v]", tr.RunStart, tr.RunEnd, run.WindowStart, run.WindowEnd)
 	}
@@ -378,7 +379,8 @@ func checkTruth(t *testing.T, sc Scenario, spans []schemas.Span, tr Truth) {
 
 // edgeScenarios stress the cases the named ones touch rarely: no release delay,
 // queue timeouts during stalls under overload with hedges, windows that do not
-// divide a minute, a run that ends on a window boundary.
+// divide a minute, a run that ends on a window boundary; attempts that time
+// out or lose a hedge in an engine queue, paused and stalled at once.
 func edgeScenarios() []Scenario {
 	a, _ := Named("overload")
 	a.Name = "edge-stalled-overload"
@@ -401,7 +403,14 @@ func edgeScenarios() []Scenario {
 	b.Window = 1500 * time.Millisecond
 	b.ErrorRate = 0.3
 	b.StatsInterval = 0
-	return []Scenario{a, b}
+	c := a
+	c.Name = "edge-engine-queues"
+	c.Dispatch = DispatchRandom
+	c.EngineStallGap, c.EngineStallDuration, c.EngineStallJitter = 6*time.Second, 4*time.Second, 1
+	c.MaxQueue = 40
+	c.ClientTimeout = 8 * time.Second
+
+	return []Scenario{a, b, c}
 }
 
 func TestTruthMatchesSpans(t *testing.T) {

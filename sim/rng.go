@@ -11,7 +11,10 @@ const (
 	streamArrivals uint64 = 1
 	streamBursts   uint64 = 2
 	streamStalls   uint64 = 3
-	streamRequest  uint64 = 1 << 40
+	streamDispatch uint64 = 4
+	// Replica i's engine pauses use streamEngine + i.
+	streamEngine  uint64 = 1 << 32
+	streamRequest uint64 = 1 << 40
 )
 
 // rng is a PCG stream with the few draws the simulator needs. It holds the

@@ -56,6 +56,19 @@ type Scenario struct {
 	StallJitter   float64       // 0..1: gap and length uniform in mean·[1−j, 1+j]
 	StallPoisson  bool          // gaps exponential with mean StallGap instead (lengths keep the jitter)
 
+	// Dispatch is how the gateway sends attempts to the replicas (see the
+	// package doc): DispatchFree (""), the gateway admits the head of its
+	// queue into a free slot; otherwise it sends every attempt, when not
+	// stalled, to the engine queue of the replica this policy picks.
+	Dispatch string
+
+	// Engine pauses, with a Dispatch policy only: each replica, on its own
+	// schedule, admits nothing from its engine queue for a while although
+	// slots are free (a paused scheduler).
+	EngineStallGap      time.Duration // mean time between a replica's pauses (end → next start); 0: no pauses
+	EngineStallDuration time.Duration // mean length of a pause
+	EngineStallJitter   float64       // 0..1: gap and length uniform in mean·[1−j, 1+j]
+
 	// Faults and retries.
 	ErrorRate     float64       // probability that an admitted attempt fails partway (http 500)
 	ClientTimeout time.Duration // a client gives up this long after an attempt's queued_at; 0: never
@@ -78,6 +91,14 @@ type Length struct {
 	Min    int64
 	Max    int64
 }
+
+// Dispatch policies (Scenario.Dispatch).
+const (
+	DispatchFree        = ""             // the gateway admits into a free slot: the replica with the most free slots
+	DispatchRoundRobin  = "round-robin"  // replicas in turn
+	DispatchRandom      = "random"       // a uniformly chosen replica
+	DispatchLeastLoaded = "least-loaded" // the fewest requests running and queued (ties: the lowest index)
+)
 
 // ErrUnknownScenario is returned by Named for a name it does not know.
 var ErrUnknownScenario = errors.New("unknown scenario")
@@ -152,6 +173,53 @@ var named = map[string]func() Scenario{
 		sc.HedgeDelay = 15 * time.Second
 		return sc
 	},
+	// The three causes of idle time (docs/metrics.md "Where the idle time
+	// comes from"), one scenario each and one with all three.
+	"engine-hold": func() Scenario {
+		sc := poolBase()
+		sc.Name = "engine-hold"
+		sc.Dispatch = DispatchLeastLoaded
+		sc.EngineStallGap = 20 * time.Second
+		sc.EngineStallDuration = 3 * time.Second
+		sc.EngineStallJitter = 0.5
+		return sc
+	},
+	"imbalance": func() Scenario {
+		sc := poolBase()
+		sc.Name = "imbalance"
+		sc.Dispatch = DispatchRoundRobin
+		sc.Replicas = 4
+		sc.MaxNumSeqs = 8
+		sc.Rate = 4.5
+		sc.Output = Length{Median: 180, Sigma: 1.2, Min: 1, Max: 2048}
+		return sc
+	},
+	"gap-mix": func() Scenario {
+		sc := poolBase()
+		sc.Name = "gap-mix"
+		sc.Dispatch = DispatchRoundRobin
+		sc.MaxNumSeqs = 12
+		sc.Rate = 6
+		sc.Output = Length{Median: 180, Sigma: 1, Min: 1, Max: 2048}
+		sc.StallGap = 30 * time.Second
+		sc.StallDuration = 4 * time.Second
+		sc.StallJitter = 0.5
+		sc.EngineStallGap = 25 * time.Second
+		sc.EngineStallDuration = 3 * time.Second
+		sc.EngineStallJitter = 0.5
+		return sc
+	},
+}
+
+// poolBase is three replicas of 16 slots at about 70 % of their capacity for
+// three minutes: the base of the gap-cause scenarios.
+func poolBase() Scenario {
+	sc := baseline()
+	sc.Duration = 3 * time.Minute
+	sc.Replicas = 3
+	sc.MaxNumSeqs = 16
+	sc.Rate = 8
+	return sc
 }
 
 // baseline is one replica of a small model serving chat traffic at about 90 %
@@ -269,6 +337,16 @@ func (sc Scenario) Validate() error {
 		return bad("StallDuration", sc.StallDuration, "> 0")
 	case !finite(sc.StallJitter) || sc.StallJitter < 0 || sc.StallJitter > 1:
 		return bad("StallJitter", sc.StallJitter, "in [0, 1]")
+	case sc.Dispatch != DispatchFree && sc.Dispatch != DispatchRoundRobin && sc.Dispatch != DispatchRandom && sc.Dispatch != DispatchLeastLoaded:
+		return bad("Dispatch", fmt.Sprintf("%q", sc.Dispatch), `"", "round-robin", "random" or "least-loaded"`)
+	case sc.EngineStallGap < 0:
+		return bad("EngineStallGap", sc.EngineStallGap, ">= 0")
+	case sc.EngineStallGap > 0 && sc.EngineStallDuration <= 0:
+		return bad("EngineStallDuration", sc.EngineStallDuration, "> 0")
+	case sc.EngineStallGap > 0 && sc.Dispatch == DispatchFree:
+		return bad("Dispatch", `""`, "a policy that queues at the engines when EngineStallGap > 0")
+	case !finite(sc.EngineStallJitter) || sc.EngineStallJitter < 0 || sc.EngineStallJitter > 1:
+		return bad("EngineStallJitter", sc.EngineStallJitter, "in [0, 1]")
 	case !finite(sc.ErrorRate) || sc.ErrorRate < 0 || sc.ErrorRate > 1:
 		return bad("ErrorRate", sc.ErrorRate, "in [0, 1]")
 	case sc.ClientTimeout < 0:

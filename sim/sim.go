@@ -21,11 +21,13 @@ type options struct {
 // the number of requests on the replica (admitted, not released: prefilling,
 // decoding or releasing), cap its MaxNumSeqs, kv_cache_usage the prompt and
 // generated tokens it holds over KVCacheTokens (NULL when that is 0), and
-// queue_depth its share of the gateway queue: the Q attempts waiting at the
+// queue_depth the attempts in its engine queue (none without a Dispatch
+// policy) plus its share of the gateway queue: the Q attempts waiting at the
 // gateway are split evenly over the replicas, replica i taking
-// Q/R + (1 if i < Q mod R), so the depths of a pool sum to Q. Unlike the span
-// state of docs/metrics.md, Q counts an attempt that will later time out or be
-// cancelled while still queued, as a live engine's gauge does.
+// Q/R + (1 if i < Q mod R), so the depths of a pool sum to the attempts
+// queued anywhere. Unlike the span state of docs/metrics.md, they count an
+// attempt that will later time out or be cancelled while still queued, as a
+// live engine's gauge does.
 func WithSamples(fn func(schemas.Sample) error) Option {
 	return func(o *options) { o.samples = fn }
 }
@@ -33,6 +35,7 @@ func WithSamples(fn func(schemas.Sample) error) Option {
 // Attempt states.
 const (
 	stQueued    uint8 = iota // in the gateway queue
+	stEngine                 // in a replica's engine queue (with a Dispatch policy)
 	stPrefill                // admitted, prefilling
 	stDecode                 // streaming tokens
 	stReleasing              // last token emitted, slot not yet released
@@ -96,11 +99,11 @@ type attempt struct {
 	state   uint8
 	outcome uint8
 
-	queuedAt, admittedAt, firstAt, lastAt int64
-	admitted, hasFirst, hasLast           bool
+	queuedAt, engineAt, admittedAt, firstAt, lastAt int64
+	admitted, hasFirst, hasLast                     bool
 
-	rep    *replica
-	rpos   int // position in rep.running + 1
+	rep    *replica // the replica it was sent to (nil while at the gateway)
+	rpos   int      // position in rep.running + 1
 	cached int64
 	fail   bool  // fails after failAt tokens
 	failAt int64 // 0..output−1
@@ -117,6 +120,7 @@ type attempt struct {
 // replica is one engine with its virtual decode clock.
 type replica struct {
 	name    string
+	idx     int
 	n       int     // requests on the replica (in flight)
 	v       float64 // virtual clock: tokens a stream has emitted since the start
 	lastT   int64   // instant v holds for
@@ -126,6 +130,16 @@ type replica struct {
 	dec     decodeHeap
 	running []*attempt
 	next    event // next stream completion
+
+	// Engine queue (with a Dispatch policy): FIFO from eqHead, stale entries
+	// skipped like the gateway's.
+	eq       []queued
+	eqHead   int
+	eqLen    int // attempts still in it
+	paused   bool
+	pausedAt int64
+	pause    event // next pause start or end
+	pauses   rng
 }
 
 // histLen rate changes are kept per replica to place the last token of an
@@ -196,6 +210,8 @@ type sim struct {
 	stall      event
 	free       int // free slots over all replicas
 	reps       []*replica
+	disp       rng   // DispatchRandom's draws
+	rr         int   // DispatchRoundRobin's next replica
 	live       int64 // requests alive
 
 	sampleEv event
@@ -217,6 +233,9 @@ type queued struct {
 }
 
 func (q queued) valid() bool { return q.a.serial == q.serial && q.a.state == stQueued }
+
+// validAt is valid for an entry of an engine queue.
+func (q queued) validAt() bool { return q.a.serial == q.serial && q.a.state == stEngine }
 
 // Run simulates sc with seed, calls emit with every span as it is released (so
 // in order of released_at, ties in a fixed order) and returns the truth of the
@@ -242,17 +261,22 @@ func Run(sc Scenario, seed uint64, emit func(schemas.Span) error, opts ...Option
 		arr:     newRNG(seed, streamArrivals),
 		bursts:  newRNG(seed, streamBursts),
 		stalls:  newRNG(seed, streamStalls),
+		disp:    newRNG(seed, streamDispatch),
 		free:    sc.Replicas * sc.MaxNumSeqs,
 		stats:   Stats{Statuses: map[string]int64{}},
 	}
 	s.tr.w = micros(sc.Window)
 	s.tr.cap = int64(sc.Replicas * sc.MaxNumSeqs)
+	s.tr.reps = make([]repAcc, sc.Replicas)
 	for i := range sc.Replicas {
-		rp := &replica{name: "vllm-" + strconv.Itoa(i), lastT: sc.Start}
+		rp := &replica{name: "vllm-" + strconv.Itoa(i), idx: i, lastT: sc.Start}
 		rp.next = event{kind: evDecode, rep: rp}
+		rp.pause = event{kind: evEngineStall, rep: rp}
+		rp.pauses = newRNG(seed, streamEngine+uint64(i))
 		rp.hist[0] = ratePoint{t: sc.Start}
 		rp.histN = 1
 		s.reps = append(s.reps, rp)
+		s.tr.reps[i] = repAcc{name: rp.name, cap: int64(sc.MaxNumSeqs)}
 	}
 	s.start()
 	for s.ev.len() > 0 && s.err == nil {
@@ -302,6 +326,11 @@ func (s *sim) start() {
 		s.stall = event{kind: evStall}
 		s.ev.schedule(&s.stall, sc.Start+s.stallGap())
 	}
+	if sc.EngineStallGap > 0 {
+		for _, rp := range s.reps {
+			s.ev.schedule(&rp.pause, sc.Start+rp.pauseGap(sc))
+		}
+	}
 	if sc.StatsInterval > 0 && s.sample != nil {
 		s.sampleEv = event{kind: evSample, late: true}
 		s.ev.schedule(&s.sampleEv, sc.Start)
@@ -326,6 +355,8 @@ func (s *sim) handle(e *event) {
 		s.onLaunch(e.req)
 	case evDecode:
 		s.onDecode(e.rep)
+	case evEngineStall:
+		s.onEngineStall(e.rep)
 	}
 }
 
@@ -498,19 +529,52 @@ func (s *sim) trimQueue() {
 	}
 }
 
+// trimEngine drops entries that are no longer queued from the head of rp's
+// engine queue.
+func (rp *replica) trimEngine() {
+	for rp.eqHead < len(rp.eq) && !rp.eq[rp.eqHead].validAt() {
+		rp.eq[rp.eqHead] = queued{}
+		rp.eqHead++
+	}
+	if rp.eqHead == len(rp.eq) {
+		rp.eq, rp.eqHead = rp.eq[:0], 0
+	} else if rp.eqHead > 1024 && rp.eqHead > len(rp.eq)/2 {
+		n := copy(rp.eq, rp.eq[rp.eqHead:])
+		clear(rp.eq[n:])
+		rp.eq, rp.eqHead = rp.eq[:n], 0
+	}
+}
+
 // watermark is the instant before which the span state is final: the queued_at
-// of the oldest attempt still queued, else now.
+// of the oldest attempt still queued, else now. The gateway sends attempts on
+// in its FIFO order, so each engine queue is in order of queued_at too.
 func (s *sim) watermark() int64 {
 	s.trimQueue()
+	m := s.now
 	if s.qlen > 0 {
-		return s.queue[s.qhead].a.queuedAt
+		m = s.queue[s.qhead].a.queuedAt
 	}
-	return s.now
+	if s.sc.Dispatch != DispatchFree {
+		for _, rp := range s.reps {
+			if rp.eqLen > 0 {
+				rp.trimEngine()
+				m = min(m, rp.eq[rp.eqHead].a.queuedAt)
+			}
+		}
+	}
+	return m
 }
 
 // admit moves attempts from the head of the queue to the replica with the most
 // free slots (ties: the lowest index) while there are both, unless stalled.
+// With a Dispatch policy, the gateway sends its whole queue on to the engine
+// queues instead (unless stalled), and each replica that is not paused admits
+// from the head of its engine queue while it has a free slot.
 func (s *sim) admit() {
+	if s.sc.Dispatch != DispatchFree {
+		s.dispatchAll()
+		return
+	}
 	if s.stalled {
 		return
 	}
@@ -530,6 +594,50 @@ func (s *sim) admit() {
 	}
 }
 
+func (s *sim) dispatchAll() {
+	for !s.stalled && s.qlen > 0 {
+		s.trimQueue()
+		a := s.queue[s.qhead].a
+		s.queue[s.qhead] = queued{}
+		s.qhead++
+		s.qlen--
+		rp := s.pick()
+		a.state, a.rep, a.engineAt = stEngine, rp, s.now
+		rp.eq = append(rp.eq, queued{a, a.serial})
+		rp.eqLen++
+		s.stats.MaxEngineQueue = max(s.stats.MaxEngineQueue, int64(rp.eqLen))
+	}
+	for _, rp := range s.reps {
+		for !rp.paused && rp.n < s.sc.MaxNumSeqs && rp.eqLen > 0 {
+			rp.trimEngine()
+			a := rp.eq[rp.eqHead].a
+			rp.eq[rp.eqHead] = queued{}
+			rp.eqHead++
+			rp.eqLen--
+			s.startAttempt(a, rp)
+		}
+	}
+}
+
+// pick returns the replica the Dispatch policy sends the next attempt to.
+func (s *sim) pick() *replica {
+	switch s.sc.Dispatch {
+	case DispatchRoundRobin:
+		rp := s.reps[s.rr]
+		s.rr = (s.rr + 1) % len(s.reps)
+		return rp
+	case DispatchRandom:
+		return s.reps[min(int(s.disp.float()*float64(len(s.reps))), len(s.reps)-1)]
+	}
+	best := s.reps[0]
+	for _, rp := range s.reps[1:] {
+		if rp.n+rp.eqLen < best.n+best.eqLen {
+			best = rp
+		}
+	}
+	return best
+}
+
 // setN changes the number of requests on rp at now, changing its decode rate.
 func (s *sim) setN(rp *replica, n int) {
 	rp.advance(s.now)
@@ -543,13 +651,15 @@ func (s *sim) setN(rp *replica, n int) {
 }
 
 func (s *sim) startAttempt(a *attempt, rp *replica) {
+	if a.rep == nil {
+		a.engineAt = s.now // sent straight into a free slot
+	}
 	a.state, a.admitted, a.admittedAt, a.rep = stPrefill, true, s.now, rp
 	s.setN(rp, rp.n+1)
 	s.free--
 	rp.running = append(rp.running, a)
 	a.rpos = len(rp.running)
-	s.tr.step(a.queuedAt, +1, 0)
-	s.tr.step(s.now, -1, +1)
+	s.tr.admitted(rp.idx, a.queuedAt, a.engineAt, s.now)
 	prefill := micros(s.sc.PrefillBase) + int64(math.Ceil(float64(a.req.input-a.cached)/s.sc.PrefillRate*1e6))
 	a.phase.kind = evFirstToken
 	s.ev.schedule(&a.phase, s.now+prefill)
@@ -641,7 +751,7 @@ func (s *sim) release(a *attempt) {
 	rp.running[last] = nil
 	rp.running = rp.running[:last]
 	a.rpos = 0
-	s.tr.step(s.now, 0, -1)
+	s.tr.step(delta{t: s.now, rep: int32(rp.idx), di: -1})
 	s.reschedule(rp)
 	a.state = stDone
 	s.emitSpan(a)
@@ -660,6 +770,16 @@ func (s *sim) abort(a *attempt, out uint8) {
 	case stQueued:
 		a.state = stDone
 		s.qlen--
+		if out == outTimeout {
+			s.stats.QueueTimeouts++
+		} else {
+			s.stats.QueueCancels++
+		}
+		s.emitSpan(a)
+		s.endAttempt(a)
+	case stEngine:
+		a.state = stDone
+		a.rep.eqLen--
 		if out == outTimeout {
 			s.stats.QueueTimeouts++
 		} else {
@@ -754,10 +874,11 @@ func (s *sim) settle(r *request) {
 
 // spanVals backs the pointer fields of one emitted span.
 type spanVals struct {
-	attempt, http                      int32
-	queued, admitted, first, last, rel int64
-	input, output, cached              int64
-	cause, model, replica, err         string
+	attempt, http              int32
+	queued, engine, admitted   int64
+	first, last, rel           int64
+	input, output, cached      int64
+	cause, model, replica, err string
 }
 
 // emitSpan reports a's span, released now, to the callback and the truth.
@@ -788,9 +909,13 @@ func (s *sim) emitSpan(a *attempt) {
 	if oc.err != "" {
 		sp.Error = &v.err
 	}
+	if a.rep != nil {
+		v.replica, v.engine = a.rep.name, a.engineAt
+		sp.Replica, sp.EngineArrivedAt = &v.replica, &v.engine
+	}
 	if a.admitted {
-		v.replica, v.admitted = a.rep.name, a.admittedAt
-		sp.Replica, sp.AdmittedAt = &v.replica, &v.admitted
+		v.admitted = a.admittedAt
+		sp.AdmittedAt = &v.admitted
 		if s.cacheOn {
 			v.cached = a.cached
 			sp.CachedTokens = &v.cached
@@ -866,6 +991,29 @@ func (s *sim) onStall() {
 	}
 }
 
+// onEngineStall starts or ends a pause of rp's engine.
+func (s *sim) onEngineStall(rp *replica) {
+	sc := &s.sc
+	if !rp.paused {
+		rp.paused, rp.pausedAt = true, s.now
+		s.stats.EngineStalls++
+		d := max(1, int64(math.Round(rp.pauses.jitter(float64(micros(sc.EngineStallDuration)), sc.EngineStallJitter))))
+		s.ev.schedule(&rp.pause, s.now+d)
+		return
+	}
+	rp.paused = false
+	s.stats.EngineStallSeconds += float64(s.now-rp.pausedAt) / 1e6
+	if s.active() {
+		s.ev.schedule(&rp.pause, s.now+rp.pauseGap(sc))
+	}
+}
+
+// pauseGap draws the time from the end of one of rp's pauses to the start of
+// the next.
+func (rp *replica) pauseGap(sc *Scenario) int64 {
+	return max(1, int64(math.Round(rp.pauses.jitter(float64(micros(sc.EngineStallGap)), sc.EngineStallJitter))))
+}
+
 // stallGap draws the time from the end of a stall to the start of the next.
 func (s *sim) stallGap() int64 {
 	mean := float64(micros(s.sc.StallGap))
@@ -884,7 +1032,7 @@ func (s *sim) onSample() {
 	}
 	nrep := len(s.reps)
 	for i, rp := range s.reps {
-		inf, qd, c := int32(rp.n), int32(s.qlen/nrep), int32(s.sc.MaxNumSeqs)
+		inf, qd, c := int32(rp.n), int32(s.qlen/nrep+rp.eqLen), int32(s.sc.MaxNumSeqs)
 		if i < s.qlen%nrep {
 			qd++
 		}

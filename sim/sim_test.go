@@ -24,7 +24,7 @@ func mustNamed(t testing.TB, name string) Scenario {
 
 func TestNames(t *testing.T) {
 	got := Names()
-	want := []string{"fixed", "light", "multi-replica", "overload", "retry-storm", "stall"}
+	want := []string{"engine-hold", "fixed", "gap-mix", "imbalance", "light", "multi-replica", "overload", "retry-storm", "stall"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Names() = %q, want %q", got, want)
 	}
@@ -38,7 +38,7 @@ func TestNames(t *testing.T) {
 		}
 	}
 	_, err := Named("stal")
-	if !errors.Is(err, ErrUnknownScenario) || !strings.Contains(err.Error(), "fixed, light, multi-replica") {
+	if !errors.Is(err, ErrUnknownScenario) || !strings.Contains(err.Error(), "engine-hold, fixed, gap-mix, imbalance, light") {
 		t.Errorf(`Named("stal") error = %v, want ErrUnknownScenario listing the names`, err)
 	}
 }
@@ -62,6 +62,11 @@ func TestValidate(t *testing.T) {
 		{"Prompt", func(s *Scenario) { s.Prompt.Min = 0 }},
 		{"Output", func(s *Scenario) { s.Output.Max = 0 }},
 		{"Window", func(s *Scenario) { s.Window = time.Nanosecond }},
+		{"Dispatch", func(s *Scenario) { s.Dispatch = "fastest" }},
+		{"EngineStallGap", func(s *Scenario) { s.Dispatch, s.EngineStallGap = DispatchRandom, -1 }},
+		{"EngineStallDuration", func(s *Scenario) { s.Dispatch, s.EngineStallGap = DispatchRandom, time.Second }},
+		{"Dispatch", func(s *Scenario) { s.EngineStallGap, s.EngineStallDuration = time.Second, time.Second }},
+		{"EngineStallJitter", func(s *Scenario) { s.EngineStallJitter = 2 }},
 	}
 	for _, tt := range tests {
 		sc := mustNamed(t, "stall")

@@ -14,7 +14,13 @@ import (
 // emitted, following docs/metrics.md: the run window is the extent
 // [min queued_at, max released_at]; per-window values use tumbling windows of
 // Scenario.Window aligned to the Unix epoch; the state is the pool (every
-// replica, cap = Replicas × MaxNumSeqs).
+// replica, cap = Replicas × MaxNumSeqs), and each replica's over the run.
+//
+// The gap attribution follows docs/metrics.md "Where the idle time comes
+// from": the simulator knows where every admitted attempt waited (at the
+// gateway from queued_at until it was sent to an engine, then in that
+// engine's queue until admitted_at), so no wait lacks a location and
+// unattributed_gap_time is 0.
 type Truth struct {
 	Scenario    string    `json:"scenario"`
 	Seed        uint64    `json:"seed"`
@@ -26,7 +32,24 @@ type Truth struct {
 	Spans       int64     `json:"spans"` // spans emitted (= attempts of the run)
 	Metrics               // the run window
 	Windows     []Metrics `json:"windows"`
+	Replicas    []Replica `json:"replicas"` // every replica of the pool, in order
 	Sim         Stats     `json:"sim"`
+}
+
+// Replica is the truth of one replica over the run, under the json names of
+// schemas.ReplicaState. Its queue holds its admitted spans from queued_at to
+// admitted_at (the wait at the gateway included: a span belongs to the
+// replica that admitted it); its gap_time is the time that queue was not
+// empty while its in_flight was below its cap, split into engine_gap_time
+// (its engine queue was not empty) and admission_gap_time (else).
+type Replica struct {
+	Replica             string  `json:"replica"`
+	Cap                 int64   `json:"cap"`
+	BacklogTime         float64 `json:"backlog_time"`
+	GapTime             float64 `json:"gap_time"`
+	EngineGapTime       float64 `json:"engine_gap_time"`
+	AdmissionGapTime    float64 `json:"admission_gap_time"`
+	UnattributedGapTime float64 `json:"unattributed_gap_time"`
 }
 
 // Metrics are the truth of one window (or of the whole run), under the json
@@ -67,6 +90,16 @@ type Metrics struct {
 	LittleConcurrency      *float64 `json:"little_concurrency"`
 	OverCapTime            float64  `json:"over_cap_time"`
 
+	// gap_time by cause; they sum to gap_time exactly (to the µs).
+	EngineGapTime        float64  `json:"engine_gap_time"`
+	AdmissionGapTime     float64  `json:"admission_gap_time"`
+	ImbalanceGapTime     float64  `json:"imbalance_gap_time"`
+	UnattributedGapTime  float64  `json:"unattributed_gap_time"`
+	EngineGapShare       *float64 `json:"engine_gap_share"`
+	AdmissionGapShare    *float64 `json:"admission_gap_share"`
+	ImbalanceGapShare    *float64 `json:"imbalance_gap_share"`
+	UnattributedGapShare *float64 `json:"unattributed_gap_share"`
+
 	// Not in schemas.Metrics: the integrals behind the means, in request-seconds.
 	InFlightSeconds   float64 `json:"in_flight_seconds"`   // ∫ in_flight dt
 	QueueDepthSeconds float64 `json:"queue_depth_seconds"` // ∫ queue_depth dt
@@ -74,17 +107,20 @@ type Metrics struct {
 
 // Stats describe what the simulator did, beyond the metrics.
 type Stats struct {
-	Statuses          map[string]int64 `json:"statuses"`            // spans by status
-	Rejected          int64            `json:"rejected_429"`        // attempts rejected by a full queue
-	QueueTimeouts     int64            `json:"queue_timeouts"`      // attempts that timed out still queued
-	QueueCancels      int64            `json:"queue_cancels"`       // hedge losers cancelled still queued
-	Hedges            int64            `json:"hedges"`              // hedge attempts launched
-	SpansOutsideState int64            `json:"spans_outside_state"` // spans without admitted_at (in neither state)
-	Stalls            int64            `json:"stalls"`              // admission stalls begun
-	StallSeconds      float64          `json:"stall_seconds"`       // time the gateway admitted nothing by design
-	MaxGatewayQueue   int64            `json:"max_gateway_queue"`   // longest gateway queue, timed-out entries included
-	MaxLiveRequests   int64            `json:"max_live_requests"`   // most requests held in memory at once
-	Samples           int64            `json:"samples"`             // stats samples emitted
+	Statuses           map[string]int64 `json:"statuses"`             // spans by status
+	Rejected           int64            `json:"rejected_429"`         // attempts rejected by a full queue
+	QueueTimeouts      int64            `json:"queue_timeouts"`       // attempts that timed out still queued (gateway or engine)
+	QueueCancels       int64            `json:"queue_cancels"`        // hedge losers cancelled still queued (gateway or engine)
+	Hedges             int64            `json:"hedges"`               // hedge attempts launched
+	SpansOutsideState  int64            `json:"spans_outside_state"`  // spans without admitted_at (in neither state)
+	Stalls             int64            `json:"stalls"`               // admission stalls begun
+	StallSeconds       float64          `json:"stall_seconds"`        // time the gateway admitted nothing by design
+	MaxGatewayQueue    int64            `json:"max_gateway_queue"`    // longest gateway queue, timed-out entries included
+	EngineStalls       int64            `json:"engine_stalls"`        // engine pauses begun, over all replicas
+	EngineStallSeconds float64          `json:"engine_stall_seconds"` // Σ over replicas of the time a paused engine admitted nothing
+	MaxEngineQueue     int64            `json:"max_engine_queue"`     // longest engine queue of a replica, timed-out entries included
+	MaxLiveRequests    int64            `json:"max_live_requests"`    // most requests held in memory at once
+	Samples            int64            `json:"samples"`              // stats samples emitted
 }
 
 // WriteTruth writes t as indented JSON with a final newline. The output is a
@@ -117,7 +153,32 @@ type winAcc struct {
 	attempts, okAttempts, retries                int64
 	backlog, gap, overCap, inFlightInt, queueInt int64
 	littleSum, littleN                           int64
+	gapBy                                        [nCause]int64 // gap by cause
 }
+
+// Causes of gap_time (docs/metrics.md), in their order of precedence.
+const (
+	causeEngine = iota
+	causeAdmission
+	causeImbalance
+	causeUnattributed
+	nCause
+)
+
+// repAcc accumulates one replica over the run. g, e and inf are its state:
+// admitted spans waiting at the gateway (that it admits later), in its engine
+// queue, and in flight.
+type repAcc struct {
+	name           string
+	cap            int64
+	g, e, inf      int64
+	backlog, gap   int64
+	engGap, admGap int64
+}
+
+// holds reports whether the replica holds requests: its engine queue is not
+// empty while it has a free slot.
+func (r *repAcc) holds() bool { return r.e > 0 && r.inf < r.cap }
 
 // truthAcc computes the truth as the simulation runs. Events and token
 // quantities are added when they happen. The state (queue depth, in flight) is a
@@ -144,11 +205,17 @@ type truthAcc struct {
 	swept  bool  // the sweep has an instant
 	sweepT int64 // instant the sweep has reached
 	q, inf int64 // state after sweepT
+	gw     int64 // of q, waiting at the gateway
+	held   int64 // replicas that hold requests
+	reps   []repAcc
 }
 
+// delta is a step of replica rep's state: dg at the gateway (spans it will
+// admit), de in its engine queue, di in flight.
 type delta struct {
-	t      int64
-	dq, di int32
+	t          int64
+	rep        int32
+	dg, de, di int32
 }
 
 // deltaHeap is a min-heap of state steps by instant.
@@ -235,8 +302,21 @@ func (t *truthAcc) prorate(kind int, q, a, b int64) {
 	}
 }
 
-// step reports a step of the state at instant at.
-func (t *truthAcc) step(at int64, dq, di int32) { t.deltas.push(delta{at, dq, di}) }
+// step reports a step of the state.
+func (t *truthAcc) step(d delta) { t.deltas.push(d) }
+
+// admitted reports the wait of a span that replica rep admitted at adm: at
+// the gateway on [queued, engine), in rep's engine queue on [engine, adm).
+func (t *truthAcc) admitted(rep int, queued, engine, adm int64) {
+	r := int32(rep)
+	t.step(delta{t: queued, rep: r, dg: +1})
+	if engine < adm {
+		t.step(delta{t: engine, rep: r, dg: -1, de: +1})
+		t.step(delta{t: adm, rep: r, de: -1, di: +1})
+	} else {
+		t.step(delta{t: adm, rep: r, dg: -1, di: +1})
+	}
+}
 
 // sweep applies the steps up to and including instant mark: no step can come
 // later at an earlier instant.
@@ -252,7 +332,18 @@ func (t *truthAcc) sweep(mark int64) error {
 			t.integrate(t.sweepT, d.t)
 			t.sweepT = d.t
 		}
-		t.q += int64(d.dq)
+		r := &t.reps[d.rep]
+		if r.holds() {
+			t.held--
+		}
+		r.g += int64(d.dg)
+		r.e += int64(d.de)
+		r.inf += int64(d.di)
+		if r.holds() {
+			t.held++
+		}
+		t.gw += int64(d.dg)
+		t.q += int64(d.dg + d.de)
 		t.inf += int64(d.di)
 	}
 	return nil
@@ -263,6 +354,14 @@ func (t *truthAcc) integrate(a, b int64) {
 	if t.q == 0 && t.inf == 0 {
 		return
 	}
+	// The cause of a gap instant: the first that applies.
+	cause := causeImbalance
+	switch {
+	case t.held > 0:
+		cause = causeEngine
+	case t.gw > 0:
+		cause = causeAdmission
+	}
 	add := func(w *winAcc, d int64) {
 		w.inFlightInt += t.inf * d
 		w.queueInt += t.q * d
@@ -270,6 +369,7 @@ func (t *truthAcc) integrate(a, b int64) {
 			w.backlog += d
 			if t.inf < t.cap {
 				w.gap += d
+				w.gapBy[cause] += d
 			}
 		}
 		if t.inf > t.cap {
@@ -277,6 +377,23 @@ func (t *truthAcc) integrate(a, b int64) {
 		}
 	}
 	add(&t.run, b-a)
+	if t.q > 0 {
+		for i := range t.reps {
+			r := &t.reps[i]
+			if r.g+r.e == 0 {
+				continue
+			}
+			r.backlog += b - a
+			if r.inf < r.cap {
+				r.gap += b - a
+				if r.e > 0 {
+					r.engGap += b - a
+				} else {
+					r.admGap += b - a
+				}
+			}
+		}
+	}
 	for k := floorDiv(a, t.w); k*t.w < b; k++ {
 		lo, hi := max(a, k*t.w), min(b, (k+1)*t.w)
 		if hi > lo {
@@ -296,6 +413,16 @@ func (t *truthAcc) finish(tr *Truth) error {
 	tr.WindowWidth = float64(t.w) / 1e6
 	tr.Cap = t.cap
 	tr.Windows = []Metrics{}
+	tr.Replicas = []Replica{}
+	for _, r := range t.reps {
+		tr.Replicas = append(tr.Replicas, Replica{
+			Replica: r.name, Cap: r.cap,
+			BacklogTime:      float64(r.backlog) / 1e6,
+			GapTime:          float64(r.gap) / 1e6,
+			EngineGapTime:    float64(r.engGap) / 1e6,
+			AdmissionGapTime: float64(r.admGap) / 1e6,
+		})
+	}
 	if !t.begun {
 		return nil
 	}
@@ -339,6 +466,9 @@ func (w *winAcc) merge(o *winAcc) {
 	w.retries += o.retries
 	w.backlog += o.backlog
 	w.gap += o.gap
+	for c := range w.gapBy {
+		w.gapBy[c] += o.gapBy[c]
+	}
 	w.overCap += o.overCap
 	w.inFlightInt += o.inFlightInt
 	w.queueInt += o.queueInt
@@ -358,24 +488,28 @@ func (t *truthAcc) metrics(w *winAcc, ws, we, lo, hi int64) Metrics {
 		return &v
 	}
 	m := Metrics{
-		WindowStart:        schemas.Time(ws),
-		WindowEnd:          schemas.Time(we),
-		WindowSeconds:      sec,
-		OutputTokens:       w.tok[tokOutput],
-		GeneratedTokens:    w.tok[tokGenerated],
-		DeliveredTokens:    w.tok[tokDelivered],
-		InputTokens:        w.tok[tokInput],
-		Arrivals:           w.arrivals,
-		Requests:           w.requests,
-		SucceededRequests:  w.succeeded,
-		Attempts:           w.attempts,
-		SuccessfulAttempts: w.okAttempts,
-		RetryAttempts:      w.retries,
-		BacklogTime:        float64(w.backlog) / 1e6,
-		GapTime:            float64(w.gap) / 1e6,
-		OverCapTime:        float64(w.overCap) / 1e6,
-		InFlightSeconds:    float64(w.inFlightInt) / 1e6,
-		QueueDepthSeconds:  float64(w.queueInt) / 1e6,
+		WindowStart:         schemas.Time(ws),
+		WindowEnd:           schemas.Time(we),
+		WindowSeconds:       sec,
+		OutputTokens:        w.tok[tokOutput],
+		GeneratedTokens:     w.tok[tokGenerated],
+		DeliveredTokens:     w.tok[tokDelivered],
+		InputTokens:         w.tok[tokInput],
+		Arrivals:            w.arrivals,
+		Requests:            w.requests,
+		SucceededRequests:   w.succeeded,
+		Attempts:            w.attempts,
+		SuccessfulAttempts:  w.okAttempts,
+		RetryAttempts:       w.retries,
+		BacklogTime:         float64(w.backlog) / 1e6,
+		GapTime:             float64(w.gap) / 1e6,
+		OverCapTime:         float64(w.overCap) / 1e6,
+		EngineGapTime:       float64(w.gapBy[causeEngine]) / 1e6,
+		AdmissionGapTime:    float64(w.gapBy[causeAdmission]) / 1e6,
+		ImbalanceGapTime:    float64(w.gapBy[causeImbalance]) / 1e6,
+		UnattributedGapTime: float64(w.gapBy[causeUnattributed]) / 1e6,
+		InFlightSeconds:     float64(w.inFlightInt) / 1e6,
+		QueueDepthSeconds:   float64(w.queueInt) / 1e6,
 	}
 	m.SystemTPS = ratio(m.OutputTokens, sec)
 	m.GeneratedTPS = ratio(m.GeneratedTokens, sec)
@@ -390,6 +524,11 @@ func (t *truthAcc) metrics(w *winAcc, ws, we, lo, hi int64) Metrics {
 	m.AttemptSuccessRate = ratio(float64(m.SuccessfulAttempts), float64(m.Attempts))
 	m.RetryRate = ratio(float64(m.RetryAttempts), float64(m.Attempts))
 	m.GapFraction = ratio(m.GapTime, sec)
+	share := func(c int) *float64 { return ratio(float64(w.gapBy[c]), float64(w.gap)) }
+	m.EngineGapShare = share(causeEngine)
+	m.AdmissionGapShare = share(causeAdmission)
+	m.ImbalanceGapShare = share(causeImbalance)
+	m.UnattributedGapShare = share(causeUnattributed)
 	m.BacklogGapFraction = ratio(m.GapTime, m.BacklogTime)
 	m.MeanInFlight = ratio(m.InFlightSeconds, sec)
 	m.MeanQueueDepth = ratio(m.QueueDepthSeconds, sec)

@@ -14,20 +14,22 @@ import (
 //
 // These are engine-side spans: one llm_request span per attempt that reached
 // an engine (admitted); an attempt rejected or timed out in the gateway queue
-// never reaches vLLM and has none. The engine sees the request when the
-// gateway forwards it, so the span starts at the simulated admitted_at (vLLM's
-// arrival_time) and ends at released_at. The simulated engine has no queue of
-// its own (the gateway forwards only into a free slot), so time_in_queue is 0
-// and prefill runs from arrival to the first token:
+// never reaches vLLM and has none, and neither has one that timed out or
+// was cancelled in an engine's queue (vLLM traces the requests it
+// scheduled). The engine sees the request when the gateway forwards it, so
+// the span starts at the simulated engine_arrived_at (vLLM's arrival_time)
+// and ends at released_at; the request waits in the engine's queue until
+// admitted_at. Without a Dispatch policy the gateway forwards only into a
+// free slot, so arrival and admission coincide and time_in_queue is 0:
 //
-//	startTimeUnixNano              admitted_at
+//	startTimeUnixNano              engine_arrived_at
 //	endTimeUnixNano                released_at
-//	gen_ai.latency.time_in_queue   0
-//	time_to_first_token            first_token_at − admitted_at
+//	gen_ai.latency.time_in_queue   admitted_at − engine_arrived_at
+//	time_to_first_token            first_token_at − engine_arrived_at
 //	time_in_model_prefill          first_token_at − admitted_at
 //	time_in_model_decode           last_token_at − first_token_at
 //	time_in_model_inference        prefill + decode
-//	e2e                            released_at − admitted_at
+//	e2e                            released_at − engine_arrived_at
 //
 // The token latencies are omitted for an attempt that emitted no token.
 // gen_ai.request.id is "chatcmpl-" and the request id: vLLM's OpenAI server
@@ -137,12 +139,16 @@ func (o *VLLMOTel) writeBatch(rep string, b *otelBatch) {
 
 func (o *VLLMOTel) appendSpan(b []byte, s *schemas.Span) []byte {
 	adm, rel := *s.AdmittedAt, *s.ReleasedAt
+	arr := adm
+	if s.EngineArrivedAt != nil {
+		arr = *s.EngineArrivedAt
+	}
 	b = append(b, `{"traceId":"`...)
 	b = appendHexID(b, o.seed, "trace", s.RequestID, 16)
 	b = append(b, `","spanId":"`...)
 	b = appendHexID(b, o.seed, "span", s.SpanID, 8)
 	b = append(b, `","parentSpanId":"","flags":1,"name":"llm_request","kind":2,"startTimeUnixNano":"`...)
-	b = strconv.AppendInt(b, adm*1000, 10)
+	b = strconv.AppendInt(b, arr*1000, 10)
 	b = append(b, `","endTimeUnixNano":"`...)
 	b = strconv.AppendInt(b, rel*1000, 10)
 	b = append(b, `","attributes":[`...)
@@ -155,10 +161,10 @@ func (o *VLLMOTel) appendSpan(b []byte, s *schemas.Span) []byte {
 		b = otelStrAttr(b, "gen_ai.response.model", *s.Model, true)
 	}
 	if s.FirstTokenAt != nil {
-		b = otelSecAttr(b, "gen_ai.latency.time_to_first_token", *s.FirstTokenAt-adm)
+		b = otelSecAttr(b, "gen_ai.latency.time_to_first_token", *s.FirstTokenAt-arr)
 	}
-	b = otelSecAttr(b, "gen_ai.latency.e2e", rel-adm)
-	b = otelSecAttr(b, "gen_ai.latency.time_in_queue", 0)
+	b = otelSecAttr(b, "gen_ai.latency.e2e", rel-arr)
+	b = otelSecAttr(b, "gen_ai.latency.time_in_queue", adm-arr)
 	if s.InputTokens != nil {
 		b = otelIntAttr(b, "gen_ai.usage.prompt_tokens", *s.InputTokens)
 	}

@@ -47,9 +47,11 @@ const seedFormats = 7
 // Metrics vLLM's engine-side spans carry exactly. Excluded, by design: the
 // engine never sees the gateway queue nor the attempts that did not reach
 // it (rejected with 429, timed out or cancelled while queued), and its span
-// starts at the engine's arrival, which is the gateway's admission. So
-// queued_at = admitted_at: backlog_time, gap_time, gap_fraction,
-// backlog_gap_fraction, mean_queue_depth are all 0 (the queue is invisible);
+// starts at the engine's arrival: the gateway's admission without a
+// dispatch policy, so queued_at = admitted_at and backlog_time, gap_time,
+// gap_fraction, backlog_gap_fraction, mean_queue_depth are all 0 (the queue
+// is invisible), else when the gateway sent it to the engine's queue, so
+// these count the engine's queues alone;
 // arrivals and arrival_rate count first *engine* attempts at engine arrival;
 // attempts, retry_attempts, attempt_success_rate and retry_rate count only
 // engine attempts (numbered by analyze among them); requests and
@@ -63,15 +65,14 @@ var otelExact = []string{
 }
 
 // projectOTel is a canonical span as a vLLM llm_request span records it: only
-// attempts that reached an engine, queued at their engine arrival (=
-// admitted_at), no attempt number or retry cause (analyze numbers attempts
+// attempts that an engine admitted, queued at their engine arrival, no attempt number or retry cause (analyze numbers attempts
 // by queued_at), a client timeout or cancelled hedge seen as vLLM's abort,
 // no cached tokens, no HTTP status.
 func projectOTel(sp schemas.Span) (schemas.Span, bool) {
 	if sp.AdmittedAt == nil {
 		return sp, false
 	}
-	sp.QueuedAt = sp.AdmittedAt
+	sp.QueuedAt = sp.EngineArrivedAt
 	sp.Attempt, sp.RetryCause, sp.CachedTokens, sp.HTTPStatus, sp.Error = nil, nil, nil, nil, nil
 	switch sp.Status {
 	case schemas.StatusTimeout, schemas.StatusCancelled:
@@ -106,13 +107,13 @@ var (
 
 // projectLiteLLM is a canonical span as a LiteLLM StandardLoggingPayload
 // records it: no admitted_at; no attempt number (analyze numbers the
-// attempts of a trace_id by startTime); first_token_at unless it equals the
+// attempts of a trace_id by startTime); no engine arrival; first_token_at unless it equals the
 // end (LiteLLM's non-streaming convention); last_token_at = released_at for
 // a successful stream, else unknown; tokens of a failure unknown; replica
 // the host:port of api_base; no http status on a success.
 func projectLiteLLM(sp schemas.Span) (schemas.Span, bool) {
 	ok := sp.Status == schemas.StatusOK
-	sp.Attempt, sp.RetryCause, sp.AdmittedAt, sp.LastTokenAt = nil, nil, nil, nil
+	sp.Attempt, sp.RetryCause, sp.EngineArrivedAt, sp.AdmittedAt, sp.LastTokenAt = nil, nil, nil, nil, nil
 	if sp.FirstTokenAt != nil && *sp.FirstTokenAt == *sp.ReleasedAt {
 		sp.FirstTokenAt = nil
 	}
@@ -443,16 +444,23 @@ func compareList(t *testing.T, what string, got, want map[string]any, keys []str
 // its admission, token times and counts (failed attempts' partial output too).
 // Join coverage: every attempt a replica admitted joins, the others stay
 // gateway-only, and no engine span is left over. In the simulator the gateway
-// forwards at admission and ends a response when the engine does, so
-// gateway_overhead is the gateway queue: its distribution is t_queue's.
+// ends a response when the engine does, so gateway_overhead is the wait at
+// the gateway, engine_arrived_at − queued_at: without a dispatch policy the
+// gateway forwards at admission and its distribution is t_queue's; with one,
+// its count and maximum over the successful spans are the canonical spans'.
 func checkJoined(t *testing.T, dir string, sc sim.Scenario, truth sim.Truth) {
 	ctx := context.Background()
 	logs := filepath.Join(dir, "logs")
-	var admitted, spans int64
+	var admitted, spans, okSpans int64
+	var maxGateway int64
 	if _, err := sim.Run(sc, seedFormats, func(sp schemas.Span) error {
 		spans++
 		if sp.AdmittedAt != nil {
 			admitted++
+		}
+		if sp.Status == schemas.StatusOK {
+			okSpans++
+			maxGateway = max(maxGateway, *sp.EngineArrivedAt-*sp.QueuedAt)
 		}
 		return nil
 	}); err != nil {
@@ -484,7 +492,12 @@ func checkJoined(t *testing.T, dir string, sc sim.Scenario, truth sim.Truth) {
 	for i := range tw {
 		compareKeys(t, fmt.Sprintf("joined window %d", i), jsonMap(t, res.Windows[i]), tw[i].(map[string]any))
 	}
-	if g, q := res.Summary.GatewayOverhead, res.Summary.TQueue; g.N != q.N || fmt.Sprint(deref(g.P50), deref(g.P99), deref(g.Max)) != fmt.Sprint(deref(q.P50), deref(q.P99), deref(q.Max)) {
+	g := res.Summary.GatewayOverhead
+	if sc.Dispatch != sim.DispatchFree {
+		if g.N != okSpans || g.Max == nil || math.Abs(*g.Max-float64(maxGateway)/1e6) > 1e-9 {
+			t.Errorf("gateway_overhead n %d max %v, want %d and %v s", g.N, deref(g.Max), okSpans, float64(maxGateway)/1e6)
+		}
+	} else if q := res.Summary.TQueue; g.N != q.N || fmt.Sprint(deref(g.P50), deref(g.P99), deref(g.Max)) != fmt.Sprint(deref(q.P50), deref(q.P99), deref(q.Max)) {
 		t.Errorf("gateway_overhead %+v, want t_queue's distribution %+v", g, q)
 	}
 }
