@@ -204,8 +204,8 @@ var named = map[string]func() Scenario{
 		sc.StallGap = 30 * time.Second
 		sc.StallDuration = 4 * time.Second
 		sc.StallJitter = 0.5
-		sc.EngineStallGap = 25 * time.Second
-		sc.EngineStallDuration = 3 * time.Second
+		sc.EngineStallGap = 12 * time.Second
+		sc.EngineStallDuration = 5 * time.Second
 		sc.EngineStallJitter = 0.5
 		return sc
 	},

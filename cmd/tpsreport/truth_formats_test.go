@@ -492,6 +492,7 @@ func checkJoined(t *testing.T, dir string, sc sim.Scenario, truth sim.Truth) {
 	for i := range tw {
 		compareKeys(t, fmt.Sprintf("joined window %d", i), jsonMap(t, res.Windows[i]), tw[i].(map[string]any))
 	}
+	compareReplicas(t, "joined", res.Summary.Replicas, truth)
 	g := res.Summary.GatewayOverhead
 	if sc.Dispatch != sim.DispatchFree {
 		if g.N != okSpans || g.Max == nil || math.Abs(*g.Max-float64(maxGateway)/1e6) > 1e-9 {

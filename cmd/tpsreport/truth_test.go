@@ -11,6 +11,7 @@ import (
 
 	"github.com/tpsreport/tpsreport/analyze"
 	"github.com/tpsreport/tpsreport/ingest"
+	"github.com/tpsreport/tpsreport/schemas"
 	"github.com/tpsreport/tpsreport/sim"
 )
 
@@ -25,6 +26,32 @@ var truthKeys = []string{
 	"requests", "succeeded_requests", "attempts", "successful_attempts", "retry_attempts", "success_rate",
 	"attempt_success_rate", "retry_rate", "backlog_time", "gap_time", "gap_fraction", "backlog_gap_fraction",
 	"mean_in_flight", "mean_queue_depth", "utilization", "little_concurrency", "over_cap_time",
+	"engine_gap_time", "admission_gap_time", "imbalance_gap_time", "unattributed_gap_time",
+	"engine_gap_share", "admission_gap_share", "imbalance_gap_share", "unattributed_gap_share",
+}
+
+// replicaTruthKeys are the per-replica measures truth.json's replicas and
+// summary.json's replicas share.
+var replicaTruthKeys = []string{"backlog_time", "gap_time", "engine_gap_time", "admission_gap_time", "unattributed_gap_time"}
+
+// compareReplicas holds summary.json's replicas to truth.json's (to 1e-6
+// relative), which lists every replica of the pool; summary lists them when
+// there are two or more.
+func compareReplicas(t *testing.T, what string, got []schemas.ReplicaState, truth sim.Truth) {
+	t.Helper()
+	if len(truth.Replicas) < 2 {
+		return
+	}
+	if len(got) != len(truth.Replicas) {
+		t.Fatalf("%s: %d replicas, truth has %d", what, len(got), len(truth.Replicas))
+	}
+	for i, r := range truth.Replicas {
+		gm, wm := jsonMap(t, got[i]), jsonMap(t, r)
+		if gm["replica"] != wm["replica"] {
+			t.Fatalf("%s: replica %d is %v, truth %v", what, i, gm["replica"], wm["replica"])
+		}
+		compareList(t, fmt.Sprintf("%s replica %v", what, wm["replica"]), gm, wm, replicaTruthKeys)
+	}
 }
 
 // TestSimulatedTruth: for every scenario, simulating, ingesting and analysing
@@ -71,6 +98,7 @@ func TestSimulatedTruth(t *testing.T) {
 			for i := range tw {
 				compareKeys(t, fmt.Sprintf("window %d", i), jsonMap(t, res.Windows[i]), tw[i].(map[string]any))
 			}
+			compareReplicas(t, "canonical", res.Summary.Replicas, truth)
 		})
 	}
 }
