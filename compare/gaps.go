@@ -103,17 +103,29 @@ func causeSentence(causes []schemas.GapCause, tolerance float64) string {
 	var parts []string
 	parts = append(parts, side("baseline", func(g schemas.GapCause) *float64 { return g.BaselineShare }))
 	parts = append(parts, side("candidate", func(g schemas.GapCause) *float64 { return g.CandidateShare }))
+	for _, g := range causesRose(causes, tolerance) {
+		parts = append(parts, fmt.Sprintf("%s rose from %s to %s of the time: part of the idle time moved rather than went", g.Cause, pct(g.Baseline), pct(g.Candidate)))
+	}
+	s := strings.Join(parts, "; ") + "."
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// causesRose lists the causes that rose by more than tolerance (a fraction
+// of the backlog windows' time) while the idle time as a whole fell: idle
+// time that moved from one cause to another rather than went (a fix must
+// remove idle slots, not shift them: docs/acceptance.md).
+func causesRose(causes []schemas.GapCause, tolerance float64) []schemas.GapCause {
 	var total float64
 	for _, g := range causes {
 		total += g.Diff
 	}
+	var out []schemas.GapCause
 	for _, g := range causes {
 		if total < 0 && g.Diff > tolerance {
-			parts = append(parts, fmt.Sprintf("%s rose from %s to %s of the time: part of the idle time moved rather than went", g.Cause, pct(g.Baseline), pct(g.Candidate)))
+			out = append(out, g)
 		}
 	}
-	s := strings.Join(parts, "; ") + "."
-	return strings.ToUpper(s[:1]) + s[1:]
+	return out
 }
 
 // sharePct writes a share as a whole percentage ("all" at 1).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tpsreport/tpsreport/analyze"
 	"github.com/tpsreport/tpsreport/capacity"
+	"github.com/tpsreport/tpsreport/compare"
 	"github.com/tpsreport/tpsreport/internal/dataset"
 	"github.com/tpsreport/tpsreport/schemas"
 )
@@ -58,6 +59,9 @@ Example:
 			fmt.Fprintf(e.stdout, "%s: %d windows of %gs; system_tps %s tok/s, gap_fraction %s, success_rate %s (cap %s, %s)\n",
 				opt.Dir, len(res.Windows), s.WindowWidth, fmtFloat(s.SystemTPS), fmtPct(s.GapFraction),
 				fmtPct(s.SuccessRate), fmtInt(s.Cap), s.CapSource)
+			if line := gapCausesLine(s.Metrics); line != "" {
+				fmt.Fprintf(e.stdout, "%s: %s\n", opt.Dir, line)
+			}
 			if s.Cost != nil {
 				fmt.Fprintf(e.stdout, "%s: cost %s per hour (%s); %s per million tokens, %s at saturation; %s per completion\n",
 					opt.Dir, capacity.Money(&s.Cost.CostPerHour, s.Cost.Currency), replicasText(s.Cost.Replicas, s.Cost.ReplicasSource),
@@ -70,6 +74,31 @@ Example:
 			return nil
 		},
 	}
+}
+
+// gapCausesLine says where a run's idle time came from: each cause's share
+// of gap_time in attribution order, and what the largest means; "" without
+// idle time.
+func gapCausesLine(m schemas.Metrics) string {
+	if m.GapTime <= 0 {
+		return ""
+	}
+	var parts []string
+	top, topShare := "", 0.0
+	for i, share := range []*float64{m.EngineGapShare, m.AdmissionGapShare, m.ImbalanceGapShare, m.UnattributedGapShare} {
+		if share == nil || *share <= 0 {
+			continue
+		}
+		name := compare.GapCauseNames[i]
+		parts = append(parts, fmt.Sprintf("%s %s", name, fmtPct(share)))
+		if *share > topShare {
+			top, topShare = name, *share
+		}
+	}
+	if top == "" {
+		return ""
+	}
+	return fmt.Sprintf("idle time %s s: %s; most of it %s", fmtFloat(&m.GapTime), strings.Join(parts, ", "), compare.GapCauseText[top])
 }
 
 // analyzeFlags are the analyze settings, shared by analyze and run.
