@@ -139,11 +139,32 @@ const (
 	promWaiting
 	promKV
 	promGPUKV // V0's name; kv_cache_usage_perc wins when both exist
+	// Counters, cumulative.
+	promPreemptions
+	promPrefixQueries
+	promPrefixHits
+	promSpecDraft
+	promSpecAccepted
+	promPrefixRate // a hit-rate gauge, where an engine gives no counters
 )
 
+// promGaugeOf is the sample column the metric name fills. Counters are
+// looked up without the "_total" the text format adds (vLLM's counters
+// gained it between releases: vllm:num_preemptions_total is the same family
+// as vllm:num_preemptions).
 func promGaugeOf(name string) promGauge {
-	return promFamilies[promUnsanitize(name)]
+	name = promUnsanitize(name)
+	if g, ok := promFamilies[name]; ok {
+		return g
+	}
+	if base, ok := strings.CutSuffix(name, "_total"); ok && promCounter(promFamilies[base]) {
+		return promFamilies[base]
+	}
+	return promNone
 }
+
+// promCounter reports whether g is a cumulative counter.
+func promCounter(g promGauge) bool { return g >= promPreemptions && g <= promSpecAccepted }
 
 // promFamilies maps each engine's scheduler gauges onto the sample column
 // they fill (schemas/formats/*.md): vLLM's, SGLang's (--enable-metrics,
@@ -162,6 +183,37 @@ var promFamilies = map[string]promGauge{
 	"llamacpp:requests_processing":  promRunning,
 	"llamacpp:requests_deferred":    promWaiting,
 	"llamacpp:kv_cache_usage_ratio": promKV,
+
+	// vLLM's engine counters (vllm/v1/metrics/loggers.py; V0's
+	// vllm/engine/metrics.py), names without "_total": preemptions (V0 and
+	// V1), prefix-cache queries and hits (V1: gpu_prefix_cache_* until 0.9.1,
+	// prefix_cache_* since), speculative decoding's draft and accepted tokens.
+	"vllm:num_preemptions":                 promPreemptions,
+	"vllm:prefix_cache_queries":            promPrefixQueries,
+	"vllm:prefix_cache_hits":               promPrefixHits,
+	"vllm:gpu_prefix_cache_queries":        promPrefixQueries,
+	"vllm:gpu_prefix_cache_hits":           promPrefixHits,
+	"vllm:spec_decode_num_draft_tokens":    promSpecDraft,
+	"vllm:spec_decode_num_accepted_tokens": promSpecAccepted,
+	// Hit-rate gauges: V0's and SGLang's.
+	"vllm:gpu_prefix_cache_hit_rate": promPrefixRate,
+	"sglang:cache_hit_rate":          promPrefixRate,
+}
+
+// promNeeds lists, for each sample column a report needs, the families
+// that fill it: a scrape that yields samples but none of a column's
+// families says so (notices), naming what it looked for, instead of leaving
+// the column silently empty. Preemptions are needed of vLLM only, which
+// exports them in every release.
+var promNeeds = []struct {
+	column string
+	fills  []promGauge
+	of     string // "" every engine; else only a scrape with this prefix's families
+}{
+	{"in_flight", []promGauge{promRunning}, ""},
+	{"queue_depth", []promGauge{promWaiting}, ""},
+	{"kv_cache_usage", []promGauge{promKV, promGPUKV}, ""},
+	{"preemptions", []promGauge{promPreemptions}, "vllm:"},
 }
 
 // promUnsanitize restores the colon of an engine's metric name that an
@@ -173,6 +225,36 @@ func promUnsanitize(name string) string {
 		}
 	}
 	return name
+}
+
+// notices implements noticer: the columns a report needs that no family of
+// the scrape filled, with the families looked for.
+func (r *promReader) notices() []string {
+	j := &r.join
+	if len(j.samples) == 0 {
+		return nil
+	}
+	var out []string
+	for _, n := range promNeeds {
+		if n.of == "vllm:" && !j.vllm {
+			continue
+		}
+		found := false
+		var names []string
+		for _, g := range n.fills {
+			found = found || j.seen[g]
+			for name, fg := range promFamilies {
+				if fg == g {
+					names = append(names, name)
+				}
+			}
+		}
+		if !found {
+			slices.Sort(names)
+			out = append(out, r.name+": no metric for "+n.column+" (looked for "+strings.Join(names, ", ")+"): it stays empty; a newer or older engine release may name it otherwise")
+		}
+	}
+	return out
 }
 
 // promHasFamily reports whether s mentions one of the gauges read.
@@ -215,12 +297,15 @@ type promJoin struct {
 	samples map[promKey]*schemas.Sample
 	gpuKV   map[promKey]bool // kv came from gpu_cache_usage_perc
 	order   []promKey
+	seen    [promPrefixRate + 1]bool // the columns some family filled
+	vllm    bool                     // a vllm: family was read
 }
 
 func (j *promJoin) add(k promKey, g promGauge, v float64, known bool) {
 	if j.samples == nil {
 		j.samples, j.gpuKV = map[promKey]*schemas.Sample{}, map[promKey]bool{}
 	}
+	j.seen[g] = true
 	s := j.samples[k]
 	if s == nil {
 		s = &schemas.Sample{Source: SourcePrometheus, TS: k.ts}
@@ -249,6 +334,18 @@ func (j *promJoin) add(k promKey, g promGauge, v float64, known bool) {
 			s.KVCacheUsage = &v
 			j.gpuKV[k] = true
 		}
+	case promPrefixRate:
+		s.PrefixCacheHitRate = &v
+	case promPreemptions, promPrefixQueries, promPrefixHits, promSpecDraft, promSpecAccepted:
+		n := int64(v)
+		dst := map[promGauge]**int64{promPreemptions: &s.Preemptions, promPrefixQueries: &s.PrefixCacheQueries,
+			promPrefixHits: &s.PrefixCacheHits, promSpecDraft: &s.SpecDraftTokens, promSpecAccepted: &s.SpecAcceptedTokens}[g]
+		if *dst != nil {
+			// Several series of one family (per-engine, per-label) at one
+			// instant of one replica add up.
+			n += **dst
+		}
+		*dst = &n
 	}
 }
 
@@ -263,8 +360,10 @@ func promValue(g promGauge, text string) (v float64, known bool, err error) {
 		return 0, false, nil
 	case (g == promRunning || g == promWaiting) && (v < 0 || v != math.Trunc(v) || v > math.MaxInt32):
 		return 0, false, errors.New("value " + strconv.Quote(text) + " is not a request count")
-	case (g == promKV || g == promGPUKV) && (v < 0 || v > 1 || math.IsInf(v, 0)):
+	case (g == promKV || g == promGPUKV || g == promPrefixRate) && (v < 0 || v > 1 || math.IsInf(v, 0)):
 		return 0, false, errors.New("value " + strconv.Quote(text) + " is not a fraction in [0, 1]")
+	case promCounter(g) && (v < 0 || v != math.Trunc(v) || v >= math.MaxInt64/2):
+		return 0, false, errors.New("value " + strconv.Quote(text) + " is not a counter (a whole number ≥ 0)")
 	}
 	return v, true, nil
 }
@@ -328,6 +427,7 @@ func (r *promReader) textLine(line string, join *promJoin) (promKey, bool, error
 	if g == promNone {
 		return promKey{}, false, nil
 	}
+	join.vllm = join.vllm || strings.HasPrefix(promUnsanitize(name), "vllm:")
 	labels := map[string]string{}
 	rest := line[i:]
 	if rest[0] == '{' {
@@ -472,6 +572,7 @@ func (r *promReader) jsonDoc(doc []byte, line int64, recs []Record, join *promJo
 			unused = true
 			continue
 		}
+		r.join.vllm = r.join.vllm || strings.HasPrefix(promUnsanitize(res.Metric["__name__"]), "vllm:")
 		points := res.Values
 		if res.Value != nil {
 			points = append(points, *res.Value)

@@ -38,6 +38,13 @@ type sampleLine struct {
 	QueueDepth   json.RawMessage `json:"queue_depth"`
 	Cap          json.RawMessage `json:"cap"`
 	KVCacheUsage json.RawMessage `json:"kv_cache_usage"`
+
+	Preemptions        json.RawMessage `json:"preemptions"`
+	PrefixCacheQueries json.RawMessage `json:"prefix_cache_queries"`
+	PrefixCacheHits    json.RawMessage `json:"prefix_cache_hits"`
+	SpecDraftTokens    json.RawMessage `json:"spec_draft_tokens"`
+	SpecAcceptedTokens json.RawMessage `json:"spec_accepted_tokens"`
+	PrefixCacheHitRate json.RawMessage `json:"prefix_cache_hit_rate"`
 }
 
 func (r *samplesReader) decodeLine(line []byte, rec *Record) error {
@@ -69,15 +76,41 @@ func (r *samplesReader) decodeLine(line []byte, rec *Record) error {
 		}
 		*f.dst = v
 	}
-	if len(l.KVCacheUsage) > 0 && string(l.KVCacheUsage) != "null" {
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+		dst  **float64
+	}{{"kv_cache_usage", l.KVCacheUsage, &s.KVCacheUsage}, {"prefix_cache_hit_rate", l.PrefixCacheHitRate, &s.PrefixCacheHitRate}} {
+		if len(f.raw) == 0 || string(f.raw) == "null" {
+			continue
+		}
 		var u float64
-		if err := json.Unmarshal(l.KVCacheUsage, &u); err != nil {
-			return recordErrorf(ErrBadType, -1, "kv_cache_usage: want a number, got %s", l.KVCacheUsage)
+		if err := json.Unmarshal(f.raw, &u); err != nil {
+			return recordErrorf(ErrBadType, -1, "%s: want a number, got %s", f.name, f.raw)
 		}
 		if u < 0 || u > 1 || math.IsNaN(u) {
-			return recordErrorf(ErrBadValue, -1, "kv_cache_usage %v: want 0..1", u)
+			return recordErrorf(ErrBadValue, -1, "%s %v: want 0..1", f.name, u)
 		}
-		s.KVCacheUsage = &u
+		*f.dst = &u
+	}
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+		dst  **int64
+	}{{"preemptions", l.Preemptions, &s.Preemptions}, {"prefix_cache_queries", l.PrefixCacheQueries, &s.PrefixCacheQueries},
+		{"prefix_cache_hits", l.PrefixCacheHits, &s.PrefixCacheHits}, {"spec_draft_tokens", l.SpecDraftTokens, &s.SpecDraftTokens},
+		{"spec_accepted_tokens", l.SpecAcceptedTokens, &s.SpecAcceptedTokens}} {
+		if len(f.raw) == 0 || string(f.raw) == "null" {
+			continue
+		}
+		var n int64
+		if err := json.Unmarshal(f.raw, &n); err != nil {
+			return recordErrorf(ErrBadType, -1, "%s: want a whole number, got %s", f.name, f.raw)
+		}
+		if n < 0 {
+			return recordErrorf(ErrBadValue, -1, "%s %d: a counter is never negative", f.name, n)
+		}
+		*f.dst = &n
 	}
 	rec.Kind = KindSample
 	return nil

@@ -366,7 +366,7 @@ func (r *vllmLogReader) stats(msg string, pos int, ts int64, replica string, rec
 	}
 	body := strings.TrimRight(msg, ". ")
 	var running, waiting *int32
-	var kv *float64
+	var kv, hit *float64
 	off := pos
 	for part := range strings.SplitSeq(body, ", ") {
 		at := off
@@ -398,6 +398,14 @@ func (r *vllmLogReader) stats(msg string, pos int, ts int64, replica string, rec
 				return recordErrorf(ErrBadValue, at, "stats line: %s: %q is not a percentage", key, val)
 			}
 			kv = r.float(v)
+		case "Prefix cache hit rate":
+			// V1: "Prefix cache hit rate: 45.3%"; V0: "... rate: GPU: 45.3%, CPU: 0.0%".
+			p, ok := strings.CutSuffix(strings.TrimPrefix(val, "GPU: "), "%")
+			v, err := strconv.ParseFloat(p+"e-2", 64)
+			if !ok || err != nil || v < 0 || v > 1.0005 || strings.ContainsAny(p, "eE") {
+				return recordErrorf(ErrBadValue, at, "stats line: %s: %q is not a percentage", key, val)
+			}
+			hit = r.float(min(v, 1))
 		}
 	}
 	if running == nil || waiting == nil {
@@ -406,7 +414,7 @@ func (r *vllmLogReader) stats(msg string, pos int, ts int64, replica string, rec
 	rec.Kind = KindSample
 	rec.Sample = schemas.Sample{
 		Source: SourceVLLMLog, TS: ts,
-		InFlight: running, QueueDepth: waiting, KVCacheUsage: kv,
+		InFlight: running, QueueDepth: waiting, KVCacheUsage: kv, PrefixCacheHitRate: hit,
 		Replica: r.str(vllmEngineReplica(replica, engine)),
 	}
 	if r.maxNumSeqs > 0 && r.maxNumSeqs*engines <= 1<<31-1 {

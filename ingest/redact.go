@@ -81,9 +81,10 @@ func isTextKey(key []byte) bool {
 var knownKeys = func() map[string]bool {
 	m := map[string]bool{}
 	for _, k := range strings.Fields(`
-		run_id source span_id request_id attempt retry_cause model replica queued_at admitted_at
+		run_id source span_id request_id attempt retry_cause model replica queued_at engine_arrived_at admitted_at
 		first_token_at last_token_at released_at input_tokens output_tokens cached_tokens status
 		error http_status time_resolution_us time_origin ts in_flight queue_depth cap kv_cache_usage
+		preemptions prefix_cache_queries prefix_cache_hits spec_draft_tokens spec_accepted_tokens prefix_cache_hit_rate
 		id trace_id call_type stream custom_llm_provider starttime endtime completionstarttime
 		model_id model_group api_base cache_hit error_class error_code llm_provider
 		user_api_key_alias attempted_retries max_retries requester_ip_address end_user

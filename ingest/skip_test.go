@@ -83,11 +83,12 @@ func TestSkipReasons(t *testing.T) {
 			input: "\n{\"resourceSpans\":[]}\n",
 			want:  map[string]int64{"blank": 1, "empty_document": 1}},
 
-		// 11 "# HELP"/"# TYPE" lines; 10 gauge lines make 4 samples (engine
-		// 0 and 1 at two instants), the other 6 are joined into them; one
-		// prefix_cache_queries_total line.
+		// 11 "# HELP"/"# TYPE" lines; 10 gauge lines and one
+		// prefix_cache_queries_total line (engine 0's counter at the first
+		// instant) make 4 samples (engine 0 and 1 at two instants), the
+		// other 7 are joined into them.
 		{name: "prometheus scrape", format: "prometheus", file: "testdata/vllm/prometheus/scrape_timestamps.good.prom",
-			want: map[string]int64{"comment": 11, "joined": 6, "unused_metric": 1}},
+			want: map[string]int64{"comment": 11, "joined": 7}},
 		{name: "prometheus scrape blank line", format: "prometheus",
 			input: "# TYPE vllm:num_requests_running gauge\n\nvllm:num_requests_running{instance=\"vllm-0:8000\"} 3 1753795326000\n",
 			want:  map[string]int64{"comment": 1, "blank": 1}},

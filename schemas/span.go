@@ -58,6 +58,19 @@ type Sample struct {
 	QueueDepth   *int32   `parquet:"queue_depth,optional,zstd" json:"queue_depth,omitempty"`
 	Cap          *int32   `parquet:"cap,optional,zstd" json:"cap,omitempty"`
 	KVCacheUsage *float64 `parquet:"kv_cache_usage,optional,zstd" json:"kv_cache_usage,omitempty"`
+
+	// Engine counters, cumulative since the engine started (Prometheus
+	// counters: they reset to 0 when it restarts); analyze counts their
+	// increase per window. nil: the source does not report it.
+	Preemptions        *int64 `parquet:"preemptions,optional,zstd" json:"preemptions,omitempty"`                   // requests preempted
+	PrefixCacheQueries *int64 `parquet:"prefix_cache_queries,optional,zstd" json:"prefix_cache_queries,omitempty"` // prompt tokens (or blocks) looked up in the prefix cache
+	PrefixCacheHits    *int64 `parquet:"prefix_cache_hits,optional,zstd" json:"prefix_cache_hits,omitempty"`       // of them, found there
+	SpecDraftTokens    *int64 `parquet:"spec_draft_tokens,optional,zstd" json:"spec_draft_tokens,omitempty"`       // speculative tokens proposed
+	SpecAcceptedTokens *int64 `parquet:"spec_accepted_tokens,optional,zstd" json:"spec_accepted_tokens,omitempty"` // of them, accepted
+	// PrefixCacheHitRate is a hit rate as the engine reports it (0..1, over
+	// its own recent queries: vLLM's stats lines, SGLang's cache_hit_rate),
+	// where it gives no counters.
+	PrefixCacheHitRate *float64 `parquet:"prefix_cache_hit_rate,optional,zstd" json:"prefix_cache_hit_rate,omitempty"`
 }
 
 // Span statuses (schemas/README.md). A span is successful when its status is StatusOK.
