@@ -27,7 +27,12 @@ import (
 // vllm:gpu_cache_usage_perc) is kv_cache_usage (already 0..1); SGLang's
 // sglang:num_running_reqs, sglang:num_queue_reqs, sglang:token_usage and
 // llama.cpp's llamacpp:requests_processing, llamacpp:requests_deferred,
-// llamacpp:kv_cache_usage_ratio fill the same columns. Series of one
+// llamacpp:kv_cache_usage_ratio, TensorRT-LLM's trtllm_num_requests_running,
+// trtllm_num_requests_waiting, trtllm_kv_cache_utilization (and
+// trtllm_max_num_active_requests as cap; trtllm.md) and Dynamo's frontend
+// gauges (dynamo_frontend_inflight_requests less
+// dynamo_frontend_queued_requests, and the latter; dynamo.md) fill the same
+// columns. Series of one
 // replica at one instant are joined into one sample; the replica is the
 // instance (or pod, or model_name) label, with "/engine-NNN" when an engine
 // label is present (SGLang: "/dpN" for a dp_rank label). Other metrics are
@@ -139,6 +144,11 @@ const (
 	promWaiting
 	promKV
 	promGPUKV // V0's name; kv_cache_usage_perc wins when both exist
+	promCap   // the engine's configured limit of running requests
+	// promInFlightAll counts every request between receipt and response,
+	// queued ones included (Dynamo's frontend): in_flight is it minus the
+	// sample's queue_depth when both are known.
+	promInFlightAll
 )
 
 func promGaugeOf(name string) promGauge {
@@ -162,12 +172,23 @@ var promFamilies = map[string]promGauge{
 	"llamacpp:requests_processing":  promRunning,
 	"llamacpp:requests_deferred":    promWaiting,
 	"llamacpp:kv_cache_usage_ratio": promKV,
+
+	// TensorRT-LLM's trtllm-serve (tensorrt_llm/metrics/collector.py, from
+	// its iteration stats; exported as trtllm_*).
+	"trtllm:num_requests_running":    promRunning,
+	"trtllm:num_requests_waiting":    promWaiting,
+	"trtllm:kv_cache_utilization":    promKV,
+	"trtllm:max_num_active_requests": promCap,
+
+	// NVIDIA Dynamo's HTTP frontend (lib/llm/src/http/service/metrics.rs).
+	"dynamo_frontend_inflight_requests": promInFlightAll,
+	"dynamo_frontend_queued_requests":   promWaiting,
 }
 
 // promUnsanitize restores the colon of an engine's metric name that an
 // exporter sanitized ("vllm_num_requests_running").
 func promUnsanitize(name string) string {
-	for _, ns := range []string{"vllm", "sglang", "llamacpp"} {
+	for _, ns := range []string{"vllm", "sglang", "llamacpp", "trtllm"} {
 		if len(name) > len(ns) && name[:len(ns)] == ns && name[len(ns)] == '_' {
 			return ns + ":" + name[len(ns)+1:]
 		}
@@ -175,10 +196,11 @@ func promUnsanitize(name string) string {
 	return name
 }
 
-// promHasFamily reports whether s mentions one of the gauges read.
+// promHasFamily reports whether s mentions one of the gauges read, by its
+// name or its sanitized name ("trtllm_num_requests_running").
 func promHasFamily(s string) bool {
 	for name := range promFamilies {
-		if strings.Contains(s, name) {
+		if strings.Contains(s, name) || strings.Contains(s, strings.Replace(name, ":", "_", 1)) {
 			return true
 		}
 	}
@@ -213,13 +235,14 @@ type promKey struct {
 // promJoin collects gauge values into samples.
 type promJoin struct {
 	samples map[promKey]*schemas.Sample
-	gpuKV   map[promKey]bool // kv came from gpu_cache_usage_perc
+	gpuKV   map[promKey]bool    // kv came from gpu_cache_usage_perc
+	all     map[promKey]float64 // promInFlightAll's value, queued included
 	order   []promKey
 }
 
 func (j *promJoin) add(k promKey, g promGauge, v float64, known bool) {
 	if j.samples == nil {
-		j.samples, j.gpuKV = map[promKey]*schemas.Sample{}, map[promKey]bool{}
+		j.samples, j.gpuKV, j.all = map[promKey]*schemas.Sample{}, map[promKey]bool{}, map[promKey]float64{}
 	}
 	s := j.samples[k]
 	if s == nil {
@@ -241,6 +264,15 @@ func (j *promJoin) add(k promKey, g promGauge, v float64, known bool) {
 	case promWaiting:
 		n := int32(v)
 		s.QueueDepth = &n
+		if all, ok := j.all[k]; ok {
+			j.inFlightAll(s, all)
+		}
+	case promInFlightAll:
+		j.all[k] = v
+		j.inFlightAll(s, v)
+	case promCap:
+		n := int32(v)
+		s.Cap = &n
 	case promKV:
 		s.KVCacheUsage = &v
 		j.gpuKV[k] = false
@@ -252,6 +284,17 @@ func (j *promJoin) add(k promKey, g promGauge, v float64, known bool) {
 	}
 }
 
+// inFlightAll sets s.InFlight from a count that includes the queued
+// requests: all − queue_depth (never below 0), or all while the queue is
+// unknown.
+func (j *promJoin) inFlightAll(s *schemas.Sample, all float64) {
+	n := int32(all)
+	if s.QueueDepth != nil {
+		n = max(0, n-*s.QueueDepth)
+	}
+	s.InFlight = &n
+}
+
 // promValue checks a gauge value: a count for running/waiting, a fraction for
 // the cache. known is false for NaN.
 func promValue(g promGauge, text string) (v float64, known bool, err error) {
@@ -261,7 +304,7 @@ func promValue(g promGauge, text string) (v float64, known bool, err error) {
 		return 0, false, errors.New("value " + strconv.Quote(text) + " is not a number")
 	case math.IsNaN(v):
 		return 0, false, nil
-	case (g == promRunning || g == promWaiting) && (v < 0 || v != math.Trunc(v) || v > math.MaxInt32):
+	case (g == promRunning || g == promWaiting || g == promCap || g == promInFlightAll) && (v < 0 || v != math.Trunc(v) || v > math.MaxInt32):
 		return 0, false, errors.New("value " + strconv.Quote(text) + " is not a request count")
 	case (g == promKV || g == promGPUKV) && (v < 0 || v > 1 || math.IsInf(v, 0)):
 		return 0, false, errors.New("value " + strconv.Quote(text) + " is not a fraction in [0, 1]")
@@ -538,7 +581,7 @@ func cmpInt64(a, b int64) int {
 }
 
 // sniffPrometheus scores Prometheus data holding an engine's scheduler
-// gauges (vLLM, SGLang, llama.cpp): 95 for an API answer or a text scrape
+// gauges (vLLM, SGLang, llama.cpp, TensorRT-LLM, Dynamo): 95 for an API answer or a text scrape
 // with one of them, 40 for other Prometheus data.
 func sniffPrometheus(head []byte) int {
 	s := string(head)
@@ -553,7 +596,8 @@ func sniffPrometheus(head []byte) int {
 			return 40
 		}
 	case strings.HasPrefix(t, "# HELP ") || strings.HasPrefix(t, "# TYPE ") || strings.HasPrefix(t, "vllm:") ||
-		strings.HasPrefix(t, "sglang:") || strings.HasPrefix(t, "llamacpp:"):
+		strings.HasPrefix(t, "sglang:") || strings.HasPrefix(t, "llamacpp:") || strings.HasPrefix(t, "trtllm_") ||
+		strings.HasPrefix(t, "dynamo_"):
 		if has {
 			return 95
 		}
