@@ -11,7 +11,7 @@ import (
 )
 
 // engineFixtures lists the fixture directories of the engine formats beyond
-// vLLM (testdata/sglang, testdata/llamacpp): each *.good.* file gives the
+// vLLM (testdata/sglang, llamacpp, trtllm, dynamo): each *.good.* file gives the
 // records pinned in DIR/../golden/FORMAT/NAME.golden, each *.bad.* file the
 // rejects listed in NAME.want.
 var engineFixtures = []struct{ format, dir string }{
@@ -21,6 +21,11 @@ var engineFixtures = []struct{ format, dir string }{
 	{SourceLlamaCpp, "testdata/llamacpp"},
 	{SourceLlamaCppLog, "testdata/llamacpp"},
 	{SourcePrometheus, "testdata/llamacpp/prometheus"},
+	{SourceTRTLLMPerf, "testdata/trtllm"},
+	{SourcePrometheus, "testdata/trtllm/prometheus"},
+	{SourceDynamoTrace, "testdata/dynamo/trace"},
+	{SourceDynamoNvext, "testdata/dynamo/nvext"},
+	{SourcePrometheus, "testdata/dynamo/prometheus"},
 }
 
 // engineFiles returns the fixtures of format in dir whose names contain
@@ -114,7 +119,8 @@ func TestEngineSniff(t *testing.T) {
 			own[f] = fx.format
 		}
 	}
-	mine := []string{SourceSGLangMetrics, SourceSGLangLog, SourceLlamaCpp, SourceLlamaCppLog}
+	mine := []string{SourceSGLangMetrics, SourceSGLangLog, SourceLlamaCpp, SourceLlamaCppLog,
+		SourceTRTLLMPerf, SourceDynamoTrace, SourceDynamoNvext}
 	checked := 0
 	err := filepath.WalkDir("testdata", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

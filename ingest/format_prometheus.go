@@ -27,7 +27,12 @@ import (
 // vllm:gpu_cache_usage_perc) is kv_cache_usage (already 0..1); SGLang's
 // sglang:num_running_reqs, sglang:num_queue_reqs, sglang:token_usage and
 // llama.cpp's llamacpp:requests_processing, llamacpp:requests_deferred,
-// llamacpp:kv_cache_usage_ratio fill the same columns. Series of one
+// llamacpp:kv_cache_usage_ratio, TensorRT-LLM's trtllm_num_requests_running,
+// trtllm_num_requests_waiting, trtllm_kv_cache_utilization (and
+// trtllm_max_num_active_requests as cap; trtllm.md) and Dynamo's frontend
+// gauges (dynamo_frontend_inflight_requests less
+// dynamo_frontend_queued_requests, and the latter; dynamo.md) fill the same
+// columns. Series of one
 // replica at one instant are joined into one sample; the replica is the
 // instance (or pod, or model_name) label, with "/engine-NNN" when an engine
 // label is present (SGLang: "/dpN" for a dp_rank label). Other metrics are
@@ -139,13 +144,18 @@ const (
 	promWaiting
 	promKV
 	promGPUKV // V0's name; kv_cache_usage_perc wins when both exist
+	promCap   // the engine's configured limit of running requests
+	// promInFlightAll counts every request between receipt and response,
+	// queued ones included (Dynamo's frontend): in_flight is it minus the
+	// sample's queue_depth when both are known.
+	promInFlightAll
 	// Counters, cumulative.
 	promPreemptions
 	promPrefixQueries
 	promPrefixHits
 	promSpecDraft
 	promSpecAccepted
-	promPrefixRate // a hit-rate gauge, where an engine gives no counters
+	promPrefixRate // a hit-rate gauge, where an engine gives no counters; the last
 )
 
 // promGaugeOf is the sample column the metric name fills. Counters are
@@ -198,6 +208,17 @@ var promFamilies = map[string]promGauge{
 	// Hit-rate gauges: V0's and SGLang's.
 	"vllm:gpu_prefix_cache_hit_rate": promPrefixRate,
 	"sglang:cache_hit_rate":          promPrefixRate,
+
+	// TensorRT-LLM's trtllm-serve (tensorrt_llm/metrics/collector.py, from
+	// its iteration stats; exported as trtllm_*).
+	"trtllm:num_requests_running":    promRunning,
+	"trtllm:num_requests_waiting":    promWaiting,
+	"trtllm:kv_cache_utilization":    promKV,
+	"trtllm:max_num_active_requests": promCap,
+
+	// NVIDIA Dynamo's HTTP frontend (lib/llm/src/http/service/metrics.rs).
+	"dynamo_frontend_inflight_requests": promInFlightAll,
+	"dynamo_frontend_queued_requests":   promWaiting,
 }
 
 // promNeeds lists, for each sample column a report needs, the families
@@ -210,7 +231,7 @@ var promNeeds = []struct {
 	fills  []promGauge
 	of     string // "" every engine; else only a scrape with this prefix's families
 }{
-	{"in_flight", []promGauge{promRunning}, ""},
+	{"in_flight", []promGauge{promRunning, promInFlightAll}, ""},
 	{"queue_depth", []promGauge{promWaiting}, ""},
 	{"kv_cache_usage", []promGauge{promKV, promGPUKV}, ""},
 	{"preemptions", []promGauge{promPreemptions}, "vllm:"},
@@ -219,7 +240,7 @@ var promNeeds = []struct {
 // promUnsanitize restores the colon of an engine's metric name that an
 // exporter sanitized ("vllm_num_requests_running").
 func promUnsanitize(name string) string {
-	for _, ns := range []string{"vllm", "sglang", "llamacpp"} {
+	for _, ns := range []string{"vllm", "sglang", "llamacpp", "trtllm"} {
 		if len(name) > len(ns) && name[:len(ns)] == ns && name[len(ns)] == '_' {
 			return ns + ":" + name[len(ns)+1:]
 		}
@@ -257,10 +278,11 @@ func (r *promReader) notices() []string {
 	return out
 }
 
-// promHasFamily reports whether s mentions one of the gauges read.
+// promHasFamily reports whether s mentions one of the gauges read, by its
+// name or its sanitized name ("trtllm_num_requests_running").
 func promHasFamily(s string) bool {
 	for name := range promFamilies {
-		if strings.Contains(s, name) {
+		if strings.Contains(s, name) || strings.Contains(s, strings.Replace(name, ":", "_", 1)) {
 			return true
 		}
 	}
@@ -295,7 +317,8 @@ type promKey struct {
 // promJoin collects gauge values into samples.
 type promJoin struct {
 	samples map[promKey]*schemas.Sample
-	gpuKV   map[promKey]bool // kv came from gpu_cache_usage_perc
+	gpuKV   map[promKey]bool    // kv came from gpu_cache_usage_perc
+	all     map[promKey]float64 // promInFlightAll's value, queued included
 	order   []promKey
 	seen    [promPrefixRate + 1]bool // the columns some family filled
 	vllm    bool                     // a vllm: family was read
@@ -303,7 +326,7 @@ type promJoin struct {
 
 func (j *promJoin) add(k promKey, g promGauge, v float64, known bool) {
 	if j.samples == nil {
-		j.samples, j.gpuKV = map[promKey]*schemas.Sample{}, map[promKey]bool{}
+		j.samples, j.gpuKV, j.all = map[promKey]*schemas.Sample{}, map[promKey]bool{}, map[promKey]float64{}
 	}
 	j.seen[g] = true
 	s := j.samples[k]
@@ -326,6 +349,15 @@ func (j *promJoin) add(k promKey, g promGauge, v float64, known bool) {
 	case promWaiting:
 		n := int32(v)
 		s.QueueDepth = &n
+		if all, ok := j.all[k]; ok {
+			j.inFlightAll(s, all)
+		}
+	case promInFlightAll:
+		j.all[k] = v
+		j.inFlightAll(s, v)
+	case promCap:
+		n := int32(v)
+		s.Cap = &n
 	case promKV:
 		s.KVCacheUsage = &v
 		j.gpuKV[k] = false
@@ -349,6 +381,17 @@ func (j *promJoin) add(k promKey, g promGauge, v float64, known bool) {
 	}
 }
 
+// inFlightAll sets s.InFlight from a count that includes the queued
+// requests: all − queue_depth (never below 0), or all while the queue is
+// unknown.
+func (j *promJoin) inFlightAll(s *schemas.Sample, all float64) {
+	n := int32(all)
+	if s.QueueDepth != nil {
+		n = max(0, n-*s.QueueDepth)
+	}
+	s.InFlight = &n
+}
+
 // promValue checks a gauge value: a count for running/waiting, a fraction for
 // the cache. known is false for NaN.
 func promValue(g promGauge, text string) (v float64, known bool, err error) {
@@ -358,7 +401,7 @@ func promValue(g promGauge, text string) (v float64, known bool, err error) {
 		return 0, false, errors.New("value " + strconv.Quote(text) + " is not a number")
 	case math.IsNaN(v):
 		return 0, false, nil
-	case (g == promRunning || g == promWaiting) && (v < 0 || v != math.Trunc(v) || v > math.MaxInt32):
+	case (g == promRunning || g == promWaiting || g == promCap || g == promInFlightAll) && (v < 0 || v != math.Trunc(v) || v > math.MaxInt32):
 		return 0, false, errors.New("value " + strconv.Quote(text) + " is not a request count")
 	case (g == promKV || g == promGPUKV || g == promPrefixRate) && (v < 0 || v > 1 || math.IsInf(v, 0)):
 		return 0, false, errors.New("value " + strconv.Quote(text) + " is not a fraction in [0, 1]")
@@ -639,7 +682,7 @@ func cmpInt64(a, b int64) int {
 }
 
 // sniffPrometheus scores Prometheus data holding an engine's scheduler
-// gauges (vLLM, SGLang, llama.cpp): 95 for an API answer or a text scrape
+// gauges (vLLM, SGLang, llama.cpp, TensorRT-LLM, Dynamo): 95 for an API answer or a text scrape
 // with one of them, 40 for other Prometheus data.
 func sniffPrometheus(head []byte) int {
 	s := string(head)
@@ -654,7 +697,8 @@ func sniffPrometheus(head []byte) int {
 			return 40
 		}
 	case strings.HasPrefix(t, "# HELP ") || strings.HasPrefix(t, "# TYPE ") || strings.HasPrefix(t, "vllm:") ||
-		strings.HasPrefix(t, "sglang:") || strings.HasPrefix(t, "llamacpp:"):
+		strings.HasPrefix(t, "sglang:") || strings.HasPrefix(t, "llamacpp:") || strings.HasPrefix(t, "trtllm_") ||
+		strings.HasPrefix(t, "dynamo_"):
 		if has {
 			return 95
 		}

@@ -130,6 +130,13 @@ var formats = map[string]format{
 	"llamacpp":     {New: newLlamaCppReader, Sniff: sniffLlamaCpp, Role: RoleEngine, TTFT: TTFTEngine},
 	"llamacpp-log": {New: newLlamaCppLogReader, Sniff: sniffLlamaCppLog, Role: RoleEngine},
 
+	// TensorRT-LLM (schemas/formats/trtllm.md)
+	"trtllm-perf": {New: newTRTLLMPerfReader, Sniff: sniffTRTLLMPerf, Role: RoleEngine, TTFT: TTFTEngine},
+
+	// NVIDIA Dynamo (schemas/formats/dynamo.md)
+	"dynamo-trace": {New: newDynamoTraceReader, Sniff: sniffDynamoTrace, Role: RoleEngine, TTFT: TTFTEngine},
+	"dynamo-nvext": {New: newDynamoNvextReader, Sniff: sniffDynamoNvext, Role: RoleEngine, TTFT: TTFTEngine},
+
 	// Gateways (schemas/formats/gateways.md)
 	"litellm":    {New: newLiteLLMReader, Sniff: sniffLiteLLM, Role: RoleGateway, TTFT: TTFTGateway},
 	"kong":       {New: newKongReader, Sniff: sniffKong, Role: RoleGateway, TTFT: TTFTGateway},

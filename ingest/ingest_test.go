@@ -902,7 +902,7 @@ func TestSourcesOf(t *testing.T) {
 		want []string
 	}{
 		{RoleGateway, []string{"envoy-ai", "kong", "litellm", "mapping", "otel-genai"}},
-		{RoleEngine, []string{"llamacpp", "llamacpp-log", "sglang-log", "sglang-metrics", "vllm-log", "vllm-otel"}},
+		{RoleEngine, []string{"dynamo-nvext", "dynamo-trace", "llamacpp", "llamacpp-log", "sglang-log", "sglang-metrics", "trtllm-perf", "vllm-log", "vllm-otel"}},
 		{RoleNone, []string{"aiperf", "guidellm", "inference-perf", "prometheus", "samples", "spans", "vllm-bench"}},
 	} {
 		if got := SourcesOf(tc.role); !slices.Equal(got, tc.want) {

@@ -130,3 +130,18 @@ func FuzzPrometheusEngines(f *testing.F) {
 	engineFuzzSeed(f, SourcePrometheus)
 	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, SourcePrometheus, data) })
 }
+
+func FuzzTRTLLMPerf(f *testing.F) {
+	engineFuzzSeed(f, SourceTRTLLMPerf)
+	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, SourceTRTLLMPerf, data) })
+}
+
+func FuzzDynamoTrace(f *testing.F) {
+	engineFuzzSeed(f, SourceDynamoTrace)
+	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, SourceDynamoTrace, data) })
+}
+
+func FuzzDynamoNvext(f *testing.F) {
+	engineFuzzSeed(f, SourceDynamoNvext)
+	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, SourceDynamoNvext, data) })
+}

@@ -40,12 +40,18 @@ type Span struct {
 	TimeResolutionUS *int32 `parquet:"time_resolution_us,optional,zstd" json:"time_resolution_us,omitempty"`
 	// TimeOrigin says what the timestamps count from when it is not the Unix
 	// epoch: "benchmark" for vllm-bench results, whose times are seconds since
-	// the benchmark's first request; nil means wall-clock UTC.
+	// the benchmark's first request; "steady_clock" for TensorRT-LLM perf
+	// metrics read from the server's monotonic clock; nil means wall-clock UTC.
 	TimeOrigin *string `parquet:"time_origin,optional,dict,zstd" json:"time_origin,omitempty"`
 }
 
 // TimeOriginBenchmark marks spans whose times count from a benchmark's start.
 const TimeOriginBenchmark = "benchmark"
+
+// TimeOriginSteadyClock marks spans whose times are readings of a server's
+// monotonic clock (seconds since it started, usually its boot), not of the
+// wall clock: TensorRT-LLM's per-request perf metrics.
+const TimeOriginSteadyClock = "steady_clock"
 
 // Sample is the scheduler state of one replica at an instant (schemas/README.md): a row
 // of samples.parquet.

@@ -1,0 +1,260 @@
+package ingest
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// The NVIDIA Dynamo formats (schemas/formats/dynamo.md) read the request
+// timings Dynamo's frontend keeps per request (RequestTracker,
+// lib/llm/src/protocols/common/timing.rs): request_received_ms (the
+// frontend's wall clock at receipt, epoch ms) and, in ms from it,
+// prefill_wait_time_ms (to prefill start), ttft_ms (to the first token)
+// and total_time_ms (to the end). Two places carry them:
+//
+//   - dynamo-trace: the request trace (DYN_REQUEST_TRACE=1), JSON lines of
+//     schema "dynamo.request.trace.v1"; each "request_end" row's "request"
+//     object is one span; tool and payload rows are skipped (payload rows,
+//     which hold prompts, are never read);
+//   - dynamo-nvext: responses whose "nvext" object carries "timing"
+//     (requested with nvext.extra_fields ["timing"]), as a client or proxy
+//     logged them; the final chunk of a stream counts, earlier chunks are
+//     skipped.
+//
+// Both map alike (dynamoSpan): queued_at = engine_arrived_at =
+// request_received_ms, admitted_at = + prefill_wait_time_ms, first_token_at
+// = + ttft_ms, released_at = last_token_at = + total_time_ms; replica = the
+// decode worker's id.
+
+// Source names of the Dynamo formats.
+const (
+	SourceDynamoTrace = "dynamo-trace"
+	SourceDynamoNvext = "dynamo-nvext"
+)
+
+// dynamoTraceSchema is the schema value of Dynamo's request trace rows.
+const dynamoTraceSchema = "dynamo.request.trace.v1"
+
+type dynamoTraceReader struct{ *jsonRecordReader }
+
+var _ Reader = (*dynamoTraceReader)(nil)
+
+func newDynamoTraceReader(in Input) Reader {
+	r := &dynamoTraceReader{newJSONRecordReader(in, decodeDynamoTrace)}
+	// agent_context, tool and payload (request and response bodies) are
+	// dropped unread.
+	r.only = map[string]bool{"schema": true, "event_type": true, "event_time_unix_ms": true, "request": true}
+	return r
+}
+
+func decodeDynamoTrace(v any, _ []byte, out []Record) []Record {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return decodeReject(out, recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v)))
+	}
+	o := obj(m)
+	var fe firstErr
+	schema := fe.str(o["schema"], "schema")
+	event := fe.str(o["event_type"], "event_type")
+	end := fe.integer(o["event_time_unix_ms"], "event_time_unix_ms", 0, maxMicros/1000)
+	if fe.err != nil {
+		return decodeReject(out, fe.err)
+	}
+	switch {
+	case schema == nil:
+		return decodeReject(out, recordErrorf(ErrMissingField, -1, "missing schema (not a Dynamo request trace row)"))
+	case *schema != dynamoTraceSchema:
+		return decodeReject(out, recordErrorf(ErrBadValue, -1, "schema: %q is not %q", *schema, dynamoTraceSchema))
+	case event == nil:
+		return decodeReject(out, recordErrorf(ErrMissingField, -1, "missing event_type"))
+	case *event != "request_end":
+		return append(out, Record{Kind: KindSkip, Skip: SkipUnusedLine}) // tool events, payload captures
+	}
+	req := o.child("request")
+	if req == nil {
+		if o["request"] != nil {
+			return decodeReject(out, recordErrorf(ErrBadType, -1, "request: want an object, found %s", jsonKind(o["request"])))
+		}
+		return decodeReject(out, recordErrorf(ErrMissingField, -1, "missing request (a request_end row carries the request's metrics)"))
+	}
+	sp := schemas.Span{Source: SourceDynamoTrace}
+	id := fe.str(req["request_id"], "request.request_id")
+	xid := fe.str(req["x_request_id"], "request.x_request_id")
+	sp.Model = fe.str(req["model"], "request.model")
+	sp.InputTokens = fe.tokens(req["input_tokens"], "request.input_tokens")
+	sp.OutputTokens = fe.tokens(req["output_tokens"], "request.output_tokens")
+	sp.CachedTokens = fe.tokens(req["cached_tokens"], "request.cached_tokens")
+	sp.Replica = dynamoWorker(&fe, req.child("worker"), "request.worker")
+	reason := fe.str(req.get("finish_reason_metadata", "finish_reason"), "request.finish_reason_metadata.finish_reason")
+	if fe.err != nil {
+		return decodeReject(out, fe.err)
+	}
+	if id == nil {
+		return decodeReject(out, recordErrorf(ErrMissingField, -1, "missing request.request_id"))
+	}
+	sp.SpanID, sp.RequestID = *id, *id
+	if xid != nil {
+		// The caller's x-request-id: a gateway's retries of one request share it.
+		sp.RequestID = *xid
+	}
+	dynamoStatus(reason, &sp)
+	if err := dynamoTimes(req, "request.", end, &sp); err != nil {
+		return decodeReject(out, err)
+	}
+	return append(out, Record{Kind: KindSpan, Span: sp})
+}
+
+// dynamoWorker names the worker that decoded the request (in aggregated
+// serving the one worker): its id, with "/dpN" for a data-parallel rank.
+func dynamoWorker(fe *firstErr, w obj, field string) *string {
+	if w == nil {
+		return nil
+	}
+	for _, role := range []string{"decode", "prefill"} {
+		// Worker ids are u64 lease ids, beyond int64: kept as their digits.
+		id, ok, err := numberText(w[role+"_worker_id"], field+"."+role+"_worker_id")
+		fe.keep(err)
+		if ok && (bytes.ContainsAny(id, ".-eE") || len(id) > 20) {
+			fe.keep(recordErrorf(ErrBadValue, -1, "%s.%s_worker_id: %q is not a worker id", field, role, id))
+		}
+		rank := fe.integer(w[role+"_dp_rank"], field+"."+role+"_dp_rank", 0, 1<<31)
+		if !ok || fe.err != nil {
+			continue
+		}
+		s := "worker-" + string(id)
+		if rank != nil {
+			s += "/dp" + itoa(*rank)
+		}
+		return &s
+	}
+	return nil
+}
+
+// dynamoStatus maps an OpenAI finish reason onto the span's status: every
+// reason a finished generation gives is ok.
+func dynamoStatus(reason *string, sp *schemas.Span) {
+	sp.Status = schemas.StatusOK
+	if reason == nil {
+		return
+	}
+	switch r := strings.ToLower(*reason); r {
+	case "cancelled", "canceled", "abort", "aborted":
+		sp.Status = schemas.StatusCancelled
+	case "error":
+		sp.Status = schemas.StatusError
+		sp.Error = &r
+	}
+}
+
+// dynamoTimes places a span by Dynamo's TimingInfo fields in t (prefix
+// names them in errors). end, when not nil, is the instant (epoch ms) the
+// row was written, the request's end when total_time_ms is missing.
+func dynamoTimes(t obj, prefix string, endMs *int64, sp *schemas.Span) error {
+	var fe firstErr
+	recvMs := fe.integer(t["request_received_ms"], prefix+"request_received_ms", 0, maxMicros/1000)
+	wait := fe.duration(t["prefill_wait_time_ms"], prefix+"prefill_wait_time_ms", 3)
+	ttft := fe.duration(t["ttft_ms"], prefix+"ttft_ms", 3)
+	total := fe.duration(t["total_time_ms"], prefix+"total_time_ms", 3)
+	if fe.err != nil {
+		return fe.err
+	}
+	if recvMs == nil {
+		return recordErrorf(ErrMissingField, -1, "missing %srequest_received_ms", prefix)
+	}
+	recv := *recvMs * 1000
+	res := int32(1000)
+	sp.TimeResolutionUS = &res
+	sp.QueuedAt, sp.EngineArrivedAt = &recv, &recv
+	sp.AdmittedAt = addMicros(&recv, wait)
+	sp.FirstTokenAt = addMicros(&recv, ttft)
+	sp.ReleasedAt = addMicros(&recv, total)
+	if sp.ReleasedAt == nil && endMs != nil {
+		e := *endMs * 1000
+		sp.ReleasedAt = &e
+	}
+	if sp.ReleasedAt != nil && *sp.ReleasedAt < recv {
+		return recordErrorf(ErrBadValue, -1, "the request ends before request_received_ms")
+	}
+	if sp.FirstTokenAt != nil {
+		sp.LastTokenAt = sp.ReleasedAt
+	}
+	return nil
+}
+
+// sniffDynamoTrace scores 98 when the first object is a row of schema
+// dynamo.request.trace.v1.
+func sniffDynamoTrace(head []byte) int {
+	keys := sniffFirstObject(head)
+	if keys["schema"] && keys["event_type"] && bytes.Contains(head, []byte(`"`+dynamoTraceSchema+`"`)) {
+		return 98
+	}
+	return 0
+}
+
+type dynamoNvextReader struct{ *jsonRecordReader }
+
+var _ Reader = (*dynamoNvextReader)(nil)
+
+func newDynamoNvextReader(in Input) Reader {
+	r := &dynamoNvextReader{newJSONRecordReader(in, decodeDynamoNvext)}
+	r.only = map[string]bool{"id": true, "object": true, "model": true, "choices": true, "usage": true, "nvext": true}
+	return r
+}
+
+func decodeDynamoNvext(v any, _ []byte, out []Record) []Record {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return decodeReject(out, recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v)))
+	}
+	o := obj(m)
+	timing := o.child("nvext", "timing")
+	finished := llamaFinished(o)
+	if timing == nil || !finished {
+		object, _ := o["object"].(string)
+		if strings.HasSuffix(object, ".chunk") {
+			return append(out, Record{Kind: KindSkip, Skip: SkipUnusedLine}) // a stream's chunk before its end
+		}
+		if timing == nil {
+			return decodeReject(out, recordErrorf(ErrMissingField, -1,
+				"missing nvext.timing (Try: ask Dynamo for it with \"nvext\": {\"extra_fields\": [\"timing\"]} in the request)"))
+		}
+	}
+	var fe firstErr
+	sp := schemas.Span{Source: SourceDynamoNvext}
+	id := fe.str(o["id"], "id")
+	sp.Model = fe.str(o["model"], "model")
+	sp.InputTokens = fe.tokens(o.get("usage", "prompt_tokens"), "usage.prompt_tokens")
+	sp.OutputTokens = fe.tokens(o.get("usage", "completion_tokens"), "usage.completion_tokens")
+	sp.CachedTokens = fe.tokens(o.get("usage", "prompt_tokens_details", "cached_tokens"), "usage.prompt_tokens_details.cached_tokens")
+	sp.Replica = dynamoWorker(&fe, o.child("nvext", "worker_id"), "nvext.worker_id")
+	var reason *string
+	if choices, ok := o["choices"].([]any); ok && len(choices) > 0 {
+		if c, ok := choices[0].(map[string]any); ok {
+			reason = fe.str(c["finish_reason"], "choices[0].finish_reason")
+		}
+	}
+	if fe.err != nil {
+		return decodeReject(out, fe.err)
+	}
+	if id == nil {
+		return decodeReject(out, recordErrorf(ErrMissingField, -1, "missing id"))
+	}
+	sp.SpanID, sp.RequestID = *id, *id
+	dynamoStatus(reason, &sp)
+	if err := dynamoTimes(timing, "nvext.timing.", nil, &sp); err != nil {
+		return decodeReject(out, err)
+	}
+	return append(out, Record{Kind: KindSpan, Span: sp})
+}
+
+// sniffDynamoNvext scores 90 when the first object is an OpenAI-style
+// response (choices) with Dynamo's nvext object.
+func sniffDynamoNvext(head []byte) int {
+	keys := sniffFirstObject(head)
+	if keys["nvext"] && keys["choices"] {
+		return 90
+	}
+	return 0
+}
