@@ -215,6 +215,7 @@ var promFamilies = map[string]promGauge{
 	"trtllm:num_requests_waiting":    promWaiting,
 	"trtllm:kv_cache_utilization":    promKV,
 	"trtllm:max_num_active_requests": promCap,
+	"trtllm:kv_cache_hit_rate":       promPrefixRate,
 
 	// NVIDIA Dynamo's HTTP frontend (lib/llm/src/http/service/metrics.rs).
 	"dynamo_frontend_inflight_requests": promInFlightAll,
