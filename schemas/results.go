@@ -155,6 +155,14 @@ type Metrics struct {
 	MeanQueueDepthSampled     *float64 `json:"mean_queue_depth_sampled"`
 	UtilizationSampled        *float64 `json:"utilization_sampled"`
 
+	// Engine state from samples (docs/metrics.md "Engine state"): what the
+	// engines said about themselves. nil where no sample reports it.
+	KVCacheUsage       *float64 `json:"kv_cache_usage"`        // time-average, 0..1
+	KVCacheUsageMax    *float64 `json:"kv_cache_usage_max"`    // 0..1
+	Preemptions        *int64   `json:"preemptions"`           // counter increase
+	PrefixCacheHitRate *float64 `json:"prefix_cache_hit_rate"` // 0..1
+	SpecAcceptanceRate *float64 `json:"spec_acceptance_rate"`  // 0..1
+
 	// Distributions over successful spans released in the window (docs/metrics.md).
 	TQueue      Percentiles `json:"t_queue"`
 	TTFT        Percentiles `json:"ttft"`
