@@ -262,6 +262,7 @@ var pipeline = []step{
 		args: func(st *runState) []any { return []any{sql.Named("pool_cap", st.caps.Pool)} }},
 	{name: "replica_gaps_unlocated", when: "!located", creates: []string{"replica_gaps"}},
 	{name: "sample_segments", creates: []string{"sample_segments"}},
+	{name: "engine_holds", creates: []string{"engine_holds"}},
 	// What reads the segments alone comes before the windows, so that their
 	// tables are gone by the distributions (win_dists_*), which hold every
 	// value of a window in memory outside DuckDB's memory_limit.
@@ -283,6 +284,7 @@ var pipeline = []step{
 	{name: "win_state", creates: []string{"win_state"}, drops: []string{"pool_segments"}},
 	{name: "win_gaps", creates: []string{"win_gaps"}, drops: []string{"gap_causes"}},
 	{name: "win_sampled", creates: []string{"win_sampled"}},
+	{name: "win_engine", creates: []string{"win_engine"}, drops: []string{"engine_holds"}},
 	{name: "win_dists_a", creates: []string{"win_dists_a"}},
 	{name: "win_dists_b", creates: []string{"win_dists_b"}},
 	{name: "win_dists_c", creates: []string{"win_dists_c"}},
@@ -308,6 +310,7 @@ var pipeline = []step{
 	{name: "run_state", creates: []string{"win_state"}},
 	{name: "run_gaps", creates: []string{"win_gaps"}},
 	{name: "run_sampled", query: "win_sampled", creates: []string{"win_sampled"}},
+	{name: "run_engine", creates: []string{"win_engine"}},
 	{name: "run_dists_a", creates: []string{"win_dists_a"}},
 	{name: "run_dists_b", creates: []string{"win_dists_b"}},
 	{name: "run_dists_c", creates: []string{"win_dists_c"}},

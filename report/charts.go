@@ -47,6 +47,7 @@ func figures(in Input) []*figure {
 	figs := []*figure{
 		c.tpsFigure(),
 		c.stateFigure(),
+		c.engineFigure(),
 		c.gapCauseFigure(),
 		c.gapFigure(),
 		c.latencyFigure(),
@@ -289,6 +290,57 @@ func (c *chartCtx) capRules(caps []*int64) []rule {
 		out = append(out, r)
 	}
 	return out
+}
+
+// engineFigure shows what the engines said about themselves per window
+// (docs/metrics.md "Engine state"): KV-cache usage, mean and largest, and
+// preemptions when a run counts them: why slots sat idle, when a full cache
+// or preempted requests held them.
+func (c *chartCtx) engineFigure() *figure {
+	f := &figure{Name: "engine_state", Title: "Engine state: KV-cache usage and preemptions per window",
+		Alt:    "Time-average KV-cache usage per window (solid) and the largest usage a sample reported (dashed), from the engines' own samples; bars, on the right axis, count the requests the engines preempted.",
+		XLabel: c.xLabel, xAxis: axisSpec{zero: true}, YLabel: "KV-cache usage (% of the cache)", yAxis: axisSpec{min: num(0), max: num(1), percent: true}}
+	// Preemption bars first, so that the usage lines are drawn over them.
+	preempted := false
+	for _, rr := range c.runs {
+		for _, w := range rr.run.Windows {
+			preempted = preempted || w.Preemptions != nil
+		}
+	}
+	if preempted {
+		for i, rr := range c.runs {
+			p := c.windowSeries(rr, "preemptions", func(m *schemas.Metrics) *float64 {
+				if m.Preemptions == nil {
+					return nil
+				}
+				v := float64(*m.Preemptions)
+				return &v
+			})
+			p.Kind, p.axis2, p.color = "bars", true, c.color(i).WithAlpha(110)
+			if c.compare {
+				p.slot, p.slots = i, len(c.runs)
+			} else {
+				p.color = colWarn.WithAlpha(140)
+			}
+			f.Series = append(f.Series, p)
+		}
+		f.Y2Label = "requests preempted"
+		f.y2Axis = axisSpec{zero: true}
+	}
+	for i, rr := range c.runs {
+		mean := c.windowSeries(rr, "kv_cache_usage", func(m *schemas.Metrics) *float64 { return m.KVCacheUsage })
+		peak := c.windowSeries(rr, "kv_cache_usage_max", func(m *schemas.Metrics) *float64 { return m.KVCacheUsageMax })
+		mean.color, peak.color, peak.dash, peak.width = c.color(i), c.color(i), dashed, 2
+		if !c.compare {
+			peak.color = colSecond
+		}
+		f.Series = append(f.Series, mean, peak)
+	}
+	// The full cache as a line: the axis reaches it, so that a reviewer reads
+	// the headroom, not only the changes.
+	f.Rules = append(f.Rules, rule{Label: "cache full", Y: 1, color: colCap, dash: dotted})
+	f.empty = "no engine samples: the logs hold no KV-cache usage"
+	return f
 }
 
 // gapCauses are the causes of gap_time (docs/metrics.md "Where the idle

@@ -153,6 +153,18 @@ var metricGroups = []metricGroupDef{
 		{"utilization_sampled", "utilization from samples", unitFraction, neutral, func(m *schemas.Metrics) *float64 { return m.UtilizationSampled }},
 		{"sampled_seconds", "seconds covered by samples", unitSeconds, neutral, func(m *schemas.Metrics) *float64 { return m.SampledSeconds }},
 	}},
+	{Title: "Engine state from samples", Show: anyEngineState, Metrics: []metricDef{
+		{"kv_cache_usage", "time-average KV-cache usage", unitFraction, neutral, func(m *schemas.Metrics) *float64 { return m.KVCacheUsage }},
+		{"kv_cache_usage_max", "largest KV-cache usage reported", unitFraction, neutral, func(m *schemas.Metrics) *float64 { return m.KVCacheUsageMax }},
+		{"preemptions", "requests the engines preempted", unitCount, lowerBetter, func(m *schemas.Metrics) *float64 {
+			if m.Preemptions == nil {
+				return nil
+			}
+			return count(*m.Preemptions)
+		}},
+		{"prefix_cache_hit_rate", "prompt tokens found in the prefix cache", unitFraction, higherBetter, func(m *schemas.Metrics) *float64 { return m.PrefixCacheHitRate }},
+		{"spec_acceptance_rate", "speculative tokens accepted / proposed", unitFraction, higherBetter, func(m *schemas.Metrics) *float64 { return m.SpecAcceptanceRate }},
+	}},
 	{Title: "Latency of successful spans", Metrics: []metricDef{
 		{"ttft.p50", "queued → first token, median", unitSeconds, lowerBetter, pct(p50, ttft)},
 		{"ttft.p90", "queued → first token, 90th percentile", unitSeconds, lowerBetter, pct(p90, ttft)},
@@ -349,6 +361,16 @@ func anySampled(ms []*schemas.Metrics) bool {
 			return true
 		}
 		if _, ok := finite(m.GapFractionSampled); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// anyEngineState: some run has the engines' own state (KV cache, counters).
+func anyEngineState(ms []*schemas.Metrics) bool {
+	for _, m := range ms {
+		if m.KVCacheUsage != nil || m.Preemptions != nil || m.PrefixCacheHitRate != nil || m.SpecAcceptanceRate != nil {
 			return true
 		}
 	}

@@ -44,6 +44,7 @@ type figure struct {
 	cats                 []string    // categorical x axis: labels of x = 0, 1, 2, ...
 	cats2                []string    // a second line under each category label, drawn where it fits
 	keys                 []legendKey // legend entries that are no series: what dot colours mean
+	empty                string      // what the plot says without data, instead of "no data"
 	width                int
 	height               int
 }
@@ -550,7 +551,10 @@ func (f *figure) render() ([]byte, error) {
 
 	if !hasData {
 		msg := "no data"
-		if f.Note != "" && len(f.Series) == 0 {
+		switch {
+		case f.empty != "":
+			msg = f.empty
+		case f.Note != "" && len(f.Series) == 0:
 			msg = f.Note
 		}
 		p.text(msg, (left+right)/2, (top+bottom)/2, titleSize, colMuted, 1)

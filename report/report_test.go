@@ -373,7 +373,7 @@ func pngStats(t *testing.T, b []byte) (img image.Image, colours int, inked float
 	return img, len(seen), float64(ink) / float64(n)
 }
 
-var wantCharts = []string{"tps", "state", "gap_causes", "gap_fraction", "latency_cdf", "stream_vs_concurrency", "rates", "throughput_vs_ttft", "ttft_over_time", "tpot_over_time"}
+var wantCharts = []string{"tps", "state", "engine_state", "gap_causes", "gap_fraction", "latency_cdf", "stream_vs_concurrency", "rates", "throughput_vs_ttft", "ttft_over_time", "tpot_over_time"}
 
 func TestCharts(t *testing.T) {
 	for name, in := range map[string]Input{"single": singleInput(), "compare": compareInput()} {
@@ -412,6 +412,18 @@ func TestCharts(t *testing.T) {
 	}
 }
 
+// figByName is the figure of figs named name.
+func figByName(t *testing.T, figs []*figure, name string) *figure {
+	t.Helper()
+	for _, f := range figs {
+		if f.Name == name {
+			return f
+		}
+	}
+	t.Fatalf("no figure %s", name)
+	return nil
+}
+
 func TestChartData(t *testing.T) {
 	in := singleInput()
 	figs := figures(in)
@@ -424,12 +436,12 @@ func TestChartData(t *testing.T) {
 		t.Errorf("window offsets %v..%v, %v; want 0..0.7125, 0.7125", s.X[0], s.XEnd[0], s.X[1])
 	}
 	// Idle windows: tps 0, rates NULL (a gap in the line, not a zero).
-	rates := figs[6]
+	rates := figByName(t, figs, "rates")
 	if rates.Series[0].Y[13] != nil || tps.Series[0].Y[13] == nil || *tps.Series[0].Y[13] != 0 {
 		t.Errorf("idle window: success_rate %v, system_tps %v; want NULL and 0", rates.Series[0].Y[13], tps.Series[0].Y[13])
 	}
 	// Gap shading: one band per window with gap_time > 0, value = gap_fraction.
-	state := figs[1]
+	state := figByName(t, figs, "state")
 	// Windows 0, 3–7, 21 and 28 have gap_time > 0 (14 is idle).
 	if len(state.Bands) != 8 {
 		t.Errorf("state chart has %d gap bands, want 8", len(state.Bands))
@@ -440,7 +452,7 @@ func TestChartData(t *testing.T) {
 	// The cause chart stacks the four causes of each window, each layer on
 	// the ones below it (the fixture: 30 % engine, 60 % admission, 10 %
 	// unattributed of every window's gap_time).
-	causes := figs[2]
+	causes := figByName(t, figs, "gap_causes")
 	if len(causes.Series) != 4 {
 		t.Fatalf("gap_causes chart: %d series, want 4", len(causes.Series))
 	}
@@ -467,7 +479,7 @@ func TestChartData(t *testing.T) {
 	if got := tps.XLabel; got != "minutes since run start (2026-11-20 14:00:17 UTC)" {
 		t.Errorf("x label = %q", got)
 	}
-	cdf := figs[4].Series[0]
+	cdf := figByName(t, figs, "latency_cdf").Series[0]
 	if len(cdf.X) != 101 || *cdf.Y[50] != 0.5 || cdf.X[50] != in.Baseline.TTFTQuantiles[50] {
 		t.Errorf("ttft CDF: %d points, y[50]=%v at x=%v", len(cdf.X), *cdf.Y[50], cdf.X[50])
 	}
@@ -614,7 +626,7 @@ func TestWrite(t *testing.T) {
 	for _, p := range paths {
 		names = append(names, filepath.Base(p))
 	}
-	want := []string{"tps.png", "state.png", "gap_causes.png", "gap_fraction.png", "latency_cdf.png", "stream_vs_concurrency.png", "rates.png",
+	want := []string{"tps.png", "state.png", "engine_state.png", "gap_causes.png", "gap_fraction.png", "latency_cdf.png", "stream_vs_concurrency.png", "rates.png",
 		"throughput_vs_ttft.png", "ttft_over_time.png", "tpot_over_time.png", "report.json", "summary.md", "report.html"}
 	if !slices.Equal(names, want) {
 		t.Errorf("wrote %v, want %v", names, want)
@@ -831,7 +843,7 @@ func TestChartAxes(t *testing.T) {
 	// Rates: failed requests and retries on an axis scaled to them. The
 	// largest value is the baseline's last retry rate, 2.73 %; with 3 %
 	// headroom the axis ends at the next 0.5 pp tick, 3 %.
-	rates := figures(compareInput())[6]
+	rates := figByName(t, figures(compareInput()), "rates")
 	_, _, y0, y1, _ := rates.extent(false)
 	if sc := rates.scaleFor(rates.yAxis, y0, y1, yTicks); sc.lo != 0 || math.Abs(sc.hi-0.03) > 1e-12 {
 		t.Errorf("rates axis %v–%v, want 0–0.03", sc.lo, sc.hi)
@@ -843,7 +855,7 @@ func TestChartAxes(t *testing.T) {
 
 	// Latency: a log time axis from the 1-2-5 tick at or below the smallest
 	// positive quantile to the one at or above the largest.
-	lat := figures(compareInput())[4]
+	lat := figByName(t, figures(compareInput()), "latency_cdf")
 	if !lat.xAxis.log {
 		t.Fatal("latency CDF has a linear time axis")
 	}
@@ -914,7 +926,7 @@ func TestPlaceLabel(t *testing.T) {
 		t.Errorf("got %+v, want the left end", b)
 	}
 	// The state chart of a saturated run: the cap label is clear of every line.
-	f := figures(saturatedInput())[1]
+	f := figByName(t, figures(saturatedInput()), "state")
 	if _, err := f.render(); err != nil {
 		t.Fatal(err)
 	}

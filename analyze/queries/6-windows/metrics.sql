@@ -26,6 +26,8 @@ WITH j AS (
         coalesce(g.unattributed_gap_us, 0) AS unattributed_gap_us,
         sm.sampled_us, sm.backlog_us AS s_backlog_us, sm.gap_us AS s_gap_us,
         sm.in_flight_us AS s_in_flight_us, sm.queue_us AS s_queue_us,
+        en.kv_us, en.kv_sum, en.kv_max, en.hr_us, en.hr_sum, en.preemptions, en.prefix_queries, en.prefix_hits,
+        en.spec_draft, en.spec_accepted,
         coalesce(sl.slo_met, 0) AS slo_met,
         da.* EXCLUDE (window_index), db.* EXCLUDE (window_index), dc.* EXCLUDE (window_index)
     FROM windows
@@ -34,6 +36,7 @@ WITH j AS (
     LEFT JOIN win_state s USING (window_index)
     LEFT JOIN win_gaps g USING (window_index)
     LEFT JOIN win_sampled sm USING (window_index)
+    LEFT JOIN win_engine en USING (window_index)
     LEFT JOIN win_dists_a da USING (window_index)
     LEFT JOIN win_dists_b db USING (window_index)
     LEFT JOIN win_dists_c dc USING (window_index)
@@ -81,6 +84,14 @@ SELECT
     s_in_flight_us::DOUBLE / nullif(sampled_us, 0) AS mean_in_flight_sampled,
     s_queue_us::DOUBLE / nullif(sampled_us, 0) AS mean_queue_depth_sampled,
     s_in_flight_us::DOUBLE / nullif(sampled_us, 0) / nullif(params.cap, 0) AS utilization_sampled,
+    kv_sum / nullif(kv_us, 0) AS kv_cache_usage,
+    kv_max AS kv_cache_usage_max,
+    preemptions::BIGINT AS preemptions,
+    -- A window with a queries increase (even of 0) takes the counters' ratio;
+    -- only one without any takes the engines' reported rate.
+    CASE WHEN prefix_queries IS NOT NULL THEN coalesce(prefix_hits, 0) / nullif(prefix_queries, 0)::DOUBLE
+         ELSE hr_sum / nullif(hr_us, 0) END AS prefix_cache_hit_rate,
+    coalesce(spec_accepted, 0) / nullif(spec_draft, 0)::DOUBLE AS spec_acceptance_rate,
     t_queue, ttft, t_first_token, t_stream, t_in_flight, t_total, tpot, stream_tps, end_to_end_tps,
     gateway_overhead,
     ttft_req, tpot_req, e2e_req,
