@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -50,6 +51,13 @@ type GenOptions struct {
 	SampleJitter    float64 // a replica's samples, without holes, alternate intervals I+1 µs and I µs (a half-µs median)
 	SampleOnlyRate  float64 // an extra replica appears only in samples
 	SampleCoverRate float64 // a replica of the spans has samples at all
+
+	// Engine counters and the reported prefix-cache hit rate, drawn from a
+	// stream of their own (see engineCounters).
+	CounterRate      float64 // a replica's samples carry a counter family (preemptions; prefix queries and hits; draft and accepted tokens)
+	CounterNullRate  float64 // a sample lacks a family its replica carries
+	CounterResetRate float64 // a family restarts at a sample, from a value below the one before
+	HitRateRate      float64 // a replica's samples report a prefix-cache hit rate (each sample with 1 − CounterNullRate)
 }
 
 // DefaultGenOptions returns options under which every edge case of
@@ -93,6 +101,11 @@ func DefaultGenOptions() GenOptions {
 		SampleJitter:    0.3,
 		SampleOnlyRate:  0.3,
 		SampleCoverRate: 0.8,
+
+		CounterRate:      0.6,
+		CounterNullRate:  0.1,
+		CounterResetRate: 0.03,
+		HitRateRate:      0.4,
 	}
 }
 
@@ -150,6 +163,7 @@ func RandomSpans(r *rand.Rand, n int, o GenOptions) ([]schemas.Span, []schemas.S
 	var samples []schemas.Sample
 	if o.SampleInterval > 0 {
 		samples = g.samples(spans)
+		engineCounters(samples, o)
 	}
 	return spans, samples
 }
@@ -375,6 +389,93 @@ func engineArrivals(spans []schemas.Span, o GenOptions) {
 				e = *q + o.Grid*(1+r.Int64N(steps-1))
 			}
 			s.EngineArrivedAt = ptr(e)
+		}
+	}
+}
+
+// engineCounters sets the engine counters and the reported prefix-cache hit
+// rate on some samples. Like engineArrivals it draws from a stream of its
+// own, seeded by the samples, so that the seeded cases written before the
+// counters existed stay as they were.
+//
+// Per replica each family (preemptions; prefix-cache queries and hits;
+// speculative draft and accepted tokens) is carried or not; a carried family
+// is NULL in some samples (both counters of a pair together) and restarts
+// now and then, only at a sample that carries it and to a value below the
+// last one carried, so that every restart is seen as one. The second counter
+// of a pair grows by at most what the first grows by and never exceeds it,
+// so that every increase of hits is at most the increase of queries between
+// the same samples, restarts included: the rates stay in [0, 1].
+func engineCounters(samples []schemas.Sample, o GenOptions) {
+	h := fnv.New64a()
+	for _, s := range samples {
+		fmt.Fprint(h, deref(s.Replica, ""), s.TS)
+	}
+	r := rand.New(rand.NewPCG(h.Sum64(), uint64(len(samples))))
+	p := func(rate float64) bool { return rate > 0 && r.Float64() < rate }
+	by := map[string][]*schemas.Sample{}
+	for i := range samples {
+		rep := deref(samples[i].Replica, "")
+		by[rep] = append(by[rep], &samples[i])
+	}
+	reps := make([]string, 0, len(by))
+	for rep := range by {
+		reps = append(reps, rep)
+	}
+	slices.Sort(reps)
+	type family struct {
+		on         bool
+		a, b       int64 // the counters now (b ≤ a)
+		lastA      int64 // a at the last sample that carried the family
+		step       int64 // largest growth of a between two samples
+		seta, setb func(*schemas.Sample, int64)
+	}
+	for _, rep := range reps {
+		ss := by[rep]
+		slices.SortFunc(ss, func(x, y *schemas.Sample) int { return cmp.Compare(x.TS, y.TS) })
+		fams := []*family{
+			{step: 3, seta: func(s *schemas.Sample, v int64) { s.Preemptions = ptr(v) }},
+			{step: 400, seta: func(s *schemas.Sample, v int64) { s.PrefixCacheQueries = ptr(v) },
+				setb: func(s *schemas.Sample, v int64) { s.PrefixCacheHits = ptr(v) }},
+			{step: 60, seta: func(s *schemas.Sample, v int64) { s.SpecDraftTokens = ptr(v) },
+				setb: func(s *schemas.Sample, v int64) { s.SpecAcceptedTokens = ptr(v) }},
+		}
+		for _, f := range fams {
+			f.on = p(o.CounterRate)
+			f.a = r.Int64N(1000)
+			f.b = r.Int64N(f.a + 1)
+			f.lastA = -1
+		}
+		rate := p(o.HitRateRate)
+		for _, s := range ss {
+			for _, f := range fams {
+				if !f.on {
+					continue
+				}
+				if r.IntN(4) != 0 { // else no growth: an increase of 0
+					da := r.Int64N(f.step + 1)
+					f.a += da
+					f.b += r.Int64N(da + 1)
+				}
+				if p(o.CounterNullRate) {
+					continue
+				}
+				if f.lastA >= 0 && p(o.CounterResetRate) {
+					f.a = 0
+					if f.lastA > 0 {
+						f.a = r.Int64N(f.lastA)
+					}
+					f.b = r.Int64N(f.a + 1)
+				}
+				f.seta(s, f.a)
+				if f.setb != nil {
+					f.setb(s, f.b)
+				}
+				f.lastA = f.a
+			}
+			if rate && !p(o.CounterNullRate) {
+				s.PrefixCacheHitRate = ptr(r.Float64())
+			}
 		}
 	}
 }

@@ -175,6 +175,7 @@ func Analyze(spans []schemas.Span, samples []schemas.Sample, opt Options) Result
 			addAttribution(g, wt, run, wins)
 		}
 		addSampled(g, samples, caps, run, wins)
+		addEngine(g, samples, run, wins)
 
 		res.Run = run.metrics(start, end, max(end-start, 0), poolCap, opt.SLO != nil)
 		// Choice: end < start (only possible when out-of-order timestamps make
@@ -557,6 +558,8 @@ func (a *acc) metrics(lo, hi, ws int64, poolCap *int64, slo bool) schemas.Metric
 		m.UtilizationSampled = perCap(m.MeanInFlightSampled)
 	}
 
+	a.eng.metrics(&m)
+
 	m.TQueue = percentiles(a.dists[dTQueue])
 	m.TTFT = percentiles(a.dists[dTTFT])
 	m.TFirstToken = percentiles(a.dists[dTFirstToken])
@@ -606,6 +609,8 @@ type acc struct {
 	gapBy                                        [nCauses]int64 // gap by cause; sums to gap
 	// sampled state measures, half-µs
 	sKnown, sBacklog, sGap, sIntInFlight, sIntQueue int64
+
+	eng engineAcc // engine state from samples
 
 	dists  [nDists][]float64
 	totals []float64 // request_total of arrivals whose request completed

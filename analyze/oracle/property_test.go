@@ -714,6 +714,27 @@ func TestGeneratorCoverage(t *testing.T) {
 			if s.Cap != nil {
 				found["sample cap"] = true
 			}
+			if s.PrefixCacheHitRate != nil {
+				found["reported hit rate"] = true
+			}
+		}
+		for _, sr := range sampleSeries(samples) {
+			var prev *schemas.Sample
+			for _, s := range sr.samples {
+				if s.Preemptions == nil {
+					if prev != nil {
+						found["NULL counter"] = true
+					}
+					continue
+				}
+				if prev != nil && *s.Preemptions < *prev.Preemptions {
+					found["counter restart"] = true
+				}
+				if prev != nil && *s.Preemptions == *prev.Preemptions {
+					found["counter increase of 0"] = true
+				}
+				prev = s
+			}
 		}
 		for k := range found {
 			seen[k]++
@@ -728,6 +749,7 @@ func TestGeneratorCoverage(t *testing.T) {
 		"duplicate success", "successes released together", "retry", "unlinked retry", "mixed NULL attempts",
 		"several replicas", "sampling hole", "half-µs median interval", "replica only in samples",
 		"NULL sample value", "sample cap",
+		"reported hit rate", "NULL counter", "counter restart", "counter increase of 0",
 	} {
 		if seen[k] < draws/4 {
 			t.Errorf("%q in %d of %d draws", k, seen[k], draws)

@@ -50,8 +50,10 @@ func sampleSeries(samples []schemas.Sample) []series {
 	for _, rep := range sampleReplicaKeys(samples) {
 		ss := by[rep]
 		// Choice: samples of one replica at the same ts are ordered by their
-		// other fields (in_flight, queue_depth, cap, kv_cache_usage, nil
-		// first); only the last of them holds past ts.
+		// other fields (in_flight, queue_depth, cap, kv_cache_usage, run_id,
+		// source, then the engine counters and the reported hit rate; nil
+		// first); only the last of them holds past ts, and counter increases
+		// between them follow this order.
 		slices.SortStableFunc(ss, func(a, b *schemas.Sample) int {
 			return cmp.Or(
 				cmp.Compare(a.TS, b.TS),
@@ -61,6 +63,12 @@ func sampleSeries(samples []schemas.Sample) []series {
 				cmpPtr(a.KVCacheUsage, b.KVCacheUsage),
 				cmp.Compare(a.RunID, b.RunID),
 				cmp.Compare(a.Source, b.Source),
+				cmpPtr(a.Preemptions, b.Preemptions),
+				cmpPtr(a.PrefixCacheQueries, b.PrefixCacheQueries),
+				cmpPtr(a.PrefixCacheHits, b.PrefixCacheHits),
+				cmpPtr(a.SpecDraftTokens, b.SpecDraftTokens),
+				cmpPtr(a.SpecAcceptedTokens, b.SpecAcceptedTokens),
+				cmpPtr(a.PrefixCacheHitRate, b.PrefixCacheHitRate),
 			)
 		})
 		sr := series{replica: rep, samples: ss}
@@ -92,6 +100,22 @@ func sampleSeries(samples []schemas.Sample) []series {
 	return out
 }
 
+// interval is [lo, hi) (half-µs) on which sample i of the series holds
+// whatever it carries: [ts, min(next_ts, ts + 2m)), the last [ts, ts + m);
+// empty (hi ≤ lo) when the next sample shares its ts, and for every sample of
+// a series with a single one. next_ts is the ts of the next sample, whatever
+// that one carries.
+func (sr series) interval(i int) (lo, hi int64) {
+	if !sr.hasM {
+		return 0, 0 // a single sample holds nothing
+	}
+	lo = 2 * sr.samples[i].TS
+	if i+1 < len(sr.samples) {
+		return lo, min(2*sr.samples[i+1].TS, lo+2*sr.m2) // [ts, min(next_ts, ts + 2m))
+	}
+	return lo, lo + sr.m2 // [ts, ts + m)
+}
+
 // holds returns the intervals on which the series' samples hold, with their
 // state; replicaCap is the cap of a sample without its own.
 func (sr series) holds(replicaCap int64) []hold {
@@ -100,13 +124,7 @@ func (sr series) holds(replicaCap int64) []hold {
 	}
 	var out []hold
 	for i, s := range sr.samples {
-		lo := 2 * s.TS
-		var hi int64
-		if i+1 < len(sr.samples) {
-			hi = min(2*sr.samples[i+1].TS, lo+2*sr.m2) // [ts, min(next_ts, ts + 2m))
-		} else {
-			hi = lo + sr.m2 // [ts, ts + m)
-		}
+		lo, hi := sr.interval(i)
 		// A sample with NULL in_flight or queue_depth is unknown for the
 		// whole sample: it holds nothing. Choice: it still counts as a sample
 		// for m, for the next sample's hold limit and for holes.
