@@ -32,7 +32,10 @@ import (
 // and fallbacks of one call) when present, else the record's own id; attempt
 // is left NULL so that analyze numbers the attempts of a request by
 // queued_at: attempted_retries counts retries within one model group only,
-// so it collides across fallbacks. messages and response are never read.
+// so it collides across fallbacks. messages are never read; of response
+// only the engine's timing objects are (metrics, nvext, timings:
+// engine_timings.go), which give the span the engine's arrival, admission
+// and token times.
 
 // SourceLiteLLM is the source column of spans read from LiteLLM logs.
 const SourceLiteLLM = "litellm"
