@@ -33,13 +33,17 @@ import (
 //     only (what the responses can carry), on every truth key, the state
 //     metrics, gap_time and its causes (engine_gap_time, admission_gap_time,
 //     imbalance_gap_time) included, and the latency distributions: this
-//     proves that (1) leaves out exactly the failed attempts' engine times.
+//     proves that (1) leaves out exactly the failed attempts' engine times;
+//  3. with vLLM OTel in the same run, the plain join, on every truth key, the
+//     join coverage and gateway_overhead.
 //
 // Both to 1e-6 relative, per window and for the run. The metrics are ms
 // durations written exactly to the µs (sim/litellm.go), anchored on
 // completionStartTime, which is the engine's first token in the simulator;
 // no time moves. The gateway-only run has no join (no engine source), so
-// gateway_overhead is unknown (n = 0) and data_quality.join is absent.
+// gateway_overhead is unknown (n = 0) and data_quality.join is absent. With
+// the engine's log in the same run, the join pairs these spans as it pairs
+// plain gateway spans and gives the plain join's run (3).
 func TestLiteLLMMetricsJoinedLike(t *testing.T) {
 	for _, name := range sim.Names() {
 		t.Run(name, func(t *testing.T) {
@@ -126,6 +130,16 @@ func checkLiteLLMMetrics(t *testing.T, dir string, sc sim.Scenario) {
 	auto := run("metrics-auto", metricsLog)
 	joined := run("joined", "litellm:"+filepath.Join(logs, sim.FormatFile(sim.FormatLiteLLM)), "vllm-otel:"+filepath.Join(logs, sim.FormatFile(sim.FormatVLLMOTel)))
 	joinedOK := run("joined-ok", "litellm:"+filepath.Join(logs, sim.FormatFile(sim.FormatLiteLLM)), "vllm-otel:"+okOTel)
+	// With the engine's log too, the spans that already hold the engine's
+	// times join as any gateway span, once, and give the plain join.
+	both := run("metrics-joined", "litellm:"+metricsLog, "vllm-otel:"+filepath.Join(logs, sim.FormatFile(sim.FormatVLLMOTel)))
+	if g, w := both.Summary.DataQuality.Join, joined.Summary.DataQuality.Join; g == nil || w == nil || *g != *w {
+		t.Errorf("join coverage with the metrics log %+v, want the plain join's %+v", g, w)
+	}
+	compareMetrics(t, "metrics-joined", both, joined, truthKeys)
+	if g, w := both.Summary.GatewayOverhead, joined.Summary.GatewayOverhead; fmt.Sprint(g.N, deref(g.P50), deref(g.Max)) != fmt.Sprint(w.N, deref(w.P50), deref(w.Max)) {
+		t.Errorf("gateway_overhead with the metrics log %+v, want %+v", g, w)
+	}
 
 	sameAnalyses(t, "auto", auto, got)
 	if got.Summary.DataQuality.Join != nil {
