@@ -25,7 +25,11 @@ import (
 // balancer_start; the last one ends at started_at + latencies.request and
 // carries the response status and the tokens. request_id is request.id
 // (Kong 3.5+) or the X-Kong-Request-Id / X-Request-Id header. The request
-// and response payloads (ai.*.payload) are never read.
+// payload (ai.*.payload.request) is never read; of the response payload
+// (ai.*.payload.response, logged with logging.log_payloads) only an engine's
+// timing object is (engine_timings.go: vLLM's metrics, Dynamo's
+// nvext.timing, llama.cpp's timings), which gives the last span the
+// engine's arrival, admission and token times.
 
 // SourceKong is the source column of spans read from Kong logs.
 const SourceKong = "kong"
@@ -103,6 +107,15 @@ func kongSpans(o obj) ([]schemas.Span, error) {
 	cached := fe.tokens(ai.get("usage", "prompt_tokens_details", "cached_tokens"), "ai.proxy.usage.prompt_tokens_details.cached_tokens")
 	ttft := fe.duration(ai.get("usage", "time_to_first_token"), "ai.proxy.usage.time_to_first_token", 3)
 	mode := fe.str(ai.get("meta", "request_mode"), "ai.proxy.meta.request_mode")
+	var et engineTimings
+	var hasET bool
+	if body, ok := ai.get("payload", "response").(string); ok {
+		if resp := responseBody(body); resp != nil {
+			var err error
+			et, hasET, err = engineTimingsOf(resp)
+			fe.keep(err)
+		}
+	}
 
 	type try struct {
 		start   *int64
@@ -199,6 +212,9 @@ func kongSpans(o obj) ([]schemas.Span, error) {
 			if sp.Status == schemas.StatusOK && (mode == nil || *mode == "stream") {
 				sp.LastTokenAt = end
 			}
+		}
+		if hasET {
+			et.apply(sp)
 		}
 	}
 	return spans, nil

@@ -32,7 +32,10 @@ import (
 // and fallbacks of one call) when present, else the record's own id; attempt
 // is left NULL so that analyze numbers the attempts of a request by
 // queued_at: attempted_retries counts retries within one model group only,
-// so it collides across fallbacks. messages and response are never read.
+// so it collides across fallbacks. messages are never read; of response
+// only the engine's timing objects are (metrics, nvext, timings:
+// engine_timings.go), which give the span the engine's arrival, admission
+// and token times.
 
 // SourceLiteLLM is the source column of spans read from LiteLLM logs.
 const SourceLiteLLM = "litellm"
@@ -61,12 +64,14 @@ func newLiteLLMReader(in Input) Reader {
 }
 
 // liteLLMKeys are the top-level keys decodeLiteLLM reads; the others (messages,
-// response, model_parameters, ...) are checked but not decoded.
+// model_parameters, ...) are checked but not decoded. Of response only the
+// engine's timing objects are read (engineTimingsOf).
 var liteLLMKeys = map[string]bool{
 	"id": true, "request_id": true, "trace_id": true, "metadata": true,
 	"model": true, "model_group": true, "model_id": true, "api_base": true, "hidden_params": true,
 	"startTime": true, "endTime": true, "completionStartTime": true,
 	"prompt_tokens": true, "completion_tokens": true, "status": true, "error_information": true,
+	"response": true,
 }
 
 // litValue is a JSON value as a record decoder needs it: its class (0 when
@@ -130,7 +135,19 @@ type liteLLMFields struct {
 	// metadata, when it is an object (or, in a SpendLogs row, the text of one)
 	metaTraceID, metaRetries, metaCached, metaStatus litValue
 	metaErrInfo                                      liteLLMErrInfo
+
+	// response: the parsed path's object (resp), or, from scanLine, the
+	// raw JSON of its engine timing objects (respRaw: metrics, nvext,
+	// timings) or its text (respText: a SpendLogs row may hold it as JSON
+	// text).
+	resp     obj
+	respRaw  [3][]byte
+	respText litValue
 }
+
+// liteLLMRespKeys are the keys of response whose raw values scanLine keeps,
+// in the order of liteLLMFields.respRaw.
+var liteLLMRespKeys = [3]string{"metrics", "nvext", "timings"}
 
 // liteLLMErrInfo is an error_information object.
 type liteLLMErrInfo struct {
@@ -167,6 +184,10 @@ func fieldsOf(o obj, f *liteLLMFields) {
 	f.metaCached = litValueOf(meta.get("usage_object", "prompt_tokens_details", "cached_tokens"))
 	f.metaStatus = litValueOf(meta.get("status"))
 	f.metaErrInfo = errInfo(meta.child("error_information"))
+	f.resp = o.child("response")
+	if f.resp == nil {
+		f.respText = litValueOf(o.get("response"))
+	}
 }
 
 // decode is the jsonRecordReader's decode of a parsed value: arrays of
@@ -220,6 +241,7 @@ const (
 	liteLLMDetails
 	liteLLMErrTop
 	liteLLMErrMeta
+	liteLLMResponse
 )
 
 // scanObject reads the object at the scanner into the fields of f that
@@ -276,6 +298,32 @@ func (r *liteLLMReader) scanObject(which liteLLMObject, f *liteLLMFields) error 
 			case "error_information":
 				f.errInfo = liteLLMErrInfo{}
 				child = liteLLMErrTop
+			case "response":
+				f.respRaw, f.respText = [3][]byte{}, litValue{}
+				if s.class() == jsonString {
+					dst = &f.respText
+				} else {
+					child = liteLLMResponse
+				}
+			}
+		case liteLLMResponse:
+			i := -1
+			switch string(key) {
+			case liteLLMRespKeys[0]:
+				i = 0
+			case liteLLMRespKeys[1]:
+				i = 1
+			case liteLLMRespKeys[2]:
+				i = 2
+			}
+			if i >= 0 && s.class() == jsonObject {
+				// Kept raw, decoded by engineTimingsOf.
+				start := s.pos
+				if err := s.skipValue(); err != nil {
+					return err
+				}
+				f.respRaw[i] = s.data[start:s.pos]
+				continue
 			}
 		case liteLLMMeta:
 			switch string(key) {
@@ -552,6 +600,42 @@ func (r *liteLLMReader) decodeLiteLLM(f *liteLLMFields, sp *schemas.Span) error 
 	default:
 		return recordErrorf(ErrBadValue, -1, "status: unknown status %q (want success or failure)", *statusWord)
 	}
+	return r.engineTimings(f, sp)
+}
+
+// engineTimings reads the engine's timing object of the logged response,
+// if any, into sp (engine_timings.go).
+func (r *liteLLMReader) engineTimings(f *liteLLMFields, sp *schemas.Span) error {
+	resp := f.resp
+	if resp == nil && f.respText.class == jsonString && len(f.respText.text) > 0 && f.respText.text[0] == '{' {
+		// A SpendLogs row's response as JSON text.
+		if v, err := parseJSONValue(f.respText.text, nil, nil); err == nil {
+			resp, _ = v.(map[string]any)
+		}
+	}
+	if resp == nil {
+		for i, raw := range f.respRaw {
+			if raw == nil {
+				continue
+			}
+			v, err := parseJSONValue(raw, nil, nil)
+			if err != nil {
+				return err
+			}
+			if resp == nil {
+				resp = obj{}
+			}
+			resp[liteLLMRespKeys[i]] = v
+		}
+	}
+	if resp == nil {
+		return nil
+	}
+	et, ok, err := engineTimingsOf(resp)
+	if err != nil || !ok {
+		return err
+	}
+	et.apply(sp)
 	return nil
 }
 

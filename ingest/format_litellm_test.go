@@ -300,6 +300,12 @@ func FuzzLiteLLMScan(f *testing.F) {
 		f.Add(liteLLMGen(r))
 	}
 	f.Add(`{"id":"a","startTime":1,"endTime":2,"metadata":{"usage_object":{"prompt_tokens_details":{"cached_tokens":3}}}}`)
+	// Engine timing objects in the response (engine_timings.go).
+	f.Add(`{"id":"a","startTime":1,"endTime":3,"completionStartTime":2,"response":{"choices":[{"message":{"content":"x"}}],"metrics":{"queue_time_ms":1.5,"time_to_first_token_ms":20,"generation_time_ms":500}}}`)
+	f.Add(`{"id":"a","startTime":1,"endTime":3,"response":{"metrics":{"arrival_time":1.01,"first_scheduled_time":1.02,"first_token_time":1.5,"last_token_time":2.9,"time_in_queue":0.01}}}`)
+	f.Add(`{"id":"a","startTime":1,"endTime":3,"response":{"nvext":{"timing":{"request_received_ms":1001,"prefill_wait_time_ms":2,"ttft_ms":30,"total_time_ms":1900}}}}`)
+	f.Add(`{"id":"a","startTime":1,"endTime":3,"response":{"timings":{"prompt_ms":12.5,"predicted_ms":800}},"response":{"metrics":{"queue_time_ms":-1}}}`)
+	f.Add(`{"request_id":"a","startTime":1,"endTime":3,"response":"{\"metrics\":{\"queue_time_ms\":1}}"}`)
 	f.Fuzz(func(t *testing.T, line string) {
 		if strings.ContainsAny(line, "\n") {
 			return

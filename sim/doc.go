@@ -82,7 +82,9 @@
 // released_at) and engine stats samples to a second one, keeping only live
 // requests in memory, so it scales to any number of spans. Writers turn the
 // streams into files, one per format (JSONL here: the canonical input of
-// schemas/README.md); Generate connects a Run to a Writer. The returned Truth is
+// schemas/README.md; vLLM OTel, LiteLLM, LiteLLM with vLLM's response
+// metrics, SGLang's request metrics export and the vLLM server log, each
+// described at its writer); Generate connects a Run to a Writer. The returned Truth is
 // written as truth.json by WriteTruth. A span names the replica an attempt
 // was sent to and its engine_arrived_at once it reached an engine queue, even
 // when it timed out or was cancelled there before admission.

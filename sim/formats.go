@@ -22,6 +22,13 @@ const (
 	FormatVLLMOTel = "vllm-otel" // vllm-otel.jsonl: vLLM llm_request spans, OTLP/JSON (engine side)
 	FormatLiteLLM  = "litellm"   // litellm.jsonl: LiteLLM StandardLoggingPayload NDJSON (gateway side)
 	FormatVLLMLog  = "vllm-log"  // vllm.log: vLLM server log lines (startup args, periodic stats)
+	// litellm-metrics.jsonl: LiteLLM payloads whose responses carry vLLM's
+	// per-request metrics (gateway side with the engine's times; ingest
+	// format litellm)
+	FormatLiteLLMMetrics = "litellm-metrics"
+	// sglang-request-metrics.log: SGLang's request metrics export (engine
+	// side; ingest format sglang-metrics)
+	FormatSGLangMetrics = "sglang-metrics"
 )
 
 // TruthFile is the name of the truth WriteFormats writes beside the logs.
@@ -33,6 +40,18 @@ var formatFiles = map[string]string{
 	FormatVLLMOTel: "vllm-otel.jsonl",
 	FormatLiteLLM:  "litellm.jsonl",
 	FormatVLLMLog:  "vllm.log",
+
+	FormatLiteLLMMetrics: "litellm-metrics.jsonl",
+	FormatSGLangMetrics:  "sglang-request-metrics.log",
+}
+
+// IngestFormat returns the ingest format that reads a simulator format's
+// file: the same name, except litellm-metrics (read as litellm).
+func IngestFormat(format string) string {
+	if format == FormatLiteLLMMetrics {
+		return FormatLiteLLM
+	}
+	return format
 }
 
 // Formats returns the format names WriteFormats knows, sorted.
@@ -116,6 +135,10 @@ func WriteFormats(dir string, sc Scenario, seed uint64, formats ...string) (Trut
 			ws = append(ws, NewLiteLLM(w, sc, seed))
 		case FormatVLLMLog:
 			ws = append(ws, NewVLLMLog(w, sc, seed))
+		case FormatLiteLLMMetrics:
+			ws = append(ws, NewLiteLLMMetrics(w, sc, seed))
+		case FormatSGLangMetrics:
+			ws = append(ws, NewSGLangMetrics(w, sc, seed))
 		}
 	}
 	if spans != nil || samples != nil {

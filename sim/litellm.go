@@ -43,6 +43,9 @@ type LiteLLM struct {
 	lw   lineWriter
 	sc   Scenario
 	seed uint64
+	// engineMetrics: log each successful response with vLLM's per-request
+	// metrics object (NewLiteLLMMetrics).
+	engineMetrics bool
 }
 
 var _ Writer = (*LiteLLM)(nil)
@@ -50,6 +53,36 @@ var _ Writer = (*LiteLLM)(nil)
 // NewLiteLLM returns a writer of sc's run (with seed, for the ids) to w.
 func NewLiteLLM(w io.Writer, sc Scenario, seed uint64) *LiteLLM {
 	return &LiteLLM{lw: lineWriter{w: w}, sc: sc.withDefaults(), seed: seed}
+}
+
+// NewLiteLLMMetrics returns a writer of the LiteLLM log of sc's run whose
+// payloads also hold the response, as LiteLLM logs it when the proxy's
+// response logging is on, and the response carries vLLM's per-request
+// metrics object (vLLM ≥ 0.25 with --enable-per-request-metrics, PR #46768):
+//
+//	response             on success, the final response without any text:
+//	                     id, object, created, model, one choice with content
+//	                     null, usage, and metrics; null on a failure (an
+//	                     error response carries no metrics)
+//	metrics.queue_time_ms           admitted_at − engine_arrived_at (vLLM:
+//	                                scheduled_ts − queued_ts)
+//	metrics.time_to_first_token_ms  first_token_at − admitted_at (vLLM:
+//	                                first_token_ts − scheduled_ts)
+//	metrics.generation_time_ms      last_token_at − first_token_at
+//	metrics.mean_itl_ms             generation_time_ms / (output tokens − 1),
+//	                                omitted for one token
+//	metrics.tokens_per_second       output tokens / (last_token_at −
+//	                                admitted_at), omitted when that is 0
+//
+// Durations are the µs durations in ms, written as the shortest decimal of
+// the float64 nearest d/1000, which reads back to the same µs. Everything
+// else is what NewLiteLLM writes, byte for byte: completionStartTime (the
+// first token as the client saw it, here the engine's first token) anchors
+// the durations (ingest/engine_timings.go).
+func NewLiteLLMMetrics(w io.Writer, sc Scenario, seed uint64) *LiteLLM {
+	l := NewLiteLLM(w, sc, seed)
+	l.engineMetrics = true
+	return l
 }
 
 // WriteSample ignores engine stats: a gateway has none.
@@ -194,7 +227,11 @@ func (l *LiteLLM) WriteSpan(s schemas.Span) error {
 	} else {
 		b = append(b, `"hosted_vllm"`...)
 	}
-	b = append(b, `,"traceback":"","error_message":""},"model_parameters":{"stream":true},"hidden_params":{"api_base":`...)
+	b = append(b, `,"traceback":"","error_message":""}`...)
+	if l.engineMetrics {
+		b = l.appendResponse(b, &s, model, ok, in, out)
+	}
+	b = append(b, `,"model_parameters":{"stream":true},"hidden_params":{"api_base":`...)
 	b = append(b, base...)
 	b = append(b, "}}\n"...)
 	l.lw.buf = b
@@ -216,4 +253,49 @@ func appendUUID(b []byte, seed uint64, key string) []byte {
 	b = append(b, x[16:20]...)
 	b = append(b, '-')
 	return append(b, x[20:32]...)
+}
+
+// appendResponse appends the payload's response key (NewLiteLLMMetrics).
+func (l *LiteLLM) appendResponse(b []byte, s *schemas.Span, model string, ok bool, in, out int64) []byte {
+	if !ok || s.AdmittedAt == nil || s.FirstTokenAt == nil || s.LastTokenAt == nil {
+		return append(b, `,"response":null`...)
+	}
+	adm, first, last := *s.AdmittedAt, *s.FirstTokenAt, *s.LastTokenAt
+	arr := adm
+	if s.EngineArrivedAt != nil {
+		arr = *s.EngineArrivedAt
+	}
+	b = append(b, `,"response":{"id":"chatcmpl-`...)
+	b = append(b, s.RequestID...)
+	b = append(b, `","object":"chat.completion","created":`...)
+	b = strconv.AppendInt(b, *s.ReleasedAt/1_000_000, 10)
+	b = append(b, `,"model":`...)
+	b = appendString(b, model)
+	b = append(b, `,"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":null}}],"usage":{"prompt_tokens":`...)
+	b = strconv.AppendInt(b, in, 10)
+	b = append(b, `,"completion_tokens":`...)
+	b = strconv.AppendInt(b, out, 10)
+	b = append(b, `,"total_tokens":`...)
+	b = strconv.AppendInt(b, in+out, 10)
+	b = append(b, `},"metrics":{"time_to_first_token_ms":`...)
+	b = appendMillis(b, first-adm)
+	b = append(b, `,"generation_time_ms":`...)
+	b = appendMillis(b, last-first)
+	b = append(b, `,"queue_time_ms":`...)
+	b = appendMillis(b, adm-arr)
+	if out > 1 {
+		b = append(b, `,"mean_itl_ms":`...)
+		b = strconv.AppendFloat(b, float64(last-first)/1000/float64(out-1), 'g', -1, 64)
+	}
+	if last > adm {
+		b = append(b, `,"tokens_per_second":`...)
+		b = strconv.AppendFloat(b, float64(out)/(float64(last-adm)/1e6), 'g', -1, 64)
+	}
+	return append(b, "}}"...)
+}
+
+// appendMillis appends the µs duration us in ms, as the shortest decimal of
+// the float64 nearest us/1000 ("12.345"), which reads back to us.
+func appendMillis(b []byte, us int64) []byte {
+	return strconv.AppendFloat(b, float64(us)/1000, 'f', -1, 64)
 }

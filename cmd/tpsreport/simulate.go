@@ -16,8 +16,11 @@ func simulateCommand(e *env) *cli.Command {
 		Description: fmt.Sprintf(`A discrete-event simulation of a gateway in front of continuous-batching
 engine replicas. Scenarios: %s. One simulation writes what
 real systems write: spans.jsonl (canonical spans), samples.jsonl (engine stats),
-vllm-otel.jsonl (vLLM OpenTelemetry spans), litellm.jsonl (LiteLLM payloads) and
-vllm.log (vLLM server log with stats lines); truth.json holds the run's metrics
+vllm-otel.jsonl (vLLM OpenTelemetry spans), litellm.jsonl (LiteLLM payloads),
+litellm-metrics.jsonl (LiteLLM payloads whose responses carry vLLM's per-request
+metrics: read as litellm, they give the engine's times without its log),
+sglang-request-metrics.log (SGLang's request metrics export) and vllm.log (vLLM
+server log with stats lines); truth.json holds the run's metrics
 computed from the simulator's own state, to check the pipeline against.
 
 Example:
@@ -88,8 +91,9 @@ Example:
 }
 
 // simulate writes every format the simulator speaks into dir (spans.jsonl,
-// samples.jsonl, vllm-otel.jsonl, litellm.jsonl, vllm.log) and truth.json, each
-// through a temporary name.
+// samples.jsonl, vllm-otel.jsonl, litellm.jsonl, litellm-metrics.jsonl,
+// sglang-request-metrics.log, vllm.log) and truth.json, each through a
+// temporary name.
 func simulate(dir string, sc sim.Scenario, seed uint64) (sim.Truth, error) {
 	return sim.WriteFormats(dir, sc, seed)
 }

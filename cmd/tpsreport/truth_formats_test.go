@@ -131,6 +131,62 @@ func projectLiteLLM(sp schemas.Span) (schemas.Span, bool) {
 	return sp, true
 }
 
+// Metrics SGLang's request metrics export carries exactly. Like vLLM's
+// engine spans (otelExact) it sees only the attempts that reached an engine,
+// queued at their engine arrival; it also exports the attempts given up in an
+// engine's queue (an abort without queue_time, out of the state). Each
+// attempt has its own rid, so requests, retries and success_rate count
+// attempts; the export names no server, so the run has one unnamed replica
+// and is analysed with the pool's cap (poolCap). decode_finished_ts is the
+// release, so last_token_at = released_at, ReleaseDelay after the simulated
+// last token: output tokens are prorated over a slightly longer interval,
+// exact over the run only (sglangRunExact), like LiteLLM's.
+var (
+	sglangExact = []string{
+		"window_seconds", "input_tps", "input_tokens", "successful_attempts", "succeeded_requests",
+		"mean_in_flight", "utilization", "over_cap_time",
+	}
+	sglangRunExact = []string{
+		"system_tps", "generated_tps", "retry_adjusted_system_tps", "waste_fraction",
+		"output_tokens", "generated_tokens", "delivered_tokens",
+	}
+)
+
+// projectSGLang is a canonical span as SGLang's export records it: only
+// attempts that reached an engine, queued at their engine arrival, each its
+// own request (its span id stands for the rid), no attempt number, model or
+// replica, tokens 0 when unknown, last_token_at = released_at when a first
+// token came; an engine error is an abort with status_code 500 (error,
+// http 500), a client's timeout or a cancelled hedge an abort (aborted).
+func projectSGLang(sp schemas.Span) (schemas.Span, bool) {
+	if sp.EngineArrivedAt == nil {
+		return sp, false
+	}
+	sp.RequestID = sp.SpanID
+	sp.QueuedAt = sp.EngineArrivedAt
+	sp.Attempt, sp.RetryCause, sp.Model, sp.Replica = nil, nil, nil, nil
+	zero := func(p *int64) *int64 {
+		if p == nil {
+			return schemas.Ptr(int64(0))
+		}
+		return p
+	}
+	sp.InputTokens, sp.OutputTokens, sp.CachedTokens = zero(sp.InputTokens), zero(sp.OutputTokens), zero(sp.CachedTokens)
+	sp.LastTokenAt = nil
+	if sp.FirstTokenAt != nil {
+		sp.LastTokenAt = sp.ReleasedAt
+	}
+	sp.HTTPStatus, sp.Error = nil, nil
+	switch sp.Status {
+	case schemas.StatusOK:
+	case schemas.StatusError:
+		sp.HTTPStatus, sp.Error = schemas.Ptr(int32(500)), schemas.Ptr("abort 500")
+	default:
+		sp.Status = schemas.StatusAborted
+	}
+	return sp, true
+}
+
 // formatCase is one real format under test.
 type formatCase struct {
 	format string // ingest format, and sim format
@@ -143,12 +199,15 @@ type formatCase struct {
 	// extent: analyse over truth.json's run extent (--from/--to) because the
 	// format cannot see the run's first arrival or last release.
 	extent bool
+	// poolCap: the format names no replica, so --cap is the pool's.
+	poolCap bool
 }
 
 var formatCases = []formatCase{
 	{format: sim.FormatVLLMOTel, exact: otelExact, project: projectOTel, extent: true},
 	// LiteLLM sees the run's first arrival and last release: its own extent.
 	{format: sim.FormatLiteLLM, exact: liteLLMExact, runExact: liteLLMRunExact, project: projectLiteLLM},
+	{format: sim.FormatSGLangMetrics, exact: sglangExact, runExact: sglangRunExact, project: projectSGLang, extent: true, poolCap: true},
 }
 
 // TestSimulatedFormatsTruth: for every scenario and every real format the
@@ -203,6 +262,9 @@ func TestSimulatedFormatsTruth(t *testing.T) {
 func checkFormat(t *testing.T, dir string, sc sim.Scenario, truth sim.Truth, fc formatCase) {
 	ctx := context.Background()
 	capv := int64(sc.MaxNumSeqs)
+	if fc.poolCap {
+		capv = truth.Cap
+	}
 	opt := analyze.Options{Window: sc.Window, Cap: &capv}
 	if fc.extent {
 		from, to := truth.RunStart, truth.RunEnd
