@@ -40,12 +40,21 @@ type Span struct {
 	TimeResolutionUS *int32 `parquet:"time_resolution_us,optional,zstd" json:"time_resolution_us,omitempty"`
 	// TimeOrigin says what the timestamps count from when it is not the Unix
 	// epoch: "benchmark" for vllm-bench results, whose times are seconds since
-	// the benchmark's first request; nil means wall-clock UTC.
+	// the benchmark's first request; "request" for spans that carry
+	// durations only (llmperf, sglang-bench), whose times count from the
+	// span's own start (queued_at = 0), so that no two spans share a clock;
+	// nil means wall-clock UTC.
 	TimeOrigin *string `parquet:"time_origin,optional,dict,zstd" json:"time_origin,omitempty"`
 }
 
 // TimeOriginBenchmark marks spans whose times count from a benchmark's start.
 const TimeOriginBenchmark = "benchmark"
+
+// TimeOriginRequest marks spans whose times count from their own start: the
+// source records durations (TTFT, end-to-end latency) but no instants. Each
+// such span has queued_at = epoch 0; its durations are exact, while windows,
+// throughput and state, which need a shared clock, cannot be derived.
+const TimeOriginRequest = "request"
 
 // Sample is the scheduler state of one replica at an instant (schemas/README.md): a row
 // of samples.parquet.
