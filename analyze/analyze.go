@@ -396,7 +396,7 @@ func (st *runState) result() (*schemas.RunResult, error) {
 		CapSource:   st.caps.Source,
 		Warnings:    []string{},
 	}
-	if st.caps.Warning != "" {
+	if st.caps.Warning != "" && st.durations == 0 {
 		sum.Warnings = append(sum.Warnings, st.caps.Warning)
 	}
 	sum.Cap = &st.caps.Pool
@@ -419,7 +419,14 @@ func (st *runState) result() (*schemas.RunResult, error) {
 
 	sum.Replicas = st.replicas
 	sum.DataQuality = st.dq
-	if p := st.opt.Pricing; p != nil {
+	if st.durations > 0 {
+		st.durationsSummary(&sum)
+		st.windows = []schemas.Metrics{}
+		st.curves.Concurrency = []schemas.ConcurrencyPoint{}
+		if st.opt.Pricing != nil {
+			sum.Warnings = append(sum.Warnings, "a durations-only run has no run time to price: no cost")
+		}
+	} else if p := st.opt.Pricing; p != nil {
 		c := capacity.Price(sum, st.windows, *p, st.namedReplicas)
 		sum.Cost = &c
 		if c.ReplicasSource == capacity.Assumed {
@@ -432,7 +439,7 @@ func (st *runState) result() (*schemas.RunResult, error) {
 	if n := sum.DataQuality.CoarseTimeSpans; n > 0 {
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%d spans have timestamps only to the second (vLLM request log lines): their durations and proration are ±1 s", n))
 	}
-	if n := sum.DataQuality.RelativeSpans; n > 0 {
+	if n := sum.DataQuality.RelativeSpans - st.durations; n > 0 {
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%d spans count time from a benchmark's start, not the wall clock: their windows do not line up with other runs", n))
 	}
 	if len(sum.DataQuality.Models) > 1 {

@@ -80,6 +80,9 @@ var conditions = map[string]func(st *runState) bool{
 	"samples": func(st *runState) bool { return st.samplesPath != "" },
 	// replicas: spans name more than one replica.
 	"replicas": func(st *runState) bool { return st.replicaCount > 1 },
+	// durations: some span carries durations only (time_origin request):
+	// the run is one window, and windows.parquet has no row.
+	"durations": func(st *runState) bool { return st.durations > 0 },
 	// unnamed: the manifest names no run; the spans' run_id is used.
 	"unnamed": func(st *runState) bool { return st.runID == "" },
 }
@@ -129,6 +132,12 @@ type runState struct {
 	windows         []schemas.Metrics
 	run             schemas.Metrics
 	mix             runMix
+
+	// durations counts the spans that carry durations only (time_origin
+	// request), from durationSources: when some do, the spans share no clock
+	// (durations.go).
+	durations       int64
+	durationSources []string
 
 	sideTask *sideTask
 }
@@ -183,6 +192,7 @@ var pipeline = []step{
 	{name: "join_coverage", when: "joined", do: (*analysis).joinCoverage, drops: []string{"raw_spans", "join_cand", "join_pairs"}},
 	{name: "span_src", when: "!joined", creates: []string{"span_src"}},
 	{name: "span_src_joined", when: "joined", creates: []string{"span_src"}},
+	{name: "durations_only", do: (*analysis).durationsOnly, uses: []string{"durations_only"}},
 	{name: "span_times", creates: []string{"span_times"}},
 	{name: "replica_ids", creates: []string{"replica_ids"}},
 	{name: "multi_requests", creates: []string{"multi_requests"}},
@@ -294,7 +304,8 @@ var pipeline = []step{
 		st.windows, err = a.metricRows()
 		return err
 	}, uses: []string{"metrics_json"}},
-	{name: "windows_out", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, schemas.WindowsFile) }},
+	{name: "windows_out", when: "!durations", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, schemas.WindowsFile) }},
+	{name: "windows_out_none", when: "durations", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, schemas.WindowsFile) }},
 	{name: "latencies_out", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, schemas.LatenciesFile) }},
 
 	// run: the whole run as one window. Its event counts, state measures,

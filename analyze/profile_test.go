@@ -160,6 +160,11 @@ func TestProfileQueries(t *testing.T) {
 				QueuedAt: at(s + 0.1), AdmittedAt: at(s + 0.2), FirstTokenAt: at(s + 1), LastTokenAt: at(s + 4.9), ReleasedAt: at(s + 4.9),
 				InputTokens: i64(10), OutputTokens: i64(20)})
 	}
+	// Request c: an llmperf span that carries durations only.
+	zero := int64(0)
+	spans = append(spans, schemas.Span{RunID: "p", Source: "llmperf", SpanID: "c", RequestID: "c", Status: "ok",
+		QueuedAt: &zero, FirstTokenAt: i64(100000), LastTokenAt: i64(900000), ReleasedAt: i64(900000),
+		OutputTokens: i64(9), TimeOrigin: str(schemas.TimeOriginRequest)})
 	var samples []schemas.Sample
 	for _, r := range []string{"r0", "r1"} {
 		samples = append(samples, schemas.Sample{RunID: "p", Source: "test", Replica: str(r), TS: *at(0), InFlight: i32(1), QueueDepth: i32(0), Cap: i32(4)})
@@ -187,8 +192,8 @@ func TestProfileQueries(t *testing.T) {
 		dir   string
 		facts map[string]bool
 	}{
-		{"all", all, map[string]bool{"arrivals": true, "located": true, "joined": true, "unnumbered": true, "samples": true, "replicas": true, "unnamed": true}},
-		{"none", none, map[string]bool{"arrivals": false, "located": false, "joined": false, "unnumbered": false, "samples": false, "replicas": false, "unnamed": false}},
+		{"all", all, map[string]bool{"durations": true, "arrivals": true, "located": true, "joined": true, "unnumbered": true, "samples": true, "replicas": true, "unnamed": true}},
+		{"none", none, map[string]bool{"durations": false, "arrivals": false, "located": false, "joined": false, "unnumbered": false, "samples": false, "replicas": false, "unnamed": false}},
 	}
 	ran := map[string]bool{}
 	for _, tc := range cases {

@@ -86,8 +86,15 @@ func Evaluate(base, cand Run, c schemas.Criteria) (schemas.Verdict, error) {
 		v.Guards = append(v.Guards, windowMismatch)
 	}
 	bb, cb := backlogWindows(bs.windows), backlogWindows(cs.windows)
+	durations := durationsGuard(base.Summary, cand.Summary)
+	if durations != "" && (on(Throughput) || on(GapFraction)) {
+		v.Guards = append(v.Guards, durations)
+	}
+	if durations != "" {
+		v.Notes = append(v.Notes, "the offered load and the window width are not compared: a run that carries durations only has neither")
+	}
 	var fewBacklog string
-	if (len(bb) < c.MinBacklogWindows || len(cb) < c.MinBacklogWindows) && (on(Throughput) || on(GapFraction)) {
+	if durations == "" && (len(bb) < c.MinBacklogWindows || len(cb) < c.MinBacklogWindows) && (on(Throughput) || on(GapFraction)) {
 		fewBacklog = fmt.Sprintf("too few backlog windows (baseline %d, candidate %d; need %d)", len(bb), len(cb), c.MinBacklogWindows)
 		v.Guards = append(v.Guards, fewBacklog)
 	}
@@ -136,6 +143,9 @@ func Evaluate(base, cand Run, c schemas.Criteria) (schemas.Verdict, error) {
 			continue
 		}
 		switch {
+		case durations != "" && windowBased(cr.Name):
+			cr.Verdict, cr.Reason = schemas.Inconclusive, durationsReason(durations)
+			cr.Baseline, cr.Candidate, cr.Ratio, cr.Diff, cr.Lo, cr.Hi = nil, nil, nil, nil, nil, nil
 		case windowMismatch != "":
 			cr.Verdict, cr.Reason = schemas.Inconclusive, guardReason(windowMismatch, cr.Reason)
 		case cr.Verdict == schemas.Inconclusive:
@@ -152,6 +162,39 @@ func Evaluate(base, cand Run, c schemas.Criteria) (schemas.Verdict, error) {
 	v.Criteria = judged
 	v.Overall = overall(judged)
 	return v, nil
+}
+
+// windowBased reports whether criterion name is judged over windows (their
+// rates and idle time), which a durations-only run does not have.
+func windowBased(name string) bool { return name == Throughput || name == GapFraction }
+
+// durationsGuard names the runs that carry durations only (summary.json
+// durations_only): their spans share no clock, so they have no windows, no
+// throughput and no idle time; "" when both runs have instants.
+func durationsGuard(b, c schemas.Summary) string {
+	var parts []string
+	for _, r := range []struct {
+		role string
+		d    *schemas.DurationsOnly
+	}{{"baseline", b.DurationsOnly}, {"candidate", c.DurationsOnly}} {
+		if r.d != nil {
+			parts = append(parts, fmt.Sprintf("the %s (%s)", r.role, strings.Join(r.d.Sources, ", ")))
+		}
+	}
+	if parts == nil {
+		return ""
+	}
+	verb := "carries"
+	if len(parts) == 2 {
+		verb = "carry"
+	}
+	return strings.Join(parts, " and ") + " " + verb + " durations only, no instants: no windows, so no throughput or gap_fraction to compare"
+}
+
+// durationsReason is the reason of a window-based criterion the durations
+// guard leaves undecided.
+func durationsReason(guard string) string {
+	return "Inconclusive: " + guard + "; the latency criteria and success_rate still judge."
 }
 
 // offeredLoadGuard compares the offered load: the offered rate (arrivals

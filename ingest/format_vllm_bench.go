@@ -184,12 +184,12 @@ func vllmBenchRedact(raw []byte) []byte {
 }
 
 // sniffVLLMBench scores vLLM benchmark results: 95 for a JSON object with
-// vLLM's result keys.
+// vLLM's result keys, 0 for SGLang's (sglang-bench), which share most.
 func sniffVLLMBench(head []byte) int {
 	s := string(head)
 	t := strings.TrimSpace(s)
-	if !strings.HasPrefix(t, "{") {
-		return 0
+	if !strings.HasPrefix(t, "{") || strings.Contains(s, `"total_output_tokens_retokenized"`) || strings.Contains(s, `"mean_e2e_latency_ms"`) {
+		return 0 // sglang.bench_serving's results (sglang-bench)
 	}
 	n := 0
 	for _, k := range []string{`"mean_ttft_ms"`, `"median_ttft_ms"`, `"output_throughput"`, `"ttfts"`,

@@ -121,6 +121,8 @@ var formats = map[string]format{
 	"guidellm":       {New: newGuideLLMReader, Sniff: sniffGuideLLM, TTFT: TTFTClient},           // schemas/formats/loadtools.md
 	"aiperf":         {New: newAIPerfReader, Sniff: sniffAIPerf, TTFT: TTFTClient},               // schemas/formats/loadtools.md
 	"inference-perf": {New: newInferencePerfReader, Sniff: sniffInferencePerf, TTFT: TTFTClient}, // schemas/formats/loadtools.md
+	"llmperf":        {New: newLLMPerfReader, Sniff: sniffLLMPerf, TTFT: TTFTClient},             // schemas/formats/loadtools.md
+	"sglang-bench":   {New: newSGLangBenchReader, Sniff: sniffSGLangBench, TTFT: TTFTClient},     // schemas/formats/loadtools.md
 
 	// SGLang (schemas/formats/sglang.md)
 	"sglang-metrics": {New: newSGLangMetricsReader, Sniff: sniffSGLangMetrics, Role: RoleEngine, TTFT: TTFTEngine},

@@ -903,7 +903,7 @@ func TestSourcesOf(t *testing.T) {
 	}{
 		{RoleGateway, []string{"envoy-ai", "kong", "litellm", "mapping", "otel-genai"}},
 		{RoleEngine, []string{"dynamo-nvext", "dynamo-trace", "llamacpp", "llamacpp-log", "sglang-log", "sglang-metrics", "trtllm-perf", "vllm-log", "vllm-otel"}},
-		{RoleNone, []string{"aiperf", "guidellm", "inference-perf", "prometheus", "samples", "spans", "vllm-bench"}},
+		{RoleNone, []string{"aiperf", "guidellm", "inference-perf", "llmperf", "prometheus", "samples", "sglang-bench", "spans", "vllm-bench"}},
 	} {
 		if got := SourcesOf(tc.role); !slices.Equal(got, tc.want) {
 			t.Errorf("SourcesOf(%q) = %v, want %v", tc.role, got, tc.want)

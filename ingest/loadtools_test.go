@@ -16,6 +16,8 @@ var loadToolDirs = map[string]string{
 	"guidellm":       "testdata/guidellm",
 	"aiperf":         "testdata/aiperf",
 	"inference-perf": "testdata/inference-perf",
+	"llmperf":        "testdata/llmperf",
+	"sglang-bench":   "testdata/sglang-bench",
 }
 
 // loadToolFixtures lists the fixtures of format name whose names contain
@@ -230,4 +232,20 @@ func FuzzInferencePerf(f *testing.F) {
 	loadToolFuzzSeed(f, "inference-perf")
 	f.Add([]byte(`[{"start_time": 2, "end_time": 1, "info": {"response_metrics": {"output_tokens": 2, "output_token_times": [3, 1]}}}, 7, {"start_time": "x"}]`))
 	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, "inference-perf", data) })
+}
+
+// FuzzLLMPerf: the llmperf reader never panics, rejects with *ParseError,
+// and gives spans with ids and a valid status (vllmFuzzRead).
+func FuzzLLMPerf(f *testing.F) {
+	loadToolFuzzSeed(f, "llmperf")
+	f.Add([]byte(`[{"error_code": "x", "ttft_s": 1e308, "end_to_end_latency_s": -0.0}, null, {"error_code": 7e9}]`))
+	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, "llmperf", data) })
+}
+
+// FuzzSGLangBench: the sglang-bench reader never panics, rejects with
+// *ParseError, and gives spans with ids and a valid status (vllmFuzzRead).
+func FuzzSGLangBench(f *testing.F) {
+	loadToolFuzzSeed(f, "sglang-bench")
+	f.Add([]byte(`{"mean_e2e_latency_ms": 1, "ttfts": [1e300], "itls": [[1e300, 1e300]], "errors": [null]}`))
+	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, "sglang-bench", data) })
 }

@@ -295,6 +295,20 @@ type Summary struct {
 	// Cost prices the run (analyze --replica-cost-per-hour); nil without a price.
 	Cost *Cost `json:"cost,omitempty"`
 
+	// DurationsOnly is set when the run's spans carry durations but no
+	// instants (time_origin request): the per-span and request latency
+	// distributions hold, the metrics it lists are not derived (NULL, or 0
+	// where the field is not nullable) and there are no per-window rows.
+	DurationsOnly *DurationsOnly `json:"durations_only,omitempty"`
+
 	DataQuality DataQuality `json:"data_quality"`
 	Warnings    []string    `json:"warnings"`
+}
+
+// DurationsOnly says which metrics a durations-only run cannot derive, and why.
+type DurationsOnly struct {
+	Sources    []string `json:"sources"`     // the formats whose spans carry durations only
+	Spans      int64    `json:"spans"`       // spans with time_origin request
+	NotDerived []string `json:"not_derived"` // metric names of docs/metrics.md
+	Reason     string   `json:"reason"`
 }

@@ -41,7 +41,10 @@ type Span struct {
 	// TimeOrigin says what the timestamps count from when it is not the Unix
 	// epoch: "benchmark" for vllm-bench results, whose times are seconds since
 	// the benchmark's first request; "steady_clock" for TensorRT-LLM perf
-	// metrics read from the server's monotonic clock; nil means wall-clock UTC.
+	// metrics read from the server's monotonic clock; "request" for spans
+	// that carry durations only (llmperf, sglang-bench), whose times count
+	// from the span's own start (queued_at = 0), so that no two spans share
+	// a clock; nil means wall-clock UTC.
 	TimeOrigin *string `parquet:"time_origin,optional,dict,zstd" json:"time_origin,omitempty"`
 }
 
@@ -52,6 +55,12 @@ const TimeOriginBenchmark = "benchmark"
 // monotonic clock (seconds since it started, usually its boot), not of the
 // wall clock: TensorRT-LLM's per-request perf metrics.
 const TimeOriginSteadyClock = "steady_clock"
+
+// TimeOriginRequest marks spans whose times count from their own start: the
+// source records durations (TTFT, end-to-end latency) but no instants. Each
+// such span has queued_at = epoch 0; its durations are exact, while windows,
+// throughput and state, which need a shared clock, cannot be derived.
+const TimeOriginRequest = "request"
 
 // Sample is the scheduler state of one replica at an instant (schemas/README.md): a row
 // of samples.parquet.

@@ -56,9 +56,14 @@ Example:
 				return err
 			}
 			s := res.Summary
-			fmt.Fprintf(e.stdout, "%s: %d windows of %gs; system_tps %s tok/s, gap_fraction %s, success_rate %s (cap %s, %s)\n",
-				opt.Dir, len(res.Windows), s.WindowWidth, fmtFloat(s.SystemTPS), fmtPct(s.GapFraction),
-				fmtPct(s.SuccessRate), fmtInt(s.Cap), s.CapSource)
+			if d := s.DurationsOnly; d != nil {
+				fmt.Fprintf(e.stdout, "%s: durations only (%d spans); ttft p50 %s s, t_total p50 %s s, success_rate %s\n",
+					opt.Dir, d.Spans, fmtFloat(s.TTFT.P50), fmtFloat(s.TTotal.P50), fmtPct(s.SuccessRate))
+			} else {
+				fmt.Fprintf(e.stdout, "%s: %d windows of %gs; system_tps %s tok/s, gap_fraction %s, success_rate %s (cap %s, %s)\n",
+					opt.Dir, len(res.Windows), s.WindowWidth, fmtFloat(s.SystemTPS), fmtPct(s.GapFraction),
+					fmtPct(s.SuccessRate), fmtInt(s.Cap), s.CapSource)
+			}
 			if line := gapCausesLine(s.Metrics); line != "" {
 				fmt.Fprintf(e.stdout, "%s: %s\n", opt.Dir, line)
 			}
