@@ -5,18 +5,20 @@
 -- consecutive samples of a replica that both carry the counter (a smaller
 -- value is a restart: the increase is the value), in the window that holds
 -- the later sample's instant (the last window also holds t1), as events are
--- counted.
+-- counted. The length-weighted sums add in a fixed order (by replica and
+-- instant): a float sum in DuckDB's parallel order would differ in the last
+-- bit from run to run.
 CREATE OR REPLACE TABLE win_engine AS
 WITH s AS (
-    SELECT greatest(lo, params.t0) AS lo, least(hi, params.t1) AS hi, kv, hr
+    SELECT rep, greatest(lo, params.t0) AS lo, least(hi, params.t1) AS hi, kv, hr
     FROM engine_holds, params WHERE hi > params.t0 AND lo < params.t1
 ), y AS (
-    SELECT window_index, least(hi, (window_index + 1) * params.width) - greatest(lo, window_index * params.width) AS len, kv, hr
-    FROM (SELECT unnest(range(lo // params.width, (hi - 1) // params.width + 1)) AS window_index, lo, hi, kv, hr FROM s, params), params
+    SELECT window_index, rep, lo, least(hi, (window_index + 1) * params.width) - greatest(lo, window_index * params.width) AS len, kv, hr
+    FROM (SELECT unnest(range(lo // params.width, (hi - 1) // params.width + 1)) AS window_index, rep, lo, hi, kv, hr FROM s, params), params
 ), holds AS (
     SELECT window_index,
-        sum(len) FILTER (WHERE kv IS NOT NULL) AS kv_us, sum(len * kv) AS kv_sum, max(kv) AS kv_max,
-        sum(len) FILTER (WHERE hr IS NOT NULL) AS hr_us, sum(len * hr) AS hr_sum
+        sum(len) FILTER (WHERE kv IS NOT NULL) AS kv_us, sum(len * kv ORDER BY rep, lo) AS kv_sum, max(kv) AS kv_max,
+        sum(len) FILTER (WHERE hr IS NOT NULL) AS hr_us, sum(len * hr ORDER BY rep, lo) AS hr_sum
     FROM y WHERE len > 0 GROUP BY window_index
 ), c AS (
     SELECT rep, ts, k, v FROM samples
