@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tpsreport/tpsreport/schemas"
@@ -30,12 +31,20 @@ import (
 //	last_token_at  = released_at = queued_at + request_latency (else request_end_ns)
 //
 // so that our ttft, t_total and tpot (t_stream/(n − 1)) are AIPerf's TTFT,
-// request latency and ITL ((latency − TTFT)/(OSL − 1)). A GenAI-Perf request
-// keeps only the responses that carry content, as GenAI-Perf does (an
-// OpenAI stream's role chunk, empty last chunk and [DONE] are dropped):
-// queued_at = timestamp, first_token_at = the first, last_token_at =
-// released_at = the last of them. Its token counts come from GenAI-Perf's
-// tokenizer and are not in the file: output_tokens stays NULL.
+// request latency and ITL ((latency − TTFT)/(OSL − 1)). A record of the
+// warm-up phase (metadata.benchmark_phase "warmup") is skipped (warmup), as
+// AIPerf leaves it out of every result.
+//
+// A GenAI-Perf request keeps only the responses that carry content, as
+// GenAI-Perf does (an OpenAI stream's role chunk, empty last chunk and [DONE]
+// are dropped): queued_at = timestamp, first_token_at = the first,
+// last_token_at = released_at = the last of them. Token counts are in the
+// file only for service kind triton_c_api (TensorRT-LLM in process), as token
+// ids: output_tokens = the number of response output_ids, input_tokens =
+// len(request_inputs.input_ids), GenAI-Perf's own counts. Otherwise
+// GenAI-Perf counts tokens by running its tokenizer on the response text,
+// which we do not: the counts stay NULL and the reader says so once
+// (notices).
 //
 // The summaries (profile_export_aiperf.json, profile_export_genai_perf.json)
 // hold aggregates only; such a document is one reject naming the file to
@@ -45,19 +54,46 @@ import (
 // SourceAIPerf is the source column of spans read from AIPerf and GenAI-Perf.
 const SourceAIPerf = "aiperf"
 
-type aiperfReader struct{ *jsonRecordReader }
+type aiperfReader struct {
+	*jsonRecordReader
+	// textOnly counts the GenAI-Perf requests whose token counts are not in
+	// the file, by service kind (notices).
+	textOnly map[string]int64
+}
 
 var _ Reader = (*aiperfReader)(nil)
 
 func newAIPerfReader(in Input) Reader {
-	return &aiperfReader{newJSONRecordReader(in, decodeAIPerf)}
+	r := &aiperfReader{textOnly: map[string]int64{}}
+	r.jsonRecordReader = newJSONRecordReader(in, r.decode)
+	return r
+}
+
+// notices implements noticer: the JSON reader's, and the GenAI-Perf requests
+// read without token counts.
+func (r *aiperfReader) notices() []string {
+	out := r.jsonRecordReader.notices()
+	var n int64
+	var kinds []string
+	for k, c := range r.textOnly {
+		n += c
+		kinds = append(kinds, fmt.Sprintf("%q", k))
+	}
+	if n == 0 {
+		return out
+	}
+	slices.Sort(kinds)
+	return append(out, fmt.Sprintf("%s: %d GenAI-Perf request(s) of service kind %s hold response text, not token counts "+
+		"(GenAI-Perf counts tokens with the tokenizer it ran with, which tpsreport does not run): their input_tokens and output_tokens are NULL, "+
+		"so tpot and token throughput are not derived. A response chunk is not a token: GenAI-Perf's output_sequence_length is not the number of chunks",
+		r.name, n, strings.Join(kinds, ", ")))
 }
 
 // aiperfUnitScale maps AIPerf's time units to valDuration's scale.
 var aiperfUnitScale = map[string]int{"ns": -3, "us": 0, "ms": 3, "sec": 6, "s": 6}
 
-// decodeAIPerf turns one JSON value into records.
-func decodeAIPerf(v any, _ []byte, out []Record) []Record {
+// decode turns one JSON value into records.
+func (r *aiperfReader) decode(v any, _ []byte, out []Record) []Record {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return decodeReject(out, recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v)))
@@ -65,13 +101,16 @@ func decodeAIPerf(v any, _ []byte, out []Record) []Record {
 	o := obj(m)
 	switch {
 	case o.get("metadata") != nil:
+		if aiperfWarmup(o.child("metadata")) {
+			return append(out, Record{Kind: KindSkip, Skip: SkipWarmup})
+		}
 		sp, err := aiperfRecord(o)
 		if err != nil {
 			return decodeReject(out, err)
 		}
 		return append(out, Record{Kind: KindSpan, Span: sp})
 	case o.get("experiments") != nil:
-		return genaiPerfExport(o, out)
+		return genaiPerfExport(o, out, r.textOnly)
 	case aiperfIsSummary(o):
 		file := "profile_export.jsonl, the per-request file AIPerf writes beside it"
 		if o.get("was_cancelled") == nil && o.get("error_summary") == nil {
@@ -80,6 +119,19 @@ func decodeAIPerf(v any, _ []byte, out []Record) []Record {
 		return decodeReject(out, recordErrorf(ErrMissingField, -1, "aggregates only, no per-request records. Try %s", file))
 	}
 	return decodeReject(out, recordErrorf(ErrMissingField, -1, "neither an AIPerf record (metadata) nor a GenAI-Perf profile export (experiments)"))
+}
+
+// aiperfWarmup reports whether an AIPerf record is of a warm-up phase:
+// metadata.benchmark_phase (AIPerf's CreditPhase, "warmup" or "profiling")
+// or, in AIPerf's multi-phase runs, metadata.phase_kind is "warmup". Only a
+// known warm-up record is skipped; any other phase is read.
+func aiperfWarmup(md obj) bool {
+	for _, k := range []string{"benchmark_phase", "phase_kind"} {
+		if s, ok := md.get(k).(string); ok && strings.EqualFold(s, "warmup") {
+			return true
+		}
+	}
+	return false
 }
 
 // aiperfIsSummary reports whether o is a summary: metrics as {unit, avg, ...}.
@@ -207,11 +259,13 @@ func aiperfRecord(o obj) (schemas.Span, error) {
 }
 
 // genaiPerfExport maps a GenAI-Perf profile export: one span per request.
-func genaiPerfExport(o obj, out []Record) []Record {
+// textOnly counts, by service kind, the requests without token counts.
+func genaiPerfExport(o obj, out []Record, textOnly map[string]int64) []Record {
 	exps, ok := o.get("experiments").([]any)
 	if !ok {
 		return decodeReject(out, recordErrorf(ErrBadType, -1, "experiments: want an array, found %s", jsonKind(o.get("experiments"))))
 	}
+	kind, _ := o.get("service_kind").(string)
 	n := 0
 	for k, e := range exps {
 		eo, _ := e.(map[string]any)
@@ -222,10 +276,13 @@ func genaiPerfExport(o obj, out []Record) []Record {
 			continue
 		}
 		for i, q := range reqs {
-			sp, err := genaiPerfRequest(k, i, q)
+			sp, err := genaiPerfRequest(k, i, q, kind)
 			if err != nil {
 				out = decodeReject(out, err)
 			} else {
+				if sp.OutputTokens == nil && sp.Status == schemas.StatusOK {
+					textOnly[kind]++
+				}
 				out = append(out, Record{Kind: KindSpan, Span: sp})
 			}
 			n++
@@ -237,8 +294,9 @@ func genaiPerfExport(o obj, out []Record) []Record {
 	return out
 }
 
-// genaiPerfRequest maps request i of experiment k.
-func genaiPerfRequest(k, i int, v any) (schemas.Span, error) {
+// genaiPerfRequest maps request i of experiment k of a GenAI-Perf export of
+// service kind kind.
+func genaiPerfRequest(k, i int, v any, kind string) (schemas.Span, error) {
 	id := fmt.Sprintf("e%d/%d", k, i)
 	sp := schemas.Span{Source: SourceAIPerf, SpanID: id, RequestID: id, Status: schemas.StatusOK}
 	m, ok := v.(map[string]any)
@@ -281,7 +339,45 @@ func genaiPerfRequest(k, i int, v any) (schemas.Span, error) {
 		return sp, nil
 	}
 	sp.FirstTokenAt, sp.LastTokenAt, sp.ReleasedAt = first, last, last
+	if kind == "triton_c_api" || kind == "" && genaiPerfHasIDs(outs) {
+		sp.OutputTokens = genaiPerfOutputIDs(outs)
+		if ids, ok := q.child("request_inputs").get("input_ids").([]any); ok {
+			n := int64(len(ids))
+			sp.InputTokens = &n
+		}
+	}
 	return sp, nil
+}
+
+// genaiPerfHasIDs reports whether every response output carries output_ids
+// (an export without service_kind written for TensorRT-LLM in process).
+func genaiPerfHasIDs(outs []any) bool {
+	for _, v := range outs {
+		m, _ := v.(map[string]any)
+		if _, ok := m["output_ids"]; !ok {
+			return false
+		}
+	}
+	return len(outs) > 0
+}
+
+// genaiPerfOutputIDs counts a request's output tokens as GenAI-Perf does
+// for service kind triton_c_api (llm_profile_data_parser.py
+// _get_output_token_counts): over every response, the length of an
+// output_ids array, 1 for a single id, and 1 for a response without ids
+// (GenAI-Perf's EMPTY_RESPONSE_TOKEN placeholder of an empty first or last
+// response).
+func genaiPerfOutputIDs(outs []any) *int64 {
+	var n int64
+	for _, v := range outs {
+		m, _ := v.(map[string]any)
+		if ids, ok := m["output_ids"].([]any); ok {
+			n += int64(len(ids))
+		} else {
+			n++
+		}
+	}
+	return &n
 }
 
 // genaiPerfHasContent reports whether a response output carries generated

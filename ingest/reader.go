@@ -121,6 +121,9 @@ const (
 	// SkipOtherBenchmark: a request of a benchmark other than the one
 	// --benchmark picks from a load tool's sweep.
 	SkipOtherBenchmark
+	// SkipWarmup: a load tool's request of its warm-up phase (AIPerf's
+	// benchmark_phase "warmup"), which the tool leaves out of its results.
+	SkipWarmup
 
 	numSkipReasons
 )
@@ -141,6 +144,7 @@ var skipReasonNames = [numSkipReasons]string{
 	SkipQueryError:     "query_error",
 	SkipSummaryOnly:    "summary_only",
 	SkipOtherBenchmark: "other_benchmark",
+	SkipWarmup:         "warmup",
 }
 
 // String returns the reason's key in the manifest's skipped_by_reason.

@@ -100,6 +100,10 @@ func TestSkipReasons(t *testing.T) {
 				`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"vllm:prompt_tokens_total","instance":"vllm-0:8000"},"values":[[1753795326,"1234"]]}]}}` + "\n",
 			want: map[string]int64{"query_error": 1, "empty_result": 1, "unused_metric": 1}},
 
+		// Line 1 is a record of AIPerf's warm-up phase.
+		{name: "aiperf warm-up", format: "aiperf", file: "testdata/aiperf/profile_export.good.jsonl",
+			want: map[string]int64{"warmup": 1}},
+
 		{name: "vllm-bench summary", format: "vllm-bench", file: "testdata/vllm/bench/serve_summary.good.json",
 			want: map[string]int64{"summary_only": 1}},
 		// The older of the two appended results has no start_times.
