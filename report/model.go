@@ -324,11 +324,16 @@ func newRunFacts(role string, r *Run) runFacts {
 		start, end = r.Manifest.TimeRange.Start, r.Manifest.TimeRange.End
 	}
 	f.RunStart, f.RunEnd = fmtStamp(start), fmtStamp(end)
-	if !start.IsZero() && !end.Before(start) {
+	switch {
+	case s.DurationsOnly != nil:
+		// Each span counts from its own start: the run has no wall-clock
+		// range, only its longest request.
+		f.TimeText, f.SpanText = "durations only", "no wall-clock times: each request timed from its own start"
+	case !start.IsZero() && !end.Before(start):
 		f.RunSeconds = end.Sub(start).Seconds()
 		f.TimeText = fmtTime(start) + " → " + fmtTime(end)
 		f.SpanText = fmtSpan(f.RunSeconds)
-	} else {
+	default:
 		f.TimeText, f.SpanText = null, null
 	}
 	f.WindowText = null
