@@ -1,8 +1,6 @@
 package ingest
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -62,12 +60,8 @@ func (r *sglangBenchReader) doc(raw []byte, line int64, k int, recs []Record) []
 		return append(recs, Record{Kind: KindReject, Line: line, Raw: vllmBenchRedact(raw), Err: parseErrorAt(r.name, line, err)})
 	}
 	var d sglangBenchDoc
-	if err := json.Unmarshal(raw, &d); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return reject(recordErrorf(ErrBadType, -1, "benchmark result: %s: %v", te.Field, err))
-		}
-		return reject(recordErrorf(ErrBadJSON, -1, "benchmark result: %v", err))
+	if err := decodeBenchResult(raw, &d); err != nil {
+		return reject(err)
 	}
 	n := len(d.TTFTs)
 	if n == 0 {

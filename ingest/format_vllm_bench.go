@@ -76,12 +76,8 @@ func (r *vllmBenchReader) doc(raw []byte, line int64, k int, recs []Record) []Re
 		return append(recs, Record{Kind: KindReject, Line: line, Raw: vllmBenchRedact(raw), Err: parseErrorAt(r.name, line, err)})
 	}
 	var d vllmBenchDoc
-	if err := json.Unmarshal(raw, &d); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return reject(recordErrorf(ErrBadType, -1, "benchmark result: %s: %v", te.Field, err))
-		}
-		return reject(recordErrorf(ErrBadJSON, -1, "benchmark result: %v", err))
+	if err := decodeBenchResult(raw, &d); err != nil {
+		return reject(err)
 	}
 	n := len(d.TTFTs)
 	if n == 0 || len(d.StartTimes) == 0 {
@@ -209,3 +205,18 @@ func sniffVLLMBench(head []byte) int {
 
 // benchOrigin is the time_origin of every vllm-bench span.
 var benchOrigin = schemas.TimeOriginBenchmark
+
+// decodeBenchResult decodes one benchmark result document (vllm bench's,
+// sglang.bench_serving's) into d, or says what is wrong with it as a
+// record error.
+func decodeBenchResult(raw []byte, d any) error {
+	err := json.Unmarshal(raw, d)
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return recordErrorf(ErrBadType, -1, "benchmark result: %s: %v", te.Field, err)
+	}
+	return recordErrorf(ErrBadJSON, -1, "benchmark result: %v", err)
+}

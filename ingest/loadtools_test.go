@@ -3,7 +3,6 @@ package ingest
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,46 +104,11 @@ func TestLoadToolSniff(t *testing.T) {
 	if len(own) == 0 {
 		t.Fatal("no load-tool fixtures")
 	}
-	checked := 0
-	err := filepath.WalkDir("testdata", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		base := d.Name()
-		switch {
-		case d.IsDir() && (base == "golden" || base == "fuzz"):
-			return filepath.SkipDir
-		case d.IsDir(), strings.HasSuffix(base, ".want"), strings.HasSuffix(base, ".golden"), strings.HasSuffix(base, ".md"):
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		head := bytes.TrimPrefix(b[:min(len(b), sniffBytes)], utf8BOM)
-		if name, ok := own[path]; ok {
-			got, score, scores := vllmDetect(head)
-			if got != name {
-				t.Errorf("%s: detected %q (%d), want %q; scores %v", path, got, score, name, scores)
-			}
-			for other, s := range scores {
-				if other != name && s != 0 {
-					t.Errorf("%s: sniff of %s scores %d on a %s fixture, want 0", path, other, s, name)
-				}
-			}
-			return nil
-		}
-		for name := range loadToolDirs {
-			if s := formats[name].Sniff(head); s != 0 {
-				t.Errorf("%s: sniff%s scores %d on another format's fixture, want 0", path, name, s)
-			}
-		}
-		checked++
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	mine := make([]string, 0, len(loadToolDirs))
+	for name := range loadToolDirs {
+		mine = append(mine, name)
 	}
+	checked := checkSniffsExclusive(t, own, mine)
 	if checked < 30 {
 		t.Errorf("checked %d other fixtures, want at least 30", checked)
 	}
