@@ -229,3 +229,117 @@ func TestGuideLLMBenchmarkPick(t *testing.T) {
 		t.Errorf("--benchmark 5: %v", err)
 	}
 }
+
+// TestGuideLLMReproducesThroughput: for every benchmark of every good
+// GuideLLM fixture, our output tokens over GuideLLM's window, from our spans'
+// instants, give the report's metrics.output_tokens_per_second.successful.mean.
+// The fixtures' figures were computed from their requests with GuideLLM's
+// code (testdata/guidellm/throughput.py). GuideLLM's figure is the mean of a
+// time-weighted distribution of instantaneous rates (count of token events /
+// interval), and such a mean telescopes to token events counted / window:
+//
+//	before 0.4 (v0.3.1 121dcdc, benchmark.py GenerativeBenchmark.from_stats,
+//	objects/statistics.py from_iterable_request_times): the successful
+//	requests with output_tokens > 0; one token at first_token_time, the
+//	other n − 1 spread evenly up to end_time; window min start_time →
+//	max end_time; each interval counts the events at its start, so the
+//	event at the window end (the last token of the request ending last, if
+//	it has n > 1) is not counted: (Σ n − 1) / (max end − min start);
+//	0.4 and later (ee7a774, benchmark/schemas/metrics.py
+//	GenerativeMetrics.compile, schemas/request_stats.py
+//	output_tokens_timings, schemas/statistics.py
+//	rate_distribution_from_timings, no start/end given): the successful
+//	requests (measured range); one token at first_token_iteration, the rest
+//	spread evenly over token_iterations up to last_token_iteration (a
+//	single iteration: all n at last_token_iteration); each event's interval
+//	runs midpoint to midpoint, so every token counts and the window is
+//	min first token → max last token: Σ n / (max last − min first).
+//
+// This holds while no other token event lies within GuideLLM's merge
+// threshold (1e-6 s before 0.4, 1e-4 s after) before the last one, which
+// would move the window's end back onto it: the fixtures' figures agree with
+// the formulas above to 1e-14 from the file's floats. Interior events need
+// token_iterations, which spans do not carry, so the check is not made here.
+// GuideLLM's median and percentiles of output_tokens_per_second are of those
+// instantaneous rates under its even-spacing model (interior token times it
+// invents), not of a throughput over a window: they are not checked.
+//
+// Tolerance, the µs-rounding bound of TestGuideLLMReproducesMetrics: the
+// window is within 1.5 µs, so the rate within 1.5 µs/window relative; 1e-9
+// relative covers summation order.
+func TestGuideLLMReproducesThroughput(t *testing.T) {
+	checked := 0
+	for _, file := range loadToolFixtures("guidellm", ".good.") {
+		spans := loadToolSpans(t, "guidellm", file)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Ext(file) == ".yaml" {
+			if data, err = guidellmYAMLToJSON(data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var rep struct {
+			Benchmarks []struct {
+				Metrics struct {
+					OutputTokensPerSecond struct {
+						Successful struct {
+							Mean *float64 `json:"mean"`
+						} `json:"successful"`
+					} `json:"output_tokens_per_second"`
+				} `json:"metrics"`
+				Requests struct {
+					Successful []struct {
+						RequestID string `json:"request_id"`
+					} `json:"successful"`
+				} `json:"requests"`
+			} `json:"benchmarks"`
+		}
+		if err := json.Unmarshal(data, &rep); err != nil {
+			t.Fatal(err)
+		}
+		pre04 := strings.Contains(string(data), `"first_token_time"`)
+		for n, b := range rep.Benchmarks {
+			want := b.Metrics.OutputTokensPerSecond.Successful.Mean
+			if want == nil {
+				t.Fatalf("%s benchmark %d: no metrics.output_tokens_per_second.successful.mean", file, n)
+			}
+			var tokens float64
+			var lo, hi, lastN int64 = math.MaxInt64, math.MinInt64, 0
+			for _, q := range b.Requests.Successful {
+				rec, ok := spans[fmt.Sprintf("b%d/%s", n, q.RequestID)]
+				if !ok {
+					t.Fatalf("%s: no span for b%d/%s", file, n, q.RequestID)
+				}
+				sp := rec.Span
+				out := *sp.OutputTokens
+				if out == 0 {
+					continue // before 0.4 not counted; after, no token event
+				}
+				tokens += float64(out)
+				start, end := *sp.FirstTokenAt, *sp.LastTokenAt
+				if pre04 {
+					start, end = *sp.QueuedAt, *sp.ReleasedAt
+				}
+				lo = min(lo, start)
+				if end > hi {
+					hi, lastN = end, out
+				}
+			}
+			if pre04 && lastN > 1 {
+				tokens-- // the event at the window's end
+			}
+			window := float64(hi-lo) / 1e6
+			got := tokens / window
+			tol := *want * (1.5e-6/window + 1e-9)
+			if d := math.Abs(got - *want); d > tol {
+				t.Errorf("%s benchmark %d: output tokens / window = %.9f, output_tokens_per_second.successful.mean %.9f (|Δ| %.3g > %.3g)", file, n, got, *want, d, tol)
+			}
+			checked++
+		}
+	}
+	if checked != 5 {
+		t.Errorf("checked %d benchmarks, want 5", checked)
+	}
+}
