@@ -23,8 +23,15 @@ import (
 //	                       is Σ t_stream / Σ(n − 1) where, as here, a
 //	                       request has one time per output token (its median
 //	                       and p99 need the single gaps, which spans do not keep)
+//	successes.throughput.output_tokens_per_sec
+//	                       Σ output_tokens of the successes (response_metrics.output_tokens,
+//	                       use_server_output_tokens off by default) / total_time, where
+//	                       total_time = max end_time − min start_time over every request,
+//	                       the failure too: our Σ output_tokens of the ok spans over
+//	                       max released_at − min queued_at of all spans
 //
-// mean, median and p99 in seconds. Tolerance, the µs-rounding bound: each
+// mean, median and p99 in seconds; the throughput in tokens/s, to the
+// window's bound (1 µs over 1.63 s) relative. Tolerance, the µs-rounding bound: each
 // instant is rounded once to the µs after rebasing (0.5 µs), so a duration
 // is within 1 µs, a TPOT within 1 µs/(n − 1) ≤ 1 µs, the ITL mean within 1 µs;
 // 1e-9 relative covers summation order.
@@ -36,20 +43,25 @@ func TestInferencePerfReproducesSummary(t *testing.T) {
 		"time_per_output_token": {0.020107915821138283, 0.020425713613803964, 0.024516153482974107},
 	}
 	const wantITLMean = 0.020292757141181606
+	const wantOutputTokensPerSec = 57.72951922494766
 	var lat, ttft, tpot []float64
 	var stream float64
 	var gaps int64
 	errs := 0
+	var outTokens int64
+	var first, last int64 = math.MaxInt64, math.MinInt64
 	for _, rec := range vllmReadAll(t, "inference-perf", file) {
 		sp := rec.Span
 		if rec.Kind != KindSpan {
 			t.Fatalf("%s: %v record: %v", file, rec.Kind, rec.Err)
 		}
+		first, last = min(first, *sp.QueuedAt), max(last, *sp.ReleasedAt)
 		if sp.Status != "ok" {
 			errs++
 			continue
 		}
 		lat = append(lat, seconds(sp.QueuedAt, sp.ReleasedAt))
+		outTokens += *sp.OutputTokens
 		if sp.FirstTokenAt == nil {
 			continue
 		}
@@ -82,6 +94,11 @@ func TestInferencePerfReproducesSummary(t *testing.T) {
 		check(name, "p99", vllmPercentile(vals, 99), w[2])
 	}
 	check("inter_token_latency", "mean", stream/float64(gaps), wantITLMean)
+	window := float64(last-first) / 1e6
+	got := float64(outTokens) / window
+	if d := math.Abs(got - wantOutputTokensPerSec); d > wantOutputTokensPerSec*(1e-6/window+1e-9) {
+		t.Errorf("output tokens / window = %.9f tokens/s, inference-perf's output_tokens_per_sec %.9f (|Δ| %.3g)", got, wantOutputTokensPerSec, d)
+	}
 }
 
 // TestInferencePerfShapes: each shape inference-perf's InferenceInfo has

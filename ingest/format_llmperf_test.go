@@ -38,7 +38,11 @@ func checkStat(t *testing.T, name string, got, want float64) {
 // first_token_at and its t_total queued_at → released_at, each span timed
 // from its own start (time_origin request). llmperf's inter_token_latency_s
 // (last content chunk's time over the chunks, TTFT included) is not
-// carried; number_output_tokens is, and its mean is checked.
+// carried; number_output_tokens is, and its mean is checked. Throughput is
+// not: the individual responses carry durations only, no instant, so there
+// is no window (llmperf's results_mean_output_throughput_token_per_s is
+// Σ output tokens over the run's own clock, start to end of the whole
+// benchmark, which is in no per-request record).
 func TestLLMPerfReproducesSummary(t *testing.T) {
 	const dir = "testdata/llmperf/"
 	const name = "meta-llama-Llama-2-7b-chat-hf_550_150"
@@ -95,6 +99,9 @@ func TestLLMPerfReproducesSummary(t *testing.T) {
 // (linear); and the mean ITL, Σ itls over their count, which is Σ t_stream
 // over Σ (output_tokens − 1) when every chunk is one token (as with trt).
 // Median and p99 ITL are over single chunk gaps, which spans do not keep.
+// output_throughput (total output tokens / duration, the benchmark's own
+// perf_counter span around the whole run) is not checked: the per-request
+// arrays carry durations only, no instant, so there is no window to divide by.
 func TestSGLangBenchReproducesSummary(t *testing.T) {
 	for _, file := range []string{"testdata/sglang-bench/trt_details.good.jsonl", "testdata/sglang-bench/two_runs.good.jsonl"} {
 		t.Run(file, func(t *testing.T) {

@@ -1,6 +1,8 @@
 # Writes the generated inference-perf fixtures of this directory and prints the
 # aggregates summarize_requests (inference_perf/reportgen/base.py) gives of
-# per_request_lifecycle_metrics.good.json (numpy linear percentiles, reimplemented):
+# per_request_lifecycle_metrics.good.json (numpy linear percentiles, reimplemented;
+# successes.throughput.output_tokens_per_sec = Σ output_tokens of the successes /
+# (max end_time − min start_time of every request, failures too)):
 # the values TestInferencePerfReproducesSummary wants. Run from this directory.
 import json, random, sys
 random.seed(23)
@@ -88,7 +90,10 @@ def summary(recs):
             ttft.append(ts[0] - r["start"])
             if r["osl"] > 1: tpot.append((ts[-1] - ts[0]) / (r["osl"] - 1))
             itl += [b - a for a, b in zip(ts, ts[1:])]
-    return {"request_latency": summ(lat), "time_to_first_token": summ(ttft), "time_per_output_token": summ(tpot), "inter_token_latency": summ(itl)}
+    # throughput: summarize_requests' total_time is over every request, failures too
+    total_time = max(r["end"] for r in recs) - min(r["start"] for r in recs)
+    return {"request_latency": summ(lat), "time_to_first_token": summ(ttft), "time_per_output_token": summ(tpot), "inter_token_latency": summ(itl),
+            "throughput": {"output_tokens_per_sec": sum(r["osl"] for r in ok) / total_time, "total_time": total_time}}
 
 head = make(7, True, True, T0)
 json.dump([entry(r, head_info) for r in head], open("per_request_lifecycle_metrics.good.json", "w"), indent=2)
