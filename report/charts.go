@@ -326,6 +326,9 @@ func (c *chartCtx) engineFigure() *figure {
 		}
 		f.Y2Label = "requests preempted"
 		f.y2Axis = axisSpec{zero: true}
+	} else {
+		f.Title = "Engine state: KV-cache usage per window"
+		f.Alt = "Time-average KV-cache usage per window (solid) and the largest usage a sample reported (dashed), from the engines' own samples (no preemption counter in the logs)."
 	}
 	for i, rr := range c.runs {
 		mean := c.windowSeries(rr, "kv_cache_usage", func(m *schemas.Metrics) *float64 { return m.KVCacheUsage })
