@@ -11,7 +11,7 @@ import (
 // admission and token times, as a joined span does, without the engine's log.
 // Three objects are read, by their place in the response:
 //
-//   - metrics (vLLM ≥ 0.25, --enable-per-request-metrics; PR #46768): the
+//   - metrics (vLLM with --enable-per-request-metrics, PR #46768): the
 //     durations queue_time_ms (scheduled_ts − queued_ts, the engine core's
 //     queue), time_to_first_token_ms (first_token_ts − scheduled_ts: the
 //     prefill, not a TTFT from arrival) and generation_time_ms (last_token_ts
@@ -29,7 +29,7 @@ import (
 //
 // Instants an object gives (V0, Dynamo) are taken as they are, on the engine
 // host's clock: skew against the gateway's clock shows as out-of-order spans
-// in data quality and is never clamped. Durations alone (vLLM ≥ 0.25,
+// in data quality and is never clamped. Durations alone (vLLM metrics,
 // llama.cpp) are anchored on the gateway's first token (the client saw it
 // when the engine emitted it, up to transit), else on the gateway's end (the
 // last token).
@@ -64,7 +64,7 @@ func engineTimingsOf(resp obj) (et engineTimings, ok bool, err error) {
 			}
 			ok = true
 		case m["queue_time_ms"] != nil || m["time_to_first_token_ms"] != nil || m["generation_time_ms"] != nil:
-			// vLLM ≥ 0.25 PerRequestTimingMetrics, ms.
+			// vLLM PerRequestTimingMetrics (PR #46768), ms.
 			et.queue = fe.duration(m["queue_time_ms"], "response.metrics.queue_time_ms", 3)
 			et.prefill = fe.duration(m["time_to_first_token_ms"], "response.metrics.time_to_first_token_ms", 3)
 			et.decode = fe.duration(m["generation_time_ms"], "response.metrics.generation_time_ms", 3)
