@@ -185,6 +185,10 @@ var pipeline = []step{
 		return []any{sql.Named("gateway", gatewaySources), sql.Named("engine", engineSources)}
 	}},
 	{name: "join_coverage", when: "joined", do: (*analysis).joinCoverage, drops: []string{"raw_spans", "join_solo", "join_pairs"}},
+	{name: "joined_file", when: "joined", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, joinedFile) },
+		drops: []string{"joined_spans"}},
+	{name: "joined_path", when: "joined", both: true,
+		args: func(st *runState) []any { return []any{sql.Named("path", filepath.Join(st.tmpDir, joinedFile))} }},
 	{name: "span_src", when: "!joined", creates: []string{"span_src"}},
 	{name: "span_src_joined", when: "joined", creates: []string{"span_src"}},
 	{name: "span_times", creates: []string{"span_times"}},

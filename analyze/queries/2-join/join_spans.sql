@@ -1,7 +1,8 @@
 -- join_spans: the spans of a joined run (docs/metrics.md "Gateway and engine"),
 -- in the columns of spans.parquet plus idx and gw, from spans_file, the pairs
--- (join_solo and join_pairs) and raw_spans' replicas, stored in input order
--- (idx) as requests.parquet holds them.
+-- (join_solo and join_pairs) and raw_spans' replicas; joined_file writes
+-- them in input order (idx), as requests.parquet holds them, and sorts them
+-- then: the left join does not keep the scan's order.
 --
 -- A joined span is the gateway's attempt (span_id, request_id, attempt, status)
 -- with the engine's replica, model, admission, token times, release and token
@@ -73,5 +74,4 @@ SELECT
     (epoch_us(s.released_at) - epoch_us(s.queued_at))
         - (epoch_us(e.released_at) - epoch_us(coalesce(e.queued_at, e.admitted_at))) AS gw
 FROM s LEFT JOIN e ON e.gi = s.idx
-LEFT JOIN renames ON renames.g_rep = s.replica
-ORDER BY s.idx;
+LEFT JOIN renames ON renames.g_rep = s.replica;
