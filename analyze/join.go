@@ -21,6 +21,10 @@ var (
 // for its engine span: the clocks of two hosts differ.
 const joinToleranceUS = 1_000_000
 
+// joinedFile is the joined spans' Parquet file in analyze's temp directory
+// (joined_file.sql), which span_src reads in a joined run.
+const joinedFile = "joined_spans.parquet"
+
 // maxJoinRounds bounds the pairing rounds (join_pairs.sql). Each round joins at
 // least the nearest remaining pair of every chain of preferences, so a handful
 // of spans racing for one id settle within a few rounds.

@@ -184,12 +184,20 @@ var pipeline = []step{
 	{name: "join_raw", when: "joined", creates: []string{"raw_spans"}, args: func(*runState) []any {
 		return []any{sql.Named("gateway", gatewaySources), sql.Named("engine", engineSources)}
 	}},
-	{name: "join_cand", when: "joined", creates: []string{"join_cand"},
+	{name: "join_match", when: "joined", creates: []string{"join_match"},
 		args: func(*runState) []any { return []any{sql.Named("tolerance_us", joinToleranceUS)} }},
+	{name: "join_solo", when: "joined", creates: []string{"join_solo"}},
+	{name: "join_cand", when: "joined", creates: []string{"join_cand"}, drops: []string{"join_match"}},
 	{name: "join_pairs_table", when: "joined", creates: []string{"join_pairs"}},
-	{name: "join_rounds", when: "joined", do: (*analysis).joinRounds, uses: []string{"join_pairs"}},
-	{name: "join_spans", when: "joined", creates: []string{"joined_spans"}},
-	{name: "join_coverage", when: "joined", do: (*analysis).joinCoverage, drops: []string{"raw_spans", "join_cand", "join_pairs"}},
+	{name: "join_rounds", when: "joined", do: (*analysis).joinRounds, uses: []string{"join_pairs"}, drops: []string{"join_cand"}},
+	{name: "join_spans", when: "joined", creates: []string{"joined_spans"}, args: func(*runState) []any {
+		return []any{sql.Named("gateway", gatewaySources), sql.Named("engine", engineSources)}
+	}},
+	{name: "join_coverage", when: "joined", do: (*analysis).joinCoverage, drops: []string{"raw_spans", "join_solo", "join_pairs"}},
+	{name: "joined_file", when: "joined", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, joinedFile) },
+		drops: []string{"joined_spans"}},
+	{name: "joined_path", when: "joined", both: true,
+		args: func(st *runState) []any { return []any{sql.Named("path", filepath.Join(st.tmpDir, joinedFile))} }},
 	{name: "span_src", when: "!joined", creates: []string{"span_src"}},
 	{name: "span_src_joined", when: "joined", creates: []string{"span_src"}},
 	{name: "durations_only", do: (*analysis).durationsOnly, uses: []string{"durations_only"}},

@@ -182,7 +182,7 @@ func run(bin, out, inputs, md, sizeList, formatList, only string, repeat int) er
 					argv:   []string{bin, "ingest", "--run", "bench", "--out", joined, sim.FormatLiteLLM + ":" + files[sim.FormatLiteLLM], sim.FormatVLLMOTel + ":" + files[sim.FormatVLLMOTel]},
 					bytes:  size(files[sim.FormatLiteLLM]) + size(files[sim.FormatVLLMOTel]),
 					runDir: joined},
-				step{name: "analyze (gateway ⋈ engine join)", format: sim.FormatLiteLLM + " + " + sim.FormatVLLMOTel, argv: []string{bin, "analyze", joined}, runDir: joined})
+				step{name: joinedStep, format: sim.FormatLiteLLM + " + " + sim.FormatVLLMOTel, argv: []string{bin, "analyze", joined}, runDir: joined})
 		}
 		for i := range steps {
 			switch {
@@ -521,9 +521,42 @@ func render(ms []measurement, sizes, formatSizes string, repeat int) string {
 		fmt.Fprintf(&b, "| %s | %s | %.2f | %s | %s | %s | %.0f | %s |\n",
 			m.step, in, m.wall.Seconds(), strings.Join(runs, ", "), mbs, sps, float64(m.rssKB)/1024, ratio)
 	}
+	b.WriteString(joinedRatios(ms))
 	fmt.Fprintln(&b, "\n\"vs DuckDB\" is DuckDB's wall time over tpsreport's on the same file in the same run: above 1× tpsreport is faster. "+
 		"The spans of a format run are those ingest wrote (the engine logs only the attempts that reached it); "+
 		"DuckDB's copy converts the same file as it is, nested, without flattening it into spans.")
+	return b.String()
+}
+
+// joinedStep is the analyze of the LiteLLM + vLLM OTel run, joined per request.
+const joinedStep = "analyze (gateway ⋈ engine join)"
+
+// joinedRatios states, for each size measured both ways, the joined path's
+// analyze against the canonical spans' analyze of the same simulated run
+// (issue 27: at most 1.5×): the median of the ratios of the two steps'
+// walls in each round, which ran side by side.
+func joinedRatios(ms []measurement) string {
+	var b strings.Builder
+	for _, j := range ms {
+		if j.step != joinedStep {
+			continue
+		}
+		for _, c := range ms {
+			if c.step != "analyze" || c.input != j.input || len(c.walls) != len(j.walls) {
+				continue
+			}
+			var rs []float64
+			var runs []string
+			for i := range j.walls {
+				r := j.walls[i].Seconds() / c.walls[i].Seconds()
+				rs = append(rs, r)
+				runs = append(runs, fmt.Sprintf("%.2f×", r))
+			}
+			slices.Sort(rs)
+			fmt.Fprintf(&b, "\nJoined path, %s: analyze of the LiteLLM + vLLM OTel run %.2f s (peak RSS %.0f MB) against %.2f s (%.0f MB) for the canonical spans of the same simulation: **%.2f×** (target ≤ 1.5×; median of the rounds' ratios %s).\n",
+				j.input, j.wall.Seconds(), float64(j.rssKB)/1024, c.wall.Seconds(), float64(c.rssKB)/1024, rs[len(rs)/2], strings.Join(runs, ", "))
+		}
+	}
 	return b.String()
 }
 

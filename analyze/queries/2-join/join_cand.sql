@@ -1,58 +1,43 @@
--- join_cand: the candidate pairs of a gateway span and an engine span, with the
--- rank keys (docs/metrics.md "Gateway and engine"); from raw_spans (join_raw.sql).
--- $tolerance_us: the time tolerance (µs).
---
--- Keys: a gateway span offers its span_id and request_id, an engine span its
--- request_id and that id without vLLM V1's internal suffix (-8 hex digits);
--- each with the OpenAI id prefix (chatcmpl-, cmpl-) and our attempt suffixes
--- (#retryN, #N) removed. A gateway span and an engine span sharing a key are
--- candidates when the engine's first instant lies within the gateway span's
--- [queued_at, released_at] widened by the tolerance (and the coarser time
--- resolution of the two). Each ranks its candidates (join_pairs) by:
---   outside  not inside the unwidened interval;
---   d_end    distance between the two releases (a gateway ends a response
---            when the engine does, give or take transit);
---   d_first  distance between the two first tokens, when both are known;
+-- join_cand: the candidate pairs that the rounds rank (join_pairs): those of
+-- join_match not in join_solo, one row per pair, with the rank keys
+-- (docs/metrics.md "Gateway and engine"): join_match's and
 --   d_order  how far apart the two stand in arrival order among the spans of
 --            their key (a FIFO queue admits in arrival order: a hedge and the
 --            attempt it raced, ending together, pair in order even though the
---            gateway's queueing makes their arrival distances equal);
---   d_start  distance between the two arrivals; then row number.
+--            gateway's queueing makes their arrival distances equal), the
+--            least over the keys they share.
+-- A span's place in arrival order counts every span of its key, candidate or
+-- not, so it is numbered over raw_spans, for the keys of these pairs' gateway
+-- spans only (keys): the spans holding such a key are found by their k1 and
+-- k2 before their keys are listed, so that the listing (as in join_match)
+-- covers a few spans, not all of them (at 10 M spans, listing every span's
+-- keys took 17 s of spilling).
 CREATE OR REPLACE TABLE join_cand AS
-WITH gw AS (
-    SELECT idx, span_id, request_id, epoch_us(first_token_at) AS f,
-        epoch_us(coalesce(queued_at, released_at)) AS lo,
-        epoch_us(coalesce(released_at, queued_at)) AS hi,
-        coalesce(time_resolution_us, 0) AS res
-    FROM raw_spans WHERE is_gw
-), en AS (
-    SELECT idx, request_id, epoch_us(first_token_at) AS f,
-        epoch_us(coalesce(queued_at, admitted_at, first_token_at, released_at)) AS t,
-        epoch_us(coalesce(released_at, last_token_at, first_token_at, admitted_at, queued_at)) AS t_end,
-        coalesce(time_resolution_us, 0) AS res
-    FROM raw_spans WHERE is_en
+WITH amb AS MATERIALIZED (
+    SELECT * FROM join_match ANTI JOIN join_solo USING (gi)
+), keys AS (
+    SELECT DISTINCT k FROM (
+        SELECT unnest([k1, CASE WHEN k2 IS DISTINCT FROM k1 THEN k2 END]) AS k
+        FROM raw_spans SEMI JOIN amb ON amb.gi = raw_spans.idx)
+    WHERE k <> ''
 ), gk AS (
-    SELECT k, idx, row_number() OVER (PARTITION BY k ORDER BY lo, idx) AS o
-    FROM (
-        SELECT DISTINCT k, idx, lo
-        FROM (SELECT idx, lo, unnest([span_id, request_id]) AS id FROM gw),
-             LATERAL (SELECT regexp_replace(regexp_replace(id, '^(chat)?cmpl-', ''), '#(retry)?[0-9]+$', '') AS k)
-        WHERE k <> '')
+    SELECT * FROM (
+        SELECT unnest([k1, CASE WHEN k2 IS DISTINCT FROM k1 THEN k2 END]) AS k, idx, lo
+        FROM raw_spans WHERE is_gw AND (k1 IN (SELECT k FROM keys) OR k2 IN (SELECT k FROM keys)))
+    SEMI JOIN keys USING (k)
 ), ek AS (
-    SELECT k, idx, row_number() OVER (PARTITION BY k ORDER BY t, idx) AS o
-    FROM (
-        SELECT DISTINCT unnest([k, regexp_replace(k, '-[0-9a-f]{8}$', '')]) AS k, idx, t
-        FROM (SELECT idx, t, regexp_replace(regexp_replace(request_id, '^(chat)?cmpl-', ''), '#(retry)?[0-9]+$', '') AS k FROM en)
-        WHERE k <> '')
+    SELECT * FROM (
+        SELECT unnest([k2, k3]) AS k, idx, t
+        FROM (SELECT idx, lo AS t, k2,
+                  CASE WHEN k2 LIKE '%-________' THEN nullif(regexp_replace(k2, '-[0-9a-f]{8}$', ''), k2) END AS k3
+              FROM raw_spans WHERE is_en)
+        WHERE k2 IN (SELECT k FROM keys) OR k3 IN (SELECT k FROM keys))
+    SEMI JOIN keys USING (k)
+), go AS (
+    SELECT k, idx, row_number() OVER (PARTITION BY k ORDER BY lo, idx) AS o FROM gk
+), eo AS (
+    SELECT k, idx, row_number() OVER (PARTITION BY k ORDER BY t, idx) AS o FROM ek
 )
-SELECT gw.idx AS gi, en.idx AS ei,
-    en.t NOT BETWEEN gw.lo AND gw.hi AS outside,
-    abs(en.t_end - gw.hi) AS d_end,
-    abs(en.f - gw.f) AS d_first,
-    min(abs(ek.o - gk.o)) AS d_order,
-    abs(en.t - gw.lo) AS d_start
-FROM gk JOIN ek USING (k)
-JOIN gw ON gw.idx = gk.idx
-JOIN en ON en.idx = ek.idx
-WHERE en.t BETWEEN gw.lo - $tolerance_us - greatest(gw.res, en.res) AND gw.hi + $tolerance_us + greatest(gw.res, en.res)
+SELECT amb.gi, amb.ei, outside, d_end, d_first, min(abs(eo.o - go.o)) AS d_order, d_start
+FROM amb JOIN go ON go.idx = amb.gi JOIN eo ON eo.idx = amb.ei AND eo.k = go.k
 GROUP BY ALL;

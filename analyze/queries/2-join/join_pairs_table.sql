@@ -1,3 +1,3 @@
--- join_pairs_table: the pairs (gateway idx gi, engine idx ei) that join_pairs
--- adds to, round by round.
+-- join_pairs_table: the pairs (gateway idx gi, engine idx ei) that the rounds
+-- of join_pairs add, round by round; with join_solo's, every pair.
 CREATE OR REPLACE TABLE join_pairs (gi BIGINT, ei BIGINT);

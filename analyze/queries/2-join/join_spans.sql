@@ -1,6 +1,8 @@
 -- join_spans: the spans of a joined run (docs/metrics.md "Gateway and engine"),
--- in the columns of spans.parquet plus idx and gw, from raw_spans and join_pairs,
--- stored in input order (idx) as requests.parquet holds them.
+-- in the columns of spans.parquet plus idx and gw, from spans_file, the pairs
+-- (join_solo and join_pairs) and raw_spans' replicas; joined_file writes
+-- them in input order (idx), as requests.parquet holds them, and sorts them
+-- then: the left join does not keep the scan's order.
 --
 -- A joined span is the gateway's attempt (span_id, request_id, attempt, status)
 -- with the engine's replica, model, admission, token times, release and token
@@ -10,38 +12,66 @@
 -- the engine's (µs). Unjoined spans stay as they are, except that a gateway
 -- span's replica is renamed to the engine replica its joined spans went to
 -- (NULL when none did: a gateway's name for a server adds no slots).
+--
+-- One pass over spans_file's spans of other roles than the engine's (the
+-- scan skips the engine's rows by their source), plus the engine spans no
+-- gateway span joined (read by row number: usually none); a gateway span
+-- finds its engine span's columns, keyed by the gateway span's idx, by one
+-- left join, and each column takes the joined value when there is a pair.
+-- The renames are counted only for the gateway replicas of unjoined gateway
+-- spans (usually none): counting every pair's replicas took longer than
+-- the rest of the statement.
 CREATE OR REPLACE TABLE joined_spans AS
 WITH pairs AS (
-    SELECT g.idx AS gi, e.idx AS ei, g.replica AS g_rep, e.replica AS e_rep
-    FROM join_pairs jp JOIN raw_spans g ON g.idx = jp.gi JOIN raw_spans e ON e.idx = jp.ei
+    SELECT gi, ei FROM join_solo UNION ALL SELECT gi, ei FROM join_pairs
+), lone AS (
+    -- The replicas of the gateway spans that joined no engine span.
+    SELECT DISTINCT replica FROM raw_spans ANTI JOIN pairs ON pairs.gi = raw_spans.idx
+    WHERE is_gw AND replica IS NOT NULL
+), lone_pairs AS MATERIALIZED (
+    SELECT pairs.ei, g.replica AS g_rep
+    FROM pairs JOIN (SELECT idx, replica FROM raw_spans SEMI JOIN lone USING (replica)) g ON g.idx = pairs.gi
 ), renames AS (
     -- The engine replica most of a gateway replica's joined spans went to.
     SELECT g_rep, arg_max(e_rep, (n, e_rep)) AS e_rep
-    FROM (SELECT g_rep, e_rep, count(*) AS n FROM pairs
-          WHERE g_rep IS NOT NULL AND e_rep IS NOT NULL GROUP BY ALL)
+    FROM (SELECT lp.g_rep, e.replica AS e_rep, count(*) AS n
+          FROM lone_pairs lp JOIN raw_spans e ON e.idx = lp.ei
+          WHERE e.replica IS NOT NULL GROUP BY ALL)
     GROUP BY g_rep
+), e AS (
+    SELECT pairs.gi, source, model, replica, queued_at, engine_arrived_at, admitted_at,
+        first_token_at, last_token_at, released_at, input_tokens, output_tokens, cached_tokens,
+        time_resolution_us, time_origin
+    FROM spans_file JOIN pairs ON pairs.ei = file_row_number
+    WHERE source IN $engine
+), s AS (
+    SELECT * EXCLUDE (file_row_number), file_row_number AS idx, source IN $gateway AS is_gw
+    FROM spans_file WHERE NOT source IN $engine
+    UNION ALL
+    SELECT * EXCLUDE (file_row_number), file_row_number AS idx, false AS is_gw
+    FROM spans_file WHERE source IN $engine
+        AND file_row_number IN (SELECT idx FROM raw_spans ANTI JOIN pairs ON pairs.ei = raw_spans.idx WHERE is_en)
 )
 SELECT
-    g.run_id, g.source || '+' || e.source AS source, g.span_id, g.request_id, g.attempt,
-    g.retry_cause, coalesce(e.model, g.model) AS model, coalesce(e.replica, g.replica) AS replica,
-    coalesce(g.queued_at, e.queued_at) AS queued_at, coalesce(e.engine_arrived_at, e.queued_at) AS engine_arrived_at, e.admitted_at, e.first_token_at, e.last_token_at,
-    coalesce(e.released_at, g.released_at) AS released_at,
-    coalesce(e.input_tokens, g.input_tokens) AS input_tokens,
-    coalesce(e.output_tokens, g.output_tokens) AS output_tokens,
-    coalesce(e.cached_tokens, g.cached_tokens) AS cached_tokens,
-    g.status, g.error, g.http_status,
-    nullif(greatest(coalesce(g.time_resolution_us, 0), coalesce(e.time_resolution_us, 0)), 0) AS time_resolution_us,
-    coalesce(e.time_origin, g.time_origin) AS time_origin,
-    g.idx,
-    (epoch_us(g.released_at) - epoch_us(g.queued_at))
+    s.run_id, CASE WHEN e.gi IS NULL THEN s.source ELSE s.source || '+' || e.source END AS source,
+    s.span_id, s.request_id, s.attempt, s.retry_cause,
+    CASE WHEN e.gi IS NULL THEN s.model ELSE coalesce(e.model, s.model) END AS model,
+    CASE WHEN e.gi IS NOT NULL THEN coalesce(e.replica, s.replica) WHEN s.is_gw THEN renames.e_rep ELSE s.replica END AS replica,
+    CASE WHEN e.gi IS NULL THEN s.queued_at ELSE coalesce(s.queued_at, e.queued_at) END AS queued_at,
+    CASE WHEN e.gi IS NULL THEN s.engine_arrived_at ELSE coalesce(e.engine_arrived_at, e.queued_at) END AS engine_arrived_at,
+    CASE WHEN e.gi IS NULL THEN s.admitted_at ELSE e.admitted_at END AS admitted_at,
+    CASE WHEN e.gi IS NULL THEN s.first_token_at ELSE e.first_token_at END AS first_token_at,
+    CASE WHEN e.gi IS NULL THEN s.last_token_at ELSE e.last_token_at END AS last_token_at,
+    CASE WHEN e.gi IS NULL THEN s.released_at ELSE coalesce(e.released_at, s.released_at) END AS released_at,
+    CASE WHEN e.gi IS NULL THEN s.input_tokens ELSE coalesce(e.input_tokens, s.input_tokens) END AS input_tokens,
+    CASE WHEN e.gi IS NULL THEN s.output_tokens ELSE coalesce(e.output_tokens, s.output_tokens) END AS output_tokens,
+    CASE WHEN e.gi IS NULL THEN s.cached_tokens ELSE coalesce(e.cached_tokens, s.cached_tokens) END AS cached_tokens,
+    s.status, s.error, s.http_status,
+    CASE WHEN e.gi IS NULL THEN s.time_resolution_us
+         ELSE nullif(greatest(coalesce(s.time_resolution_us, 0), coalesce(e.time_resolution_us, 0)), 0) END AS time_resolution_us,
+    CASE WHEN e.gi IS NULL THEN s.time_origin ELSE coalesce(e.time_origin, s.time_origin) END AS time_origin,
+    s.idx,
+    (epoch_us(s.released_at) - epoch_us(s.queued_at))
         - (epoch_us(e.released_at) - epoch_us(coalesce(e.queued_at, e.admitted_at))) AS gw
-FROM pairs jp JOIN raw_spans g ON g.idx = jp.gi JOIN raw_spans e ON e.idx = jp.ei
-UNION ALL BY NAME
-SELECT s.* EXCLUDE (idx, is_gw, is_en) REPLACE (renames.e_rep AS replica), s.idx, NULL::BIGINT AS gw
-FROM raw_spans s LEFT JOIN renames ON renames.g_rep = s.replica
-WHERE s.is_gw AND s.idx NOT IN (SELECT gi FROM join_pairs)
-UNION ALL BY NAME
-SELECT * EXCLUDE (idx, is_gw, is_en), idx, NULL::BIGINT AS gw
-FROM raw_spans
-WHERE NOT is_gw AND idx NOT IN (SELECT ei FROM join_pairs)
-ORDER BY idx;
+FROM s LEFT JOIN e ON e.gi = s.idx
+LEFT JOIN renames ON renames.g_rep = s.replica;
