@@ -9,7 +9,7 @@ FUZZTIME ?= 10s
 # The build names itself (tpsreport --version, manifest.json, the report footer).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: help build test test-short demo demo-data hostile bench lint update-golden tidy-check e2e fuzz clean
+.PHONY: help build test test-short demo demo-data hostile bench bench-scale lint update-golden tidy-check e2e fuzz clean
 
 ## build: build bin/tpsreport
 build:
@@ -67,6 +67,10 @@ fuzz:
 bench: build
 	$(GO) run ./internal/bench -bin $(BIN) -out bench/out -md BENCHMARKS.md
 
+## bench-scale: 10 M and 100 M spans simulated straight into run datasets under bench/scale, analyzed, the 100 M run reported and compared (many minutes; needs ~15 GB free; SCALE_KEEP=1 keeps the 100 M dataset)
+bench-scale: build
+	$(GO) run ./internal/bench -scale -bin $(BIN) -scale-dir bench/scale -md BENCHMARKS.md
+
 ## lint: gofmt, go vet and staticcheck
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
@@ -85,7 +89,7 @@ tidy-check:
 
 ## clean: remove build and demo outputs
 clean:
-	rm -rf bin tpsreport-demo bench/out
+	rm -rf bin tpsreport-demo bench/out bench/scale
 
 help:
 	@grep -E '^## ' $(MAKEFILE_LIST) | sed 's/^## //' | column -t -s ':'

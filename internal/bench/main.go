@@ -54,7 +54,18 @@ func main() {
 	sizes := flag.String("sizes", envOr("BENCH_SIZES", "1000000,10000000"), "span counts to generate, comma-separated")
 	formats := flag.String("format-sizes", envOr("BENCH_FORMAT_SIZES", "1000000"), "of -sizes, those also generated and measured as vLLM OTel and LiteLLM logs ('' for none)")
 	repeat := flag.Int("repeat", envInt("BENCH_REPEAT", 3), "runs of each step; the median is reported")
+	scale := flag.Bool("scale", false, "run the scale bench instead (make bench-scale): -scale-sizes generated straight into run datasets, analyzed, the largest reported and compared against the smaller; its section of -md is rewritten")
+	scaleDir := flag.String("scale-dir", "bench/scale", "work directory of -scale")
+	scaleSizes := flag.String("scale-sizes", envOr("SCALE_SIZES", "10000000,100000000"), "the two span counts of -scale, the smaller first")
+	keep := flag.Bool("keep", os.Getenv("SCALE_KEEP") != "", "keep the largest -scale dataset (removed at the end otherwise)")
 	flag.Parse()
+	if *scale {
+		if err := runScale(*bin, *scaleDir, *md, *scaleSizes, *keep); err != nil {
+			fmt.Fprintln(os.Stderr, "bench-scale:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *inputs == "" {
 		*inputs = *out
 	}
@@ -245,7 +256,7 @@ func run(bin, out, inputs, md, sizeList, formatList, only string, repeat int) er
 	table := render(ms, sizeList, formatList, repeat)
 	fmt.Print(table)
 	if md != "" {
-		return rewriteSection(md, table)
+		return rewriteBetween(md, beginMarker, endMarker, table)
 	}
 	return nil
 }
@@ -323,17 +334,10 @@ func generate(dir, label string, n int64, withFormats bool) (map[string]string, 
 			return files, c, nil
 		}
 	}
-	sc, err := sim.Named("multi-replica")
+	sc, err := dayScenario(n)
 	if err != nil {
 		return nil, 0, err
 	}
-	// A day of traffic from a fleet sized for it: the scenario's per-replica
-	// load, with as many replicas as n spans a day need.
-	perReplica := sc.Rate / float64(sc.Replicas)
-	sc.Duration = 24 * time.Hour
-	sc.Rate = float64(n) / 86400 / 1.02 // about 2 % of spans are retries and hedges
-	sc.Replicas = max(1, int(math.Ceil(sc.Rate/perReplica)))
-	sc.MaxArrivals = n // stopped at n spans, before the arrivals run out
 
 	type out struct {
 		f    *os.File
@@ -406,6 +410,22 @@ func allExist(files map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// dayScenario is the scenario every bench generates: the multi-replica
+// scenario's per-replica load over a day, from as many replicas as n spans a
+// day need, stopped at n spans before the arrivals run out.
+func dayScenario(n int64) (sim.Scenario, error) {
+	sc, err := sim.Named("multi-replica")
+	if err != nil {
+		return sc, err
+	}
+	perReplica := sc.Rate / float64(sc.Replicas)
+	sc.Duration = 24 * time.Hour
+	sc.Rate = float64(n) / 86400 / 1.02 // about 2 % of spans are retries and hedges
+	sc.Replicas = max(1, int(math.Ceil(sc.Rate/perReplica)))
+	sc.MaxArrivals = n
+	return sc, nil
 }
 
 var errEnough = errors.New("enough spans")
@@ -565,18 +585,18 @@ const (
 	endMarker   = "<!-- bench:end -->"
 )
 
-// rewriteSection replaces the text between the bench markers of path.
-func rewriteSection(path, table string) error {
+// rewriteBetween replaces the text between the markers begin and end of path.
+func rewriteBetween(path, begin, end, text string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
 	s := string(b)
-	i, j := strings.Index(s, beginMarker), strings.Index(s, endMarker)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
 	if i < 0 || j < i {
-		return fmt.Errorf("%s has no %s … %s section", path, beginMarker, endMarker)
+		return fmt.Errorf("%s has no %s … %s section", path, begin, end)
 	}
-	s = s[:i+len(beginMarker)] + "\n" + table + s[j:]
+	s = s[:i+len(begin)] + "\n" + text + s[j:]
 	return os.WriteFile(path, []byte(s), 0o644)
 }
 
