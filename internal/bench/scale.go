@@ -81,7 +81,24 @@ func runScale(bin, dir, md, sizeList string, keep bool) error {
 	// Per-span disk use: the defaults until the small run measures them.
 	perDataset, perOutputs, perSpill := float64(datasetPerSpan), float64(outputsPerSpan), float64(spillPerSpan)
 	var ms []scaleMeasure
-	analyzed := map[int64]*scaleMeasure{}
+	analyzed := map[int64]int{} // index in ms of the analyze of n spans
+	analysis := func(n int64) *scaleMeasure {
+		if i, ok := analyzed[n]; ok {
+			return &ms[i]
+		}
+		return nil
+	}
+	// Each step's figures go to md as soon as it ends, marked unfinished,
+	// so that a run stopped half way (out of time, out of disk) still
+	// leaves what it measured.
+	record := func(m scaleMeasure) error {
+		ms = append(ms, m)
+		if md == "" {
+			return nil
+		}
+		return rewriteBetween(md, scaleBegin, scaleEnd, renderScale(ms, analysis(small), analysis(large), small, large, sizeList, keep)+
+			"\n**Unfinished**: the run had measured only the steps above when this was written.\n")
+	}
 	for _, n := range sizes {
 		label := human(n)
 		rd := runDir(n)
@@ -99,10 +116,12 @@ func runScale(bin, dir, md, sizeList string, keep bool) error {
 				return err
 			}
 			m.freeBefore, m.diskNeedBefore = free, need
-			ms = append(ms, m)
+			if err := record(m); err != nil {
+				return err
+			}
 		}
 		if n == small {
-			if b := dirBytes(rd); b > 0 {
+			if b := ingestBytes(rd); b > 0 {
 				perDataset = float64(b) / float64(n)
 			}
 		}
@@ -111,13 +130,11 @@ func runScale(bin, dir, md, sizeList string, keep bool) error {
 		if err != nil {
 			return err
 		}
-		before := dirBytes(rd)
 		m, err := analyzeRun(bin, rd, n)
 		if err != nil {
 			return err
 		}
 		m.freeBefore, m.diskNeedBefore = free, need
-		m.outBytes = dirBytes(rd) - before
 		if n == small {
 			if m.outBytes > 0 {
 				perOutputs = float64(m.outBytes) / float64(n)
@@ -126,8 +143,10 @@ func runScale(bin, dir, md, sizeList string, keep bool) error {
 				perSpill = max(perSpill, float64(m.spilledMB<<20)/float64(n))
 			}
 		}
-		ms = append(ms, m)
-		analyzed[n] = &ms[len(ms)-1]
+		analyzed[n] = len(ms)
+		if err := record(m); err != nil {
+			return err
+		}
 	}
 
 	// report of the large run, and compare of it against the small one: a
@@ -154,10 +173,12 @@ func runScale(bin, dir, md, sizeList string, keep bool) error {
 		}
 		m.outBytes = dirBytes(st.argv[3])
 		logStep(m)
-		ms = append(ms, m)
+		if err := record(m); err != nil {
+			return err
+		}
 	}
 
-	text := renderScale(ms, analyzed[small], analyzed[large], small, large, sizeList, keep)
+	text := renderScale(ms, analysis(small), analysis(large), small, large, sizeList, keep)
 	fmt.Print(text)
 	if !keep {
 		if err := os.RemoveAll(runDir(large)); err != nil {
@@ -206,6 +227,16 @@ func dirBytes(dir string) int64 {
 	return n
 }
 
+// ingestBytes is the disk use of what ingest wrote into the dataset rd: the
+// rest is analyze's.
+func ingestBytes(rd string) int64 {
+	var n int64
+	for _, f := range []string{"spans.parquet", "samples.parquet", "rejects.jsonl", "manifest.json"} {
+		n += dirBytes(filepath.Join(rd, f))
+	}
+	return n
+}
+
 // generateRun writes n spans of the day scenario into the run dataset rd:
 // the simulator here writes canonical JSONL into the stdin of
 // `tpsreport ingest -`, so that the JSON is never on disk. The measure is the
@@ -243,7 +274,7 @@ func generateRun(bin, rd string, n int64) (scaleMeasure, error) {
 		simErr = err
 		pw.CloseWithError(err)
 	}()
-	m := scaleMeasure{step: "generate → ingest (simulator | tpsreport ingest -)", input: label + " run", spans: n}
+	m := scaleMeasure{step: "generate → ingest (simulator piped into ingest -)", input: label + " run", spans: n}
 	var stderr []byte
 	m.wall, m.cpu, m.rssKB, m.load, stderr, err = measured([]string{bin, "ingest", "--format", "spans", "--run", "scale-" + label, "--out", tmp, "-"}, pr)
 	pr.CloseWithError(io.ErrClosedPipe) // a failed ingest must not leave the simulator blocked
@@ -284,6 +315,7 @@ func analyzeRun(bin, rd string, n int64) (scaleMeasure, error) {
 	if err != nil {
 		return m, fmt.Errorf("analyze %s: %w: %s", rd, err, lastLine(string(stderr)))
 	}
+	m.outBytes = dirBytes(rd) - ingestBytes(rd)
 	if err := os.WriteFile(filepath.Join(filepath.Dir(rd), "analyze-"+human(n)+".log"), stderr, 0o644); err != nil {
 		return m, err
 	}
@@ -430,7 +462,7 @@ func renderScale(ms []scaleMeasure, small, large *scaleMeasure, ns, nl int64, si
 		fmt.Fprintf(&b, "| %s | %s, %s spans | %.1f | %.1f | %s | %.0f | %.2f | %.1f (%.1f) |\n",
 			m.step, m.input, thousands(m.spans), m.wall.Seconds(), m.cpu.Seconds(), sps, float64(m.rssKB)/1024, float64(m.outBytes)/1e9, m.load[0], m.load[1])
 	}
-	fmt.Fprintln(&b, "\nThe generate → ingest step's wall time is the simulator's and the ingest's together (side by side on a pipe); its peak RSS is the ingest's. The load average is the machine's: about 2 is this bench alone on 2 cores, above that another process shared them.")
+	fmt.Fprintln(&b, "\nThe generate → ingest step's wall time is the simulator's and the ingest's together (side by side on a pipe); its CPU time and peak RSS are the ingest's. The load average is the machine's: about 2 is this bench alone on 2 cores, above that another process shared them.")
 	for _, m := range []*scaleMeasure{small, large} {
 		if m == nil || len(m.slowest) == 0 {
 			continue
