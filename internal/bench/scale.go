@@ -309,16 +309,18 @@ func generateRun(bin, rd string, n int64) (scaleMeasure, error) {
 // analyzeRun analyses rd with --debug and reads its per-statement log.
 func analyzeRun(bin, rd string, n int64) (scaleMeasure, error) {
 	m := scaleMeasure{step: "analyze", input: human(n) + " run", spans: n}
+	// The log is written as it comes, to follow a long analyze while it runs.
+	logFile, err := os.Create(filepath.Join(filepath.Dir(rd), "analyze-"+human(n)+".log"))
+	if err != nil {
+		return m, err
+	}
+	defer logFile.Close()
 	var stderr []byte
-	var err error
-	m.wall, m.cpu, m.rssKB, m.load, stderr, err = measured([]string{bin, "--debug", "analyze", rd}, nil)
+	m.wall, m.cpu, m.rssKB, m.load, stderr, err = measured([]string{bin, "--debug", "analyze", rd}, nil, logFile)
 	if err != nil {
 		return m, fmt.Errorf("analyze %s: %w: %s", rd, err, lastLine(string(stderr)))
 	}
 	m.outBytes = dirBytes(rd) - ingestBytes(rd)
-	if err := os.WriteFile(filepath.Join(filepath.Dir(rd), "analyze-"+human(n)+".log"), stderr, 0o644); err != nil {
-		return m, err
-	}
 	sts := parseStatements(stderr)
 	for _, s := range sts {
 		m.spilledMB = max(m.spilledMB, s.spilledMB)
@@ -364,11 +366,12 @@ func parseStatements(log []byte) []statement {
 
 // measured runs argv (stdin from in, if not nil) and returns its wall time,
 // CPU time, peak RSS (KiB), the mean and max of the machine's 1-minute load
-// average sampled every 5 s while it ran, and its stderr.
-func measured(argv []string, in io.Reader) (wall, cpu time.Duration, kb int64, load [2]float64, stderr []byte, err error) {
+// average sampled every 5 s while it ran, and its stderr (copied to tee as it
+// comes, if any).
+func measured(argv []string, in io.Reader, tee ...io.Writer) (wall, cpu time.Duration, kb int64, load [2]float64, stderr []byte, err error) {
 	cmd := exec.CommandContext(context.Background(), argv[0], argv[1:]...)
 	var eb bytes.Buffer
-	cmd.Stderr = &eb
+	cmd.Stderr = io.MultiWriter(append([]io.Writer{&eb}, tee...)...)
 	cmd.Stdin = in
 	done := make(chan struct{})
 	loads := make(chan []float64, 1)
@@ -478,7 +481,7 @@ func renderScale(ms []scaleMeasure, small, large *scaleMeasure, ns, nl int64, si
 		ratio := large.wall.Seconds() / small.wall.Seconds()
 		fmt.Fprintf(&b, "\n| target (issue 27) | measured | |\n|---|---|---|\n")
 		fmt.Fprintf(&b, "| analyze of %s spans: peak RSS < 8 GB | %.0f MB | %s |\n", thousands(nl), float64(large.rssKB)/1024, holds(float64(large.rssKB)/1024 < scaleRSSLimitMB))
-		fmt.Fprintf(&b, "| analyze of %s spans ≤ %d× analyze of %s spans | %.1f s / %.1f s = %.2f× (%.2f× the spans) | %s |\n", human(nl), scaleTimeRatio, human(ns), large.wall.Seconds(), small.wall.Seconds(), ratio, float64(nl)/float64(ns), holds(ratio <= scaleTimeRatio))
+		fmt.Fprintf(&b, "| analyze of %s spans ≤ %d× analyze of %s spans | %.1f s / %.1f s = %.2f× for %.0f× the spans (CPU time %.2f×, less moved by a shared machine) | %s |\n", human(nl), scaleTimeRatio, human(ns), large.wall.Seconds(), small.wall.Seconds(), ratio, float64(nl)/float64(ns), large.cpu.Seconds()/small.cpu.Seconds(), holds(ratio <= scaleTimeRatio))
 		for _, m := range ms {
 			if m.step == "report" || strings.HasPrefix(m.step, "compare") {
 				fmt.Fprintf(&b, "| %s of the %s under a minute | %.1f s, %.0f MB | %s |\n", strings.SplitN(m.step, " ", 2)[0], m.input, m.wall.Seconds(), float64(m.rssKB)/1024, holds(m.wall < scaleOutputWall))
