@@ -58,7 +58,7 @@ const (
 	datasetPerSpan = 40
 	outputsPerSpan = 60
 	diskMargin     = 1 << 30 // left free whatever the estimate
-	spillGrowth    = 3       // spill a span of the large run over the small run's
+	spillGrowth    = 4       // spill a span of the large run over the small run's
 )
 
 func runScale(bin, dir, md, sizeList string, keep bool) error {
@@ -142,8 +142,8 @@ func runScale(bin, dir, md, sizeList string, keep bool) error {
 			}
 			if m.spilledMB > 0 {
 				// Spill grows faster than the spans: the first 100 M
-				// analyze had spilled 2.7× as much a span as the 10 M one
-				// (38 GB) when it was stopped unfinished.
+				// analyze had spilled 3.3× as much a span as the 10 M one
+				// (48 GB) when it was stopped unfinished.
 				perSpill = max(perSpill, spillGrowth*float64(m.spilledMB<<20)/float64(n))
 			}
 		}
