@@ -279,8 +279,9 @@ var pipeline = []step{
 	{name: "gap_causes_unlocated", when: "!located", creates: []string{"gap_causes"}, drops: []string{"spans.arrived_us"},
 		args: func(st *runState) []any { return []any{sql.Named("pool_cap", st.caps.Pool)} }},
 	{name: "replica_gaps_unlocated", when: "!located", creates: []string{"replica_gaps"}},
+	{name: "sample_holds", creates: []string{"sample_holds"}},
 	{name: "sample_segments", creates: []string{"sample_segments"}},
-	{name: "engine_holds", creates: []string{"engine_holds"}},
+	{name: "engine_holds", creates: []string{"engine_holds"}, drops: []string{"sample_holds"}},
 	// What reads the segments alone comes before the windows, so that their
 	// tables are gone by the distributions (win_dists_*), which hold every
 	// value of a window in memory outside DuckDB's memory_limit.

@@ -81,19 +81,27 @@ func guidellmWeighted(vals, weights []float64, p float64) (mean, pct float64) {
 // denote (≤ 0.12 µs from them at 1.7e9 s), so a difference of two instants
 // is within 1.5 µs, and a per-token time within 1.5 µs over the smallest
 // divisor; 1e-9 relative covers summation order.
+// guidellmReportJSON is a GuideLLM report fixture as JSON (a YAML one
+// converted).
+func guidellmReportJSON(t *testing.T, file string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Ext(file) == ".yaml" {
+		if data, err = guidellmYAMLToJSON(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return data
+}
+
 func TestGuideLLMReproducesMetrics(t *testing.T) {
 	checked := 0
 	for _, file := range loadToolFixtures("guidellm", ".good.") {
 		spans := loadToolSpans(t, "guidellm", file)
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if filepath.Ext(file) == ".yaml" {
-			if data, err = guidellmYAMLToJSON(data); err != nil {
-				t.Fatal(err)
-			}
-		}
+		data := guidellmReportJSON(t, file)
 		var rep struct {
 			Metadata   any `json:"metadata"`
 			Benchmarks []struct {
@@ -271,15 +279,7 @@ func TestGuideLLMReproducesThroughput(t *testing.T) {
 	checked := 0
 	for _, file := range loadToolFixtures("guidellm", ".good.") {
 		spans := loadToolSpans(t, "guidellm", file)
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if filepath.Ext(file) == ".yaml" {
-			if data, err = guidellmYAMLToJSON(data); err != nil {
-				t.Fatal(err)
-			}
-		}
+		data := guidellmReportJSON(t, file)
 		var rep struct {
 			Benchmarks []struct {
 				Metrics struct {

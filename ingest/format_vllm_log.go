@@ -392,17 +392,15 @@ func (r *vllmLogReader) stats(msg string, pos int, ts int64, replica string, rec
 			if val == "n/a" {
 				continue
 			}
-			p, ok := strings.CutSuffix(val, "%")
-			v, err := strconv.ParseFloat(p+"e-2", 64) // exact decimal scaling: "93.9" gives 0.939
-			if !ok || err != nil || v < 0 || v > 1.0005 || strings.ContainsAny(p, "eE") {
+			v, ok := statsPercent(val)
+			if !ok {
 				return recordErrorf(ErrBadValue, at, "stats line: %s: %q is not a percentage", key, val)
 			}
 			kv = r.float(v)
 		case "Prefix cache hit rate":
 			// V1: "Prefix cache hit rate: 45.3%"; V0: "... rate: GPU: 45.3%, CPU: 0.0%".
-			p, ok := strings.CutSuffix(strings.TrimPrefix(val, "GPU: "), "%")
-			v, err := strconv.ParseFloat(p+"e-2", 64)
-			if !ok || err != nil || v < 0 || v > 1.0005 || strings.ContainsAny(p, "eE") {
+			v, ok := statsPercent(strings.TrimPrefix(val, "GPU: "))
+			if !ok {
 				return recordErrorf(ErrBadValue, at, "stats line: %s: %q is not a percentage", key, val)
 			}
 			hit = r.float(min(v, 1))
@@ -690,4 +688,16 @@ func sniffVLLMLog(head []byte) int {
 		best = 60
 	}
 	return best
+}
+
+// statsPercent reads a stats line's "93.9%" as the fraction 0.939, scaled
+// exactly in decimal (the digits with "e-2"); up to 100.05 % is taken, as
+// vLLM rounds.
+func statsPercent(val string) (float64, bool) {
+	p, ok := strings.CutSuffix(val, "%")
+	v, err := strconv.ParseFloat(p+"e-2", 64)
+	if !ok || err != nil || v < 0 || v > 1.0005 || strings.ContainsAny(p, "eE") {
+		return 0, false
+	}
+	return v, true
 }
