@@ -358,9 +358,9 @@ func (a *analysis) logQuery(name string, start time.Time) {
 // span) it compresses in about 60 % of the time for a file about 5 % larger.
 // options adds to the COPY's options. COPY takes no parameter for its
 // destination: the path, which this package builds, is quoted by sqlString.
-func (a *analysis) copyRows(name, path, options string) error {
+func (a *analysis) copyRows(name, path, options string, args ...any) error {
 	q := "COPY (" + query(name) + ") TO " + sqlString(path) + " (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1" + options + ")"
-	if _, err := a.db.ExecContext(a.ctx, q); err != nil {
+	if _, err := a.db.ExecContext(a.ctx, q, args...); err != nil {
 		return fmt.Errorf("analyze %s: %w", name, err)
 	}
 	return nil
@@ -536,34 +536,37 @@ func (a *analysis) replicaCount(st *runState) error {
 	return nil
 }
 
-// writeRequests writes requests.parquet into tmpDir. In a run without a
-// gateway-engine join its rows are spans.parquet's, in the same order, so
-// DuckDB writes only the columns requests.parquet adds (requests_added) and
-// the others are spliced in from spans.parquet's column chunks, byte for
-// byte (splice.go). When the two files' row groups do not line up
-// (spans.parquet from an ingest with other row groups than DuckDB's) or a
-// column is missing, and in a run with a join, DuckDB writes every column
+// writeRequests writes requests.parquet into tmpDir. Its rows are those of
+// the file span_src reads, in the same order: spans.parquet, or in a joined
+// run the joined spans' file (joined_file). So DuckDB writes only the columns
+// requests.parquet adds (requests_added) and the others are spliced in from
+// that file's column chunks, byte for byte (splice.go). When the two files'
+// row groups do not line up (spans.parquet from an ingest with other row
+// groups than DuckDB's) or a column is missing, DuckDB writes every column
 // (requests_out). Either way the file holds the same values.
 func (a *analysis) writeRequests(st *runState) error {
 	out := filepath.Join(st.tmpDir, schemas.RequestsFile)
-	if st.join == nil {
-		err := a.spliceRequests(out, st.spansPath, filepath.Join(st.tmpDir, "requests_added.parquet"))
-		if err == nil {
-			a.log.Debug("requests.parquet spliced from spans.parquet")
-			return nil
-		}
-		if !errors.Is(err, errCannotSplice) {
-			return err
-		}
-		a.log.Debug("requests.parquet written whole", "reason", err)
+	base := st.spansPath
+	if st.join != nil {
+		base = filepath.Join(st.tmpDir, joinedFile)
 	}
+	err := a.spliceRequests(out, base, filepath.Join(st.tmpDir, "requests_added.parquet"))
+	if err == nil {
+		a.log.Debug("requests.parquet spliced", "from", filepath.Base(base))
+		return nil
+	}
+	if !errors.Is(err, errCannotSplice) {
+		return err
+	}
+	a.log.Debug("requests.parquet written whole", "reason", err)
 	return a.copyRows("requests_out", out, "")
 }
 
 // spliceRequests writes requests.parquet to out: requests_added (through
-// added, removed afterwards) spliced with the other columns of spans.parquet,
-// once the added rows are checked to be spans.parquet's, in its order.
-func (a *analysis) spliceRequests(out, spansPath, added string) error {
+// added, removed afterwards) spliced with the other columns of the file base
+// (spans.parquet or the joined spans'), once the added rows are checked to be
+// base's, in its order.
+func (a *analysis) spliceRequests(out, base, added string) error {
 	defer os.Remove(added)
 	// Without dictionaries, which DuckDB tries on every column: the added
 	// columns are mostly doubles that barely repeat (at 10 M spans 0.3 s of
@@ -572,14 +575,14 @@ func (a *analysis) spliceRequests(out, spansPath, added string) error {
 		return err
 	}
 	// The splice pairs row i of each file: the added columns must be in
-	// spans.parquet's order, as DuckDB keeps it (preserve_insertion_order).
+	// base's order, as DuckDB keeps it (preserve_insertion_order).
 	var inOrder sql.NullBool
 	err := a.db.QueryRowContext(a.ctx, query("requests_order"), sql.Named("path", added)).Scan(&inOrder)
 	if err != nil {
 		return fmt.Errorf("analyze requests_added: %w", err)
 	}
 	if inOrder.Valid && !inOrder.Bool {
-		return fmt.Errorf("%w: DuckDB wrote the added columns out of spans.parquet's order", errCannotSplice)
+		return fmt.Errorf("%w: DuckDB wrote the added columns out of %s's order", errCannotSplice, filepath.Base(base))
 	}
 	names, err := a.columns("requests_out")
 	if err != nil {
@@ -597,7 +600,7 @@ func (a *analysis) spliceRequests(out, spansPath, added string) error {
 		}
 	}
 	var srcs []*os.File
-	for _, p := range []string{spansPath, added} {
+	for _, p := range []string{base, added} {
 		f, err := os.Open(p)
 		if err != nil {
 			return fmt.Errorf("splice requests.parquet: %w", err)

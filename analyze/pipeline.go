@@ -74,7 +74,8 @@ var conditions = map[string]func(st *runState) bool{
 	"arrivals": func(st *runState) bool { return st.arrivals },
 	// located: some span knows where it waited (engine_arrived_at).
 	"located": func(st *runState) bool { return st.located },
-	// unnumbered: some span has no attempt number.
+	// unnumbered: some span has a request_id but no attempt number (a
+	// joined run numbers its spans in the join: joined_file).
 	"unnumbered": func(st *runState) bool { return st.unnumbered },
 	// samples: the dataset has samples.parquet.
 	"samples": func(st *runState) bool { return st.samplesPath != "" },
@@ -190,12 +191,12 @@ var pipeline = []step{
 	{name: "join_cand", when: "joined", creates: []string{"join_cand"}, drops: []string{"join_match"}},
 	{name: "join_pairs_table", when: "joined", creates: []string{"join_pairs"}},
 	{name: "join_rounds", when: "joined", do: (*analysis).joinRounds, uses: []string{"join_pairs"}, drops: []string{"join_cand"}},
-	{name: "join_spans", when: "joined", creates: []string{"joined_spans"}, args: func(*runState) []any {
-		return []any{sql.Named("gateway", gatewaySources), sql.Named("engine", engineSources)}
-	}},
-	{name: "join_coverage", when: "joined", do: (*analysis).joinCoverage, drops: []string{"raw_spans", "join_solo", "join_pairs"}},
+	{name: "join_unpaired", when: "joined", creates: []string{"join_unpaired"}},
+	{name: "join_coverage", when: "joined", do: (*analysis).joinCoverage},
 	{name: "joined_file", when: "joined", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, joinedFile) },
-		drops: []string{"joined_spans"}},
+		args: func(*runState) []any {
+			return []any{sql.Named("gateway", gatewaySources), sql.Named("engine", engineSources)}
+		}, drops: []string{"raw_spans", "join_solo", "join_pairs", "join_unpaired"}},
 	{name: "joined_path", when: "joined", both: true,
 		args: func(st *runState) []any { return []any{sql.Named("path", filepath.Join(st.tmpDir, joinedFile))} }},
 	{name: "span_src", when: "!joined", creates: []string{"span_src"}},
@@ -384,7 +385,7 @@ func (a *analysis) runStep(st *runState, s *step) error {
 	case s.do != nil:
 		err = s.do(a, st)
 	case s.copyTo != nil:
-		err = a.copyRows(s.statement(), s.copyTo(st), s.copyOpts)
+		err = a.copyRows(s.statement(), s.copyTo(st), s.copyOpts, args...)
 	default:
 		if _, err = a.db.ExecContext(a.ctx, query(s.statement()), args...); err == nil && s.both && a.side != nil {
 			_, err = a.side.ExecContext(a.ctx, query(s.statement()), args...)

@@ -42,7 +42,7 @@ func TestRequestsSplicedMatchWritten(t *testing.T) {
 		if _, err := Run(t.Context(), opt); err != nil {
 			t.Fatal(err)
 		}
-		spliced := strings.Contains(log.String(), "requests.parquet spliced from spans.parquet")
+		spliced := strings.Contains(log.String(), "requests.parquet spliced\" from=spans.parquet")
 		if spliced != (rows == 122880) {
 			t.Errorf("row groups of %d rows: spliced %v", rows, spliced)
 		}

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # analyze-identical.sh: analyze the same datasets with two tpsreport binaries
 # and require identical outputs (summary.json, curves.json, windows.parquet,
-# requests.parquet), byte for byte. For refactors of analyze that must not
-# change a number: the demo's runs, every simulator scenario as canonical
-# spans, a gateway + engine run, and a large multi-replica run.
+# requests.parquet, latencies.parquet): the JSON byte for byte, the Parquet
+# files row for row (internal/pqdiff, when their bytes differ: a splice and
+# DuckDB's COPY write the same rows in different bytes). For refactors of
+# analyze that must not change a number: the demo's runs, every simulator
+# scenario as canonical spans, a gateway + engine run, and a large
+# multi-replica run.
 #
 #   scripts/analyze-identical.sh OLD_BIN NEW_BIN [WORK_DIR]
 #
@@ -11,7 +14,9 @@
 set -euo pipefail
 old=$(realpath "$1"); new=$(realpath "$2"); work=${3:-$(mktemp -d)}
 large=${LARGE:-1000000}
-mkdir -p "$work"; cd "$work"
+mkdir -p "$work"
+(cd "$(dirname "$0")/.." && go build -o "$work/pqdiff" ./internal/pqdiff)
+cd "$work"
 
 datasets=()
 ingest() { # NAME INPUT...
@@ -44,10 +49,19 @@ for d in "${datasets[@]}"; do
 		bin=$old; [ $b = new ] && bin=$new
 		"$bin" analyze "$b/$d" >/dev/null
 	done
-	for f in summary.json curves.json windows.parquet requests.parquet; do
-		if ! cmp -s "old/$d/$f" "new/$d/$f"; then
-			echo "DIFFERENT $d/$f"; status=1
+	for f in summary.json curves.json windows.parquet requests.parquet latencies.parquet; do
+		if cmp -s "old/$d/$f" "new/$d/$f"; then
+			continue
 		fi
+		case $f in
+		*.parquet)
+			if why=$(./pqdiff "old/$d/$f" "new/$d/$f"); then
+				echo "same rows $d/$f"
+			else
+				echo "DIFFERENT $d/$f: $why"; status=1
+			fi ;;
+		*) echo "DIFFERENT $d/$f"; status=1 ;;
+		esac
 	done
 	echo "compared $d"
 done

@@ -6,7 +6,8 @@
 -- instants (µs). join_spans reads the spans' other columns from spans_file.
 --
 -- Keys: a gateway span offers its span_id (k1) and request_id (k2), an engine
--- span its request_id (k2) and that id without vLLM V1's internal suffix
+-- span its request_id (k2; k1 is NULL, not to store a million strings no
+-- statement reads) and that id without vLLM V1's internal suffix
 -- (-8 hex digits, join_match); each with the OpenAI id prefix (chatcmpl-,
 -- cmpl-) and our attempt suffixes (#retryN, #N) removed. The prefix is cut
 -- with starts_with, and the suffix's regular expression runs only on the ids
@@ -24,7 +25,8 @@ SELECT idx, is_gw, is_en, ok, replica,
 FROM (
     SELECT file_row_number AS idx, source IN $gateway AS is_gw, source IN $engine AS is_en,
         status = 'ok' AS ok, replica,
-        CASE WHEN starts_with(span_id, 'chatcmpl-') THEN substr(span_id, 10)
+        CASE WHEN NOT source IN $gateway THEN NULL
+             WHEN starts_with(span_id, 'chatcmpl-') THEN substr(span_id, 10)
              WHEN starts_with(span_id, 'cmpl-') THEN substr(span_id, 6) ELSE span_id END AS id1,
         CASE WHEN starts_with(request_id, 'chatcmpl-') THEN substr(request_id, 10)
              WHEN starts_with(request_id, 'cmpl-') THEN substr(request_id, 6) ELSE request_id END AS id2,
