@@ -599,28 +599,7 @@ func (a *analysis) spliceRequests(out, base, added string) error {
 			cols[i].Src = 1
 		}
 	}
-	var srcs []*os.File
-	for _, p := range []string{base, added} {
-		f, err := os.Open(p)
-		if err != nil {
-			return fmt.Errorf("splice requests.parquet: %w", err)
-		}
-		defer f.Close()
-		srcs = append(srcs, f)
-	}
-	f, err := os.Create(out)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", schemas.RequestsFile, err)
-	}
-	err = splice(f, srcs, cols)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(out)
-		return err
-	}
-	return nil
+	return spliceFiles(out, []string{base, added}, cols)
 }
 
 // columns lists the column names of the named query's rows, without running

@@ -2,7 +2,10 @@ package analyze
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/tpsreport/tpsreport/ingest"
 	"github.com/tpsreport/tpsreport/schemas"
@@ -22,8 +25,14 @@ var (
 const joinToleranceUS = 1_000_000
 
 // joinedFile is the joined spans' Parquet file in analyze's temp directory
-// (joined_file.sql), which span_src reads in a joined run.
-const joinedFile = "joined_spans.parquet"
+// (joined_file.sql), which span_src reads in a joined run; the two parts it
+// is made of (joined_gateway.sql, joined_engine.sql) are removed once it is
+// written.
+const (
+	joinedFile        = "joined_spans.parquet"
+	joinedGatewayPart = "joined_gateway.parquet"
+	joinedEnginePart  = "joined_engine.parquet"
+)
 
 // maxJoinRounds bounds the pairing rounds (join_pairs.sql). Each round joins at
 // least the nearest remaining pair of every chain of preferences, so a handful
@@ -87,4 +96,39 @@ func joinWarnings(c *schemas.JoinCoverage) []string {
 		out = append(out, fmt.Sprintf("only %d of %d engine spans joined a gateway span: the others keep the engine's arrival as queued_at", c.Matched, c.EngineSpans))
 	}
 	return out
+}
+
+// joinedColumns are the joined spans' file's columns, in its order, each
+// from the part that holds it: 0 the columns a span keeps from its own row
+// (joined_gateway), 1 those the join sets (joined_engine).
+var joinedColumns = []spliceColumn{
+	{"run_id", 0}, {"source", 1}, {"span_id", 0}, {"request_id", 0}, {"attempt", 1}, {"retry_cause", 0},
+	{"model", 1}, {"replica", 1}, {"queued_at", 1}, {"engine_arrived_at", 1}, {"admitted_at", 1},
+	{"first_token_at", 1}, {"last_token_at", 1}, {"released_at", 1}, {"input_tokens", 1}, {"output_tokens", 1},
+	{"cached_tokens", 1}, {"status", 0}, {"error", 0}, {"http_status", 0}, {"time_resolution_us", 1},
+	{"time_origin", 1}, {"gw", 1},
+}
+
+// joinedFile writes the joined spans' file from its two parts, row i of one
+// beside row i of the other, and removes the parts. DuckDB writes both parts'
+// row groups at 122,880 rows, so the file is spliced from their column chunks
+// without decoding a page; when they do not line up, DuckDB puts the rows side
+// by side (joined_file.sql), on one thread.
+func (a *analysis) joinedFile(st *runState) error {
+	g, e := filepath.Join(st.tmpDir, joinedGatewayPart), filepath.Join(st.tmpDir, joinedEnginePart)
+	out := filepath.Join(st.tmpDir, joinedFile)
+	err := spliceFiles(out, []string{g, e}, joinedColumns)
+	if errors.Is(err, errCannotSplice) {
+		a.log.Debug("joined spans written whole", "reason", err)
+		err = a.copyRows("joined_file", out, "", sql.Named("gateway_part", g), sql.Named("engine_part", e))
+	}
+	if err != nil {
+		return fmt.Errorf("analyze joined_file: %w", err)
+	}
+	for _, p := range []string{g, e} {
+		if err := os.Remove(p); err != nil {
+			return fmt.Errorf("analyze joined_file: %w", err)
+		}
+	}
+	return nil
 }

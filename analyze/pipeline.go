@@ -193,10 +193,18 @@ var pipeline = []step{
 	{name: "join_rounds", when: "joined", do: (*analysis).joinRounds, uses: []string{"join_pairs"}, drops: []string{"join_cand"}},
 	{name: "join_unpaired", when: "joined", creates: []string{"join_unpaired"}},
 	{name: "join_coverage", when: "joined", do: (*analysis).joinCoverage},
-	{name: "joined_file", when: "joined", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, joinedFile) },
+	// The joined spans' file, from two files of its columns: those the join
+	// sets, sorted, and those a span keeps, in the scan's order (join.go).
+	{name: "join_renames", when: "joined", creates: []string{"join_renames"}, drops: []string{"raw_spans"}},
+	{name: "raw_max", when: "joined", args: func(st *runState) []any { return []any{sql.Named("raw_max", st.spans-1)} }},
+	{name: "joined_kept", when: "joined", drops: []string{"join_unpaired"}},
+	{name: "joined_gateway", when: "joined", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, joinedGatewayPart) },
+		args: func(*runState) []any { return []any{sql.Named("engine", engineSources)} }},
+	{name: "joined_engine", when: "joined", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, joinedEnginePart) },
 		args: func(*runState) []any {
 			return []any{sql.Named("gateway", gatewaySources), sql.Named("engine", engineSources)}
-		}, drops: []string{"raw_spans", "join_solo", "join_pairs", "join_unpaired"}},
+		}, drops: []string{"join_solo", "join_pairs", "join_renames"}},
+	{name: "joined_file", when: "joined", do: (*analysis).joinedFile, uses: []string{"joined_file"}},
 	{name: "joined_path", when: "joined", both: true,
 		args: func(st *runState) []any { return []any{sql.Named("path", filepath.Join(st.tmpDir, joinedFile))} }},
 	{name: "span_src", when: "!joined", creates: []string{"span_src"}},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
@@ -41,6 +42,33 @@ var errCannotSplice = errors.New("cannot splice")
 
 // parquetMagic opens and closes every Parquet file.
 const parquetMagic = "PAR1"
+
+// spliceFiles writes the file out by splice from the Parquet files at paths
+// (cols' Src indexes paths); out is removed when the splice fails.
+func spliceFiles(out string, paths []string, cols []spliceColumn) error {
+	var srcs []*os.File
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return fmt.Errorf("splice %s: %w", filepath.Base(out), err)
+		}
+		defer f.Close()
+		srcs = append(srcs, f)
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return fmt.Errorf("splice %s: %w", filepath.Base(out), err)
+	}
+	err = splice(f, srcs, cols)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(out)
+		return err
+	}
+	return nil
+}
 
 // splice writes to out the columns cols, in that order, from the Parquet files
 // srcs. It returns an errCannotSplice error, having written nothing, when the

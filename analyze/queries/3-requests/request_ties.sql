@@ -6,7 +6,7 @@
 UPDATE multi_facts SET delivered_idx = t.delivered_idx
 FROM (
     SELECT s.request_id,
-           arg_min(s.idx, (coalesce(s.released_us, 9223372036854775807), s.released_us IS NULL, src.span_id, s.idx)) AS delivered_idx
+           min_by(s.idx, (coalesce(s.released_us, 9223372036854775807), s.released_us IS NULL, src.span_id, s.idx)) AS delivered_idx
     FROM spans s JOIN (SELECT request_id FROM multi_facts WHERE n_ok > 1) m
         ON s.request_id IS NOT DISTINCT FROM m.request_id
     JOIN span_src src ON src.idx = s.idx
