@@ -181,10 +181,10 @@ func run(bin, out, inputs, md, sizeList, formatList, only string, repeat int) er
 			// The same simulated run as a gateway's and an engine's logs: each
 			// ingested alone against DuckDB's reader of the same file, then
 			// both into one run, joined by analyze.
-			for _, f := range []string{sim.FormatVLLMOTel, sim.FormatLiteLLM} {
+			for _, f := range benchFormats {
 				dir := filepath.Join(out, f+"-"+label)
 				steps = append(steps,
-					step{name: "ingest (tpsreport)", format: f, argv: []string{bin, "ingest", "--format", f, "--run", "bench", "--out", dir, files[f]}, runDir: dir},
+					step{name: "ingest (tpsreport)", format: f, argv: []string{bin, "ingest", "--format", sim.IngestFormat(f), "--run", "bench", "--out", dir, files[f]}, runDir: dir},
 					step{name: "ingest (DuckDB read_json → Parquet)", format: f, argv: []string{self, "duckcopy", files[f], filepath.Join(out, "duck-"+f+"-"+label+".parquet")}, runDir: dir})
 			}
 			joined := joined(out, label)
@@ -315,18 +315,26 @@ func selected(name, only string) bool {
 	return false
 }
 
+// benchFormats are the simulator's log formats make bench ingests beside
+// canonical spans (BENCH_FORMAT_SIZES), each against DuckDB's reader of the
+// same file: an engine's (vLLM OTel, SGLang's request metrics) and a
+// gateway's (LiteLLM, and LiteLLM whose responses carry vLLM's per-request
+// metrics). LiteLLM + vLLM OTel are also ingested into one run and joined.
+var benchFormats = []string{sim.FormatVLLMOTel, sim.FormatLiteLLM, sim.FormatLiteLLMMetrics, sim.FormatSGLangMetrics}
+
 // generate writes the inputs of one size into dir: label names them
 // (spans-1M.jsonl) and n is the number of canonical spans, those of the
 // multi-replica scenario (a day of traffic, cut at n spans). withFormats adds
-// the same run as vLLM OTel spans and LiteLLM payloads (vllm-otel-1M.jsonl,
-// litellm-1M.jsonl). The simulator is deterministic, so files already there
+// the same run in each of benchFormats (vllm-otel-1M.jsonl, litellm-1M.jsonl,
+// …). The simulator is deterministic, so files already there
 // are kept. It returns the path of each file by format and the number of
 // canonical spans.
 func generate(dir, label string, n int64, withFormats bool) (map[string]string, int64, error) {
 	files := map[string]string{sim.FormatSpans: filepath.Join(dir, "spans-"+label+".jsonl")}
 	if withFormats {
-		files[sim.FormatVLLMOTel] = filepath.Join(dir, sim.FormatVLLMOTel+"-"+label+".jsonl")
-		files[sim.FormatLiteLLM] = filepath.Join(dir, sim.FormatLiteLLM+"-"+label+".jsonl")
+		for _, f := range benchFormats {
+			files[f] = filepath.Join(dir, f+"-"+label+".jsonl")
+		}
 	}
 	countPath := files[sim.FormatSpans] + ".count"
 	if b, err := os.ReadFile(countPath); err == nil {
@@ -369,15 +377,22 @@ func generate(dir, label string, n int64, withFormats bool) (map[string]string, 
 	cw := &countingSpans{w: w, max: n}
 	ws := []sim.Writer{cw}
 	if withFormats {
-		ow, err := create(files[sim.FormatVLLMOTel])
-		if err != nil {
-			return nil, 0, err
+		for _, f := range benchFormats {
+			fw, err := create(files[f])
+			if err != nil {
+				return nil, 0, err
+			}
+			switch f {
+			case sim.FormatVLLMOTel:
+				ws = append(ws, sim.NewVLLMOTel(fw, sc, 1))
+			case sim.FormatLiteLLM:
+				ws = append(ws, sim.NewLiteLLM(fw, sc, 1))
+			case sim.FormatLiteLLMMetrics:
+				ws = append(ws, sim.NewLiteLLMMetrics(fw, sc, 1))
+			case sim.FormatSGLangMetrics:
+				ws = append(ws, sim.NewSGLangMetrics(fw, sc, 1))
+			}
 		}
-		lw, err := create(files[sim.FormatLiteLLM])
-		if err != nil {
-			return nil, 0, err
-		}
-		ws = append(ws, sim.NewVLLMOTel(ow, sc, 1), sim.NewLiteLLM(lw, sc, 1))
 	}
 	tw := sim.Tee(ws...)
 	if _, err := sim.Generate(sc, 1, tw); err != nil && !errors.Is(err, errEnough) {
