@@ -6,8 +6,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/tpsreport/tpsreport/schemas"
 )
 
 // TestJoinedFileFromParts: the joined spans' file holds row i of the gateway
@@ -85,5 +90,23 @@ func TestJoinedFileFromParts(t *testing.T) {
 				t.Errorf("%d of %d rows not row i of both parts (want %d rows)", bad, rows, n)
 			}
 		})
+	}
+}
+
+// TestJoinedColumnsAreSpans: the joined spans' file has every column of
+// spans.parquet, in its order, and gw: a column added to the spans reaches a
+// joined run's analysis too.
+func TestJoinedColumnsAreSpans(t *testing.T) {
+	var want []string
+	for _, f := range parquet.SchemaOf(schemas.Span{}).Fields() {
+		want = append(want, f.Name())
+	}
+	want = append(want, "gw")
+	var got []string
+	for _, c := range joinedColumns {
+		got = append(got, c.Name)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("joinedColumns %v, want spans.parquet's %v and gw", got, want)
 	}
 }

@@ -532,7 +532,10 @@ func (s *jsonScanner) readValue(keys map[string]string, only map[string]bool) (a
 		if err := s.beginObject(); err != nil {
 			return nil, err
 		}
-		m := map[string]any{}
+		// A top-level object read for a known set of keys holds at most
+		// those: sized for them, the map never grows (growing it was a
+		// twelfth of reading SGLang's request metrics).
+		m := make(map[string]any, len(only))
 		for first := true; ; first = false {
 			kb, ok, err := s.nextKey(first)
 			if err != nil {
