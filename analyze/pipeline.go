@@ -198,6 +198,7 @@ var pipeline = []step{
 	{name: "join_renames", when: "joined", creates: []string{"join_renames"}, drops: []string{"raw_spans"}},
 	{name: "raw_max", when: "joined", args: func(st *runState) []any { return []any{sql.Named("raw_max", st.spans-1)} }},
 	{name: "joined_kept", when: "joined", drops: []string{"join_unpaired"}},
+	{name: "joined_row", when: "joined", creates: []string{"joined_row"}},
 	{name: "joined_gateway", when: "joined", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, joinedGatewayPart) },
 		args: func(*runState) []any { return []any{sql.Named("engine", engineSources)} }},
 	{name: "joined_engine", when: "joined", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, joinedEnginePart) },

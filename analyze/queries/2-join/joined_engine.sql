@@ -25,7 +25,7 @@
 -- percent): over every row it took longer than the join.
 --
 -- The rows (s): spans_file's spans of other roles than the engine's, and the
--- engine spans no gateway span joined (the variable joined_kept), in one scan
+-- engine spans no gateway span joined (joined_row), in one scan
 -- as joined_gateway's; a gateway span finds its engine span's columns, keyed
 -- by the gateway span's idx, by one left join, and each column takes the
 -- joined value when there is a pair; a gateway replica's rename is
@@ -41,7 +41,7 @@ WITH pairs AS (
 ), s AS NOT MATERIALIZED (
     SELECT * EXCLUDE (file_row_number), file_row_number AS idx, source IN $gateway AS is_gw
     FROM spans_file
-    WHERE NOT source IN $engine OR coalesce(get_bit(getvariable('joined_kept'), file_row_number::INTEGER) = 1, false)
+    WHERE joined_row(source IN $engine, file_row_number)
 ), multi AS MATERIALIZED (
     -- The spans of requests of two or more spans, with what orders them.
     SELECT idx, request_id, span_id, queued_at

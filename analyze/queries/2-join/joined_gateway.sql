@@ -3,8 +3,8 @@
 -- its run, ids, retry cause, status and error), for the rows joined_engine
 -- writes, in the same order: spans_file's spans of other roles than the
 -- engine's, and the engine spans no gateway span joined (the variable
--- joined_kept). A filtered scan keeps spans.parquet's order, so these
+-- joined_row). A filtered scan keeps spans.parquet's order, so these
 -- columns, the widest, are neither joined nor sorted.
 SELECT run_id, span_id, request_id, retry_cause, status, error, http_status
 FROM spans_file
-WHERE NOT source IN $engine OR coalesce(get_bit(getvariable('joined_kept'), file_row_number::INTEGER) = 1, false)
+WHERE joined_row(source IN $engine, file_row_number)
