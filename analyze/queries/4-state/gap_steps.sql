@@ -8,6 +8,9 @@
 -- at one instant share a row (at most four rows a span: queued, arrived,
 -- admitted, released); each step is −1, 0 or +1, so gap_replica counts rows
 -- as sweep does.
+-- The four kinds of row (k) come from one scan joined with four rows, not
+-- from a UNION ALL of four scans: DuckDB's sort of a UNION ALL runs out of
+-- memory once it spills (gap_intervals).
 CREATE OR REPLACE TABLE gap_steps AS
 WITH s AS (
     SELECT rid, queued_us AS q, arrived_us AS e, admitted_us AS a, released_us AS r,
@@ -15,22 +18,18 @@ WITH s AS (
     FROM spans SEMI JOIN pool_rids USING (rid)
     WHERE admitted_us <= released_us OR queued_us < admitted_us
 ), st AS (
-    -- queued: the wait starts, at the gateway or, arrived at once, in the engine
-    SELECT rid, q AS at_us, 0 AS di, 1 AS dq,
-        CASE WHEN loc AND e = q THEN 1 ELSE 0 END AS de,
-        CASE WHEN loc AND q < e THEN 1 ELSE 0 END AS dg
-    FROM s WHERE q < a
-    -- arrived between: from the gateway into the engine's queue
-    UNION ALL SELECT rid, e, 0, 0, 1, -1 FROM s WHERE loc AND q < e AND e < a
-    -- admitted: the wait ends where it was; the slot is taken
-    UNION ALL SELECT rid, a,
-        CASE WHEN a <= r THEN 1 ELSE 0 END,
-        CASE WHEN q < a THEN -1 ELSE 0 END,
-        CASE WHEN loc AND e < a THEN -1 ELSE 0 END,
-        CASE WHEN loc AND e = a THEN -1 ELSE 0 END
-    FROM s WHERE a <= r OR q < a
-    -- released
-    UNION ALL SELECT rid, r, -1, 0, 0, 0 FROM s WHERE a <= r
+    SELECT rid,
+        CASE k WHEN 0 THEN q WHEN 1 THEN e WHEN 2 THEN a ELSE r END AS at_us,
+        CASE k WHEN 2 THEN CASE WHEN a <= r THEN 1 ELSE 0 END WHEN 3 THEN -1 ELSE 0 END AS di,
+        CASE k WHEN 0 THEN 1 WHEN 2 THEN CASE WHEN q < a THEN -1 ELSE 0 END ELSE 0 END AS dq,
+        CASE k WHEN 0 THEN CASE WHEN loc AND e = q THEN 1 ELSE 0 END WHEN 1 THEN 1
+               WHEN 2 THEN CASE WHEN loc AND e < a THEN -1 ELSE 0 END ELSE 0 END AS de,
+        CASE k WHEN 0 THEN CASE WHEN loc AND q < e THEN 1 ELSE 0 END WHEN 1 THEN -1
+               WHEN 2 THEN CASE WHEN loc AND e = a THEN -1 ELSE 0 END ELSE 0 END AS dg
+    -- k: 0 queued, 1 arrived between, 2 admitted, 3 released
+    FROM s, (VALUES (0), (1), (2), (3)) AS ks(k)
+    WHERE CASE k WHEN 0 THEN q < a WHEN 1 THEN loc AND q < e AND e < a
+                 WHEN 2 THEN a <= r OR q < a ELSE a <= r END
 )
 SELECT rid, at_us, di::TINYINT AS di, dq::TINYINT AS dq, de::TINYINT AS de, dg::TINYINT AS dg
 FROM st ORDER BY rid, at_us;
