@@ -252,7 +252,8 @@ func BenchmarkSpanWriter(b *testing.B) {
 }
 
 // simFormatInput is the simulator's multi-replica run (about 2,000 spans)
-// as the lines of a gateway's or an engine's log: vllm-otel or litellm.
+// as the lines of a gateway's or an engine's log: vllm-otel, litellm or
+// sglang-metrics.
 func simFormatInput(b *testing.B, format string) []byte {
 	sc, err := sim.Named("multi-replica")
 	if err != nil {
@@ -266,6 +267,8 @@ func simFormatInput(b *testing.B, format string) []byte {
 		w = sim.NewVLLMOTel(&buf, sc, 1)
 	case SourceLiteLLM:
 		w = sim.NewLiteLLM(&buf, sc, 1)
+	case SourceSGLangMetrics:
+		w = sim.NewSGLangMetrics(&buf, sc, 1)
 	}
 	if _, err := sim.Generate(sc, 1, w); err != nil {
 		b.Fatal(err)
@@ -276,10 +279,10 @@ func simFormatInput(b *testing.B, format string) []byte {
 	return buf.Bytes()
 }
 
-// BenchmarkFormatDecode reads the simulator's logs with the vllm-otel and
-// litellm readers (decoding only: no Parquet, no hash).
+// BenchmarkFormatDecode reads the simulator's logs with the vllm-otel,
+// litellm and sglang-metrics readers (decoding only: no Parquet, no hash).
 func BenchmarkFormatDecode(b *testing.B) {
-	for _, format := range []string{SourceVLLMOTel, SourceLiteLLM} {
+	for _, format := range []string{SourceVLLMOTel, SourceLiteLLM, SourceSGLangMetrics} {
 		in := simFormatInput(b, format)
 		b.Run(format, func(b *testing.B) { benchDecode(b, format, in) })
 	}

@@ -1,10 +1,8 @@
 package ingest
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
-	"time"
 
 	"github.com/tpsreport/tpsreport/schemas"
 )
@@ -42,11 +40,10 @@ const SourceLiteLLM = "litellm"
 
 type liteLLMReader struct {
 	*jsonRecordReader
-	zone  *time.Location
-	arena arena
-	sc    jsonScanner
-	f     liteLLMFields
-	buf   []byte // copies of escaped strings of the line being read
+	litDecoder
+	sc  jsonScanner
+	f   liteLLMFields
+	buf []byte // copies of escaped strings of the line being read
 	// Per-value caches: the few models and API bases of a log.
 	models recentStrings
 	intern interner
@@ -56,7 +53,7 @@ type liteLLMReader struct {
 var _ Reader = (*liteLLMReader)(nil)
 
 func newLiteLLMReader(in Input) Reader {
-	r := &liteLLMReader{zone: in.Zone, hosts: map[string]*string{}}
+	r := &liteLLMReader{litDecoder: litDecoder{zone: in.Zone}, hosts: map[string]*string{}}
 	r.jsonRecordReader = newJSONRecordReader(in, r.decode)
 	r.only = liteLLMKeys
 	r.decodeLine = r.scanLine
@@ -72,56 +69,6 @@ var liteLLMKeys = map[string]bool{
 	"startTime": true, "endTime": true, "completionStartTime": true,
 	"prompt_tokens": true, "completion_tokens": true, "status": true, "error_information": true,
 	"response": true,
-}
-
-// litValue is a JSON value as a record decoder needs it: its class (0 when
-// the key is absent) and, for a string its unescaped contents, for a number
-// its text. Objects and arrays keep only their class.
-type litValue struct {
-	class byte
-	text  []byte
-}
-
-// any returns v as parseJSONValue gives it (objects and arrays empty: only
-// their kind is read from them), for the value helpers' error messages.
-func (v litValue) any() any {
-	switch v.class {
-	case jsonString:
-		return string(v.text)
-	case jsonNumber:
-		return json.Number(v.text)
-	case jsonTrue:
-		return true
-	case jsonFalse:
-		return false
-	case jsonObject:
-		return map[string]any{}
-	case jsonArray:
-		return []any{}
-	}
-	return nil
-}
-
-// litValueOf is the litValue of a value of parseJSONValue.
-func litValueOf(v any) litValue {
-	switch x := v.(type) {
-	case string:
-		return litValue{jsonString, []byte(x)}
-	case json.Number:
-		return litValue{jsonNumber, []byte(x)}
-	case bool:
-		if x {
-			return litValue{class: jsonTrue}
-		}
-		return litValue{class: jsonFalse}
-	case map[string]any:
-		return litValue{class: jsonObject}
-	case []any:
-		return litValue{class: jsonArray}
-	case nil:
-		return litValue{class: jsonNull}
-	}
-	return litValue{}
 }
 
 // liteLLMFields are the values decodeLiteLLM reads, by their paths in a
@@ -367,7 +314,7 @@ func (r *liteLLMReader) scanObject(which liteLLMObject, f *liteLLMFields) error 
 		}
 		switch {
 		case dst != nil:
-			if err := r.scanValue(dst); err != nil {
+			if err := scanLitValue(s, &r.buf, dst); err != nil {
 				return err
 			}
 		case child != 0 && s.class() == jsonObject:
@@ -389,92 +336,12 @@ func (r *liteLLMReader) scanObject(which liteLLMObject, f *liteLLMFields) error 
 	}
 }
 
-// scanValue reads the value at the scanner into v. An escaped string's
-// contents are copied out of the scanner's scratch into r.buf.
-func (r *liteLLMReader) scanValue(v *litValue) error {
-	s := &r.sc
-	c := s.class()
-	*v = litValue{class: c}
-	switch c {
-	case jsonString:
-		start := s.pos + 1
-		b, err := s.readString()
-		if err != nil {
-			return err
-		}
-		if len(b) > 0 && (&b[0] != &s.data[start]) {
-			n := len(r.buf)
-			r.buf = append(r.buf, b...)
-			b = r.buf[n:len(r.buf):len(r.buf)]
-		}
-		v.text = b
-		return nil
-	case jsonNumber:
-		b, err := s.readNumber()
-		v.text = b
-		return err
-	}
-	return s.skipValue()
-}
-
-// The value helpers of decodeLiteLLM. Each takes the common values the
-// short way, without allocating, and hands anything else to the general
-// helper (valString, valTime, valInt), whose value and error it returns.
-
-// isUnknownText reports whether a string means unknown ("" or "-").
-func isUnknownText(b []byte) bool { return len(b) == 0 || len(b) == 1 && b[0] == '-' }
-
-// text returns a string value as a string of its own, nil when unknown.
-func (r *liteLLMReader) text(fe *firstErr, v litValue, field string) *string {
-	switch v.class {
-	case 0, jsonNull:
-		return nil
-	case jsonString, jsonNumber:
-		if isUnknownText(v.text) {
-			return nil
-		}
-		return r.arena.string(r.arena.text(v.text))
-	}
-	return fe.str(v.any(), field)
-}
-
 // name is text for the few values of a column (models): interned.
 func (r *liteLLMReader) name(fe *firstErr, v litValue, field string) *string {
 	if v.class == jsonString && !isUnknownText(v.text) {
 		return r.arena.string(r.models.get(v.text, &r.intern))
 	}
 	return r.text(fe, v, field)
-}
-
-func (r *liteLLMReader) time(fe *firstErr, v litValue, field string) *int64 {
-	switch v.class {
-	case 0, jsonNull:
-		return nil
-	case jsonNumber:
-		if us, err := parseEpoch(v.text); err == nil {
-			return r.arena.int64(us)
-		}
-	case jsonString:
-		if isUnknownText(v.text) {
-			return nil
-		}
-		if us, err := parseTimestampZone(v.text, r.zone); err == nil {
-			return r.arena.int64(us)
-		}
-	}
-	return fe.time(v.any(), field, r.zone)
-}
-
-func (r *liteLLMReader) integer(fe *firstErr, v litValue, field string, lo, hi int64) *int64 {
-	switch v.class {
-	case 0, jsonNull:
-		return nil
-	case jsonNumber:
-		if n, k, ok := plainInteger(v.text); ok && k == len(v.text) && lo <= n && n <= hi {
-			return r.arena.int64(n)
-		}
-	}
-	return fe.integer(v.any(), field, lo, hi)
 }
 
 // host is hostOf(base) for the API bases of a log, each parsed once.

@@ -42,8 +42,11 @@ type sglangLogReader struct {
 	*lineReader
 	zone   *time.Location
 	caps   map[string]int64 // max_running_requests by replica
-	arena  arena
 	intern interner
+	// lit reads meta_info's values (sglangMeta); its zone is nil: meta_info's
+	// instants are epoch seconds, only the line's own stamp is local time.
+	lit  litDecoder
+	meta sglangFields
 }
 
 var _ Reader = (*sglangLogReader)(nil)
@@ -213,8 +216,8 @@ func (r *sglangLogReader) batch(kind sglangMsg, msg string, pos int, ts int64, r
 	rec.Kind = KindSample
 	rec.Sample = schemas.Sample{
 		Source: SourceSGLangLog, TS: ts,
-		InFlight:   r.arena.int32(int32(running)),
-		QueueDepth: r.arena.int32(int32(queued)),
+		InFlight:   r.lit.arena.int32(int32(running)),
+		QueueDepth: r.lit.arena.int32(int32(queued)),
 		Replica:    r.str(replica),
 	}
 	if usage >= 0 {
@@ -222,9 +225,9 @@ func (r *sglangLogReader) batch(kind sglangMsg, msg string, pos int, ts int64, r
 		rec.Sample.KVCacheUsage = &u
 	}
 	if c, ok := r.caps[replica]; ok {
-		rec.Sample.Cap = r.arena.int32(int32(c))
+		rec.Sample.Cap = r.lit.arena.int32(int32(c))
 	} else if c, ok := r.caps[""]; ok {
-		rec.Sample.Cap = r.arena.int32(int32(c))
+		rec.Sample.Cap = r.lit.arena.int32(int32(c))
 	}
 	return nil
 }
@@ -269,7 +272,8 @@ func (r *sglangLogReader) finish(msg string, pos int, ts int64, rec *Record) err
 	if !ok {
 		return recordErrorf(ErrMissingField, pos, "Finish line: out without meta_info")
 	}
-	sp, err := sglangMeta(meta, SourceSGLangLog, &ts, 1_000_000)
+	sglangFieldsOf(meta, &r.meta)
+	sp, err := sglangMeta(&r.meta, &r.lit, SourceSGLangLog, &ts, 1_000_000)
 	if err != nil {
 		return err
 	}
@@ -308,7 +312,8 @@ func (r *sglangLogReader) decodeJSON(line []byte, rec *Record) error {
 	if meta == nil {
 		return recordErrorf(ErrMissingField, -1, "request.finished without out.meta_info")
 	}
-	sp, err := sglangMeta(meta, SourceSGLangLog, ts, 0)
+	sglangFieldsOf(meta, &r.meta)
+	sp, err := sglangMeta(&r.meta, &r.lit, SourceSGLangLog, ts, 0)
 	if err != nil {
 		return err
 	}
@@ -320,7 +325,7 @@ func (r *sglangLogReader) str(s string) *string {
 	if s == "" {
 		return nil
 	}
-	return r.arena.string(r.intern.get([]byte(s)))
+	return r.lit.arena.string(r.intern.get([]byte(s)))
 }
 
 // sniffSGLangLog scores 90 when one of the first lines is an SGLang header

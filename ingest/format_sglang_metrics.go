@@ -18,13 +18,21 @@ import "bytes"
 // request metrics export.
 const SourceSGLangMetrics = "sglang-metrics"
 
-type sglangMetricsReader struct{ *jsonRecordReader }
+type sglangMetricsReader struct {
+	*jsonRecordReader
+	lit litDecoder
+	sc  jsonScanner
+	f   sglangFields
+	buf []byte // copies of escaped strings of the line being read
+}
 
 var _ Reader = (*sglangMetricsReader)(nil)
 
 func newSGLangMetricsReader(in Input) Reader {
-	r := &sglangMetricsReader{newJSONRecordReader(in, decodeSGLangMetrics)}
+	r := &sglangMetricsReader{}
+	r.jsonRecordReader = newJSONRecordReader(in, r.decode)
 	r.only = sglangMetricsKeys
+	r.decodeLine = r.scanLine
 	return r
 }
 
@@ -36,16 +44,121 @@ var sglangMetricsKeys = map[string]bool{
 	"prefill_finished_ts": true, "decode_finished_ts": true, "response_sent_to_client_ts": true,
 }
 
-func decodeSGLangMetrics(v any, _ []byte, out []Record) []Record {
+// decode reads a parsed record: pretty-printed documents, and the lines
+// scanLine leaves to it.
+func (r *sglangMetricsReader) decode(v any, _ []byte, out []Record) []Record {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return decodeReject(out, recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v)))
 	}
-	sp, err := sglangMeta(m, SourceSGLangMetrics, nil, 0)
+	sglangFieldsOf(obj(m), &r.f)
+	sp, err := sglangMeta(&r.f, &r.lit, SourceSGLangMetrics, nil, 0)
 	if err != nil {
 		return decodeReject(out, err)
 	}
 	return append(out, Record{Kind: KindSpan, Span: sp})
+}
+
+// scanLine decodes an NDJSON record in one pass of the jsonScanner, reading
+// only sglangFields, without building the value: request_parameters, most
+// of a record's bytes, is skipped as it is scanned. It reports false, having
+// appended nothing, for a line it leaves to decode: one that is not an
+// object or not valid JSON (whose reject the parser words).
+func (r *sglangMetricsReader) scanLine(line []byte, out []Record) ([]Record, bool) {
+	s := &r.sc
+	s.reset(line)
+	r.buf = r.buf[:0]
+	r.f = sglangFields{}
+	if s.class() != jsonObject || r.scanMeta() != nil || s.end() != nil {
+		return out, false
+	}
+	sp, err := sglangMeta(&r.f, &r.lit, SourceSGLangMetrics, nil, 0)
+	if err != nil {
+		return decodeReject(out, err), true
+	}
+	return append(out, Record{Kind: KindSpan, Span: sp}), true
+}
+
+// scanMeta reads the record's object into r.f. A key given twice keeps its
+// last value, as the parsed path's map does.
+func (r *sglangMetricsReader) scanMeta() error {
+	s, f := &r.sc, &r.f
+	if err := s.beginObject(); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		key, ok, err := s.nextKey(first)
+		if err != nil || !ok {
+			return err
+		}
+		var dst *litValue
+		switch string(key) {
+		case "id":
+			dst = &f.id
+		case "prompt_tokens":
+			dst = &f.prompt
+		case "completion_tokens":
+			dst = &f.completion
+		case "cached_tokens":
+			dst = &f.cached
+		case "queue_time":
+			dst = &f.queue
+		case "e2e_latency":
+			dst = &f.e2e
+		case "request_received_ts":
+			dst = &f.received
+		case "request_sent_to_scheduler_ts":
+			dst = &f.sentToScheduler
+		case "prefill_finished_ts":
+			dst = &f.prefillDone
+		case "decode_finished_ts":
+			dst = &f.decodeDone
+		case "finish_reason":
+			f.finishType, f.finishCode = litValue{}, litValue{}
+			if s.class() != jsonObject {
+				dst = &f.finish
+				break
+			}
+			f.finish = litValue{class: jsonObject}
+			if err := r.scanFinish(); err != nil {
+				return err
+			}
+			continue
+		}
+		if dst != nil {
+			err = scanLitValue(s, &r.buf, dst)
+		} else {
+			err = s.skipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// scanFinish reads finish_reason's object: its type and status_code.
+func (r *sglangMetricsReader) scanFinish() error {
+	s, f := &r.sc, &r.f
+	if err := s.beginObject(); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		key, ok, err := s.nextKey(first)
+		if err != nil || !ok {
+			return err
+		}
+		switch string(key) {
+		case "type":
+			err = scanLitValue(s, &r.buf, &f.finishType)
+		case "status_code":
+			err = scanLitValue(s, &r.buf, &f.finishCode)
+		default:
+			err = s.skipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // sniffSGLangMetrics scores 95 when the first object has the exporter's

@@ -1,8 +1,8 @@
 package ingest
 
 import (
+	"bytes"
 	"strconv"
-	"strings"
 
 	"github.com/tpsreport/tpsreport/schemas"
 )
@@ -22,7 +22,31 @@ import (
 // prefill_finished_ts (first output token seen), decode_finished_ts and
 // response_sent_to_client_ts.
 
-// sglangMeta is a span read from one meta_info.
+// sglangFields are the values of meta_info that sglangMeta reads, by key;
+// finishType and finishCode are finish_reason's type and status_code when
+// it is an object.
+type sglangFields struct {
+	id, finish, finishType, finishCode                 litValue
+	prompt, completion, cached, queue, e2e             litValue
+	received, sentToScheduler, prefillDone, decodeDone litValue
+}
+
+// sglangFieldsOf reads the fields of a parsed meta_info.
+func sglangFieldsOf(meta obj, f *sglangFields) {
+	get := func(key string) litValue { return litValueOf(meta.get(key)) }
+	*f = sglangFields{
+		id: get("id"), finish: get("finish_reason"),
+		prompt: get("prompt_tokens"), completion: get("completion_tokens"), cached: get("cached_tokens"),
+		queue: get("queue_time"), e2e: get("e2e_latency"),
+		received: get("request_received_ts"), sentToScheduler: get("request_sent_to_scheduler_ts"),
+		prefillDone: get("prefill_finished_ts"), decodeDone: get("decode_finished_ts"),
+	}
+	if fr := meta.child("finish_reason"); fr != nil {
+		f.finishType, f.finishCode = litValueOf(fr.get("type")), litValueOf(fr.get("status_code"))
+	}
+}
+
+// sglangMeta is a span read from one meta_info's fields.
 //
 //   - queued_at = engine_arrived_at = request_received_ts (the engine's HTTP
 //     server received it; SGLang has no gateway in front);
@@ -36,19 +60,19 @@ import (
 // meta_info, used when meta_info has no request_received_ts (SGLang started
 // without --enable-metrics): released_at = finishedAt, queued_at =
 // finishedAt − e2e_latency, at the line's resolution.
-func sglangMeta(meta obj, source string, finishedAt *int64, resolutionUS int32) (schemas.Span, error) {
+func sglangMeta(f *sglangFields, d *litDecoder, source string, finishedAt *int64, resolutionUS int32) (schemas.Span, error) {
 	var fe firstErr
 	sp := schemas.Span{Source: source}
-	id := fe.str(meta.get("id"), "id")
-	recv := fe.time(meta.get("request_received_ts"), "request_received_ts", nil)
-	sent := fe.time(meta.get("request_sent_to_scheduler_ts"), "request_sent_to_scheduler_ts", nil)
-	prefill := fe.time(meta.get("prefill_finished_ts"), "prefill_finished_ts", nil)
-	done := fe.time(meta.get("decode_finished_ts"), "decode_finished_ts", nil)
-	queue := fe.duration(meta.get("queue_time"), "queue_time", 6)
-	e2e := fe.duration(meta.get("e2e_latency"), "e2e_latency", 6)
-	sp.InputTokens = fe.tokens(meta.get("prompt_tokens"), "prompt_tokens")
-	sp.OutputTokens = fe.tokens(meta.get("completion_tokens"), "completion_tokens")
-	sp.CachedTokens = fe.tokens(meta.get("cached_tokens"), "cached_tokens")
+	id := d.text(&fe, f.id, "id")
+	recv := d.time(&fe, f.received, "request_received_ts")
+	sent := d.time(&fe, f.sentToScheduler, "request_sent_to_scheduler_ts")
+	prefill := d.time(&fe, f.prefillDone, "prefill_finished_ts")
+	done := d.time(&fe, f.decodeDone, "decode_finished_ts")
+	queue := d.duration(&fe, f.queue, "queue_time", 6)
+	e2e := d.duration(&fe, f.e2e, "e2e_latency", 6)
+	sp.InputTokens = d.integer(&fe, f.prompt, "prompt_tokens", 0, 1<<62)
+	sp.OutputTokens = d.integer(&fe, f.completion, "completion_tokens", 0, 1<<62)
+	sp.CachedTokens = d.integer(&fe, f.cached, "cached_tokens", 0, 1<<62)
 	if fe.err != nil {
 		return sp, fe.err
 	}
@@ -56,7 +80,7 @@ func sglangMeta(meta obj, source string, finishedAt *int64, resolutionUS int32) 
 		return sp, recordErrorf(ErrMissingField, -1, "missing id")
 	}
 	sp.SpanID, sp.RequestID = *id, *id
-	if err := sglangStatus(meta.get("finish_reason"), &sp); err != nil {
+	if err := sglangStatus(f, d, &sp); err != nil {
 		return sp, err
 	}
 	switch {
@@ -64,15 +88,13 @@ func sglangMeta(meta obj, source string, finishedAt *int64, resolutionUS int32) 
 		sp.QueuedAt = recv
 		sp.ReleasedAt = done
 		if sp.ReleasedAt == nil {
-			sp.ReleasedAt = addMicros(recv, e2e)
+			sp.ReleasedAt = d.add(recv, e2e)
 		}
 	case finishedAt != nil && e2e != nil:
-		end := *finishedAt
-		start := end - *e2e
-		sp.ReleasedAt, sp.QueuedAt = &end, &start
+		sp.ReleasedAt = d.arena.int64(*finishedAt)
+		sp.QueuedAt = d.arena.int64(*finishedAt - *e2e)
 		if resolutionUS > 0 {
-			r := resolutionUS
-			sp.TimeResolutionUS = &r
+			sp.TimeResolutionUS = d.arena.int32(resolutionUS)
 		}
 	case finishedAt != nil:
 		return sp, recordErrorf(ErrMissingField, -1, "meta_info has neither request_received_ts nor e2e_latency")
@@ -85,7 +107,7 @@ func sglangMeta(meta obj, source string, finishedAt *int64, resolutionUS int32) 
 		if from == nil {
 			from = sp.QueuedAt
 		}
-		sp.AdmittedAt = addMicros(from, queue)
+		sp.AdmittedAt = d.add(from, queue)
 	}
 	// A request refused or aborted before its first token has no token times.
 	if prefill != nil {
@@ -100,26 +122,30 @@ func sglangMeta(meta obj, source string, finishedAt *int64, resolutionUS int32) 
 // error when it carries an HTTP status_code of 400 or more (a request SGLang
 // refused), else aborted (the client went away, or abort_request). Older
 // releases wrote the reason as a string ("FINISH_ABORT(...)").
-func sglangStatus(v any, sp *schemas.Span) error {
+func sglangStatus(f *sglangFields, d *litDecoder, sp *schemas.Span) error {
 	sp.Status = schemas.StatusOK
-	switch x := v.(type) {
-	case nil:
+	switch f.finish.class {
+	case 0, jsonNull:
 		return nil
-	case string:
-		if strings.Contains(strings.ToUpper(x), "ABORT") {
+	case jsonString:
+		if bytes.Contains(bytes.ToUpper(f.finish.text), []byte("ABORT")) {
 			sp.Status = schemas.StatusAborted
 		}
 		return nil
-	case map[string]any:
-		t, _ := x["type"].(string)
-		switch t {
+	case jsonObject:
+		var t []byte
+		if f.finishType.class == jsonString {
+			t = f.finishType.text
+		}
+		switch string(t) {
 		case "stop", "length", "":
 			return nil
 		case "abort":
 			sp.Status = schemas.StatusAborted
-			code, err := valInt(x["status_code"], "finish_reason.status_code", 0, 999)
-			if err != nil {
-				return err
+			var fe firstErr
+			code := d.integer(&fe, f.finishCode, "finish_reason.status_code", 0, 999)
+			if fe.err != nil {
+				return fe.err
 			}
 			if code != nil && *code >= 400 && *code != 499 {
 				sp.Status = schemas.StatusError
@@ -132,5 +158,5 @@ func sglangStatus(v any, sp *schemas.Span) error {
 		}
 		return recordErrorf(ErrBadValue, -1, "finish_reason.type: unknown value %q", t)
 	}
-	return recordErrorf(ErrBadType, -1, "finish_reason: want an object, found %s", jsonKind(v))
+	return recordErrorf(ErrBadType, -1, "finish_reason: want an object, found %s", jsonKind(f.finish.any()))
 }
