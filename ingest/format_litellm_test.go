@@ -42,31 +42,11 @@ func TestLiteLLMMatchesReference(t *testing.T) {
 	}
 	input := strings.Join(lines, "\n")
 
-	scannedLines := 0
-	read := func(scan bool) []Record {
-		rd := newLiteLLMReader(Input{Name: "diff", R: strings.NewReader(input), MaxLineBytes: DefaultMaxLineBytes, Zone: berlin}).(*liteLLMReader)
-		if scan {
-			inner := rd.decodeLine
-			rd.decodeLine = func(line []byte, out []Record) ([]Record, bool) {
-				out, ok := inner(line, out)
-				if ok {
-					scannedLines++
-				}
-				return out, ok
-			}
-		} else {
-			rd.decodeLine = nil
-		}
-		var recs []Record
-		for rd.Next() {
-			recs = append(recs, *rd.Record())
-		}
-		if err := rd.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return recs
-	}
-	scanned, parsed := read(true), read(false)
+	scanned, parsed, scannedLines := readBothPaths(t, input, func(in Input) (Reader, *jsonRecordReader) {
+		in.Zone = berlin
+		rd := newLiteLLMReader(in).(*liteLLMReader)
+		return rd, rd.jsonRecordReader
+	})
 	if len(scanned) != len(lines) || len(parsed) != len(lines) {
 		t.Fatalf("%d lines gave %d records scanned and %d parsed", len(lines), len(scanned), len(parsed))
 	}

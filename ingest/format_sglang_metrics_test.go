@@ -38,31 +38,10 @@ func TestSGLangMetricsScanMatchesParsed(t *testing.T) {
 	}
 	input := strings.Join(lines, "\n")
 
-	scannedLines := 0
-	read := func(scan bool) []Record {
-		rd := newSGLangMetricsReader(Input{Name: "diff", R: strings.NewReader(input), MaxLineBytes: DefaultMaxLineBytes}).(*sglangMetricsReader)
-		if scan {
-			inner := rd.decodeLine
-			rd.decodeLine = func(line []byte, out []Record) ([]Record, bool) {
-				out, ok := inner(line, out)
-				if ok {
-					scannedLines++
-				}
-				return out, ok
-			}
-		} else {
-			rd.decodeLine = nil
-		}
-		var recs []Record
-		for rd.Next() {
-			recs = append(recs, *rd.Record())
-		}
-		if err := rd.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return recs
-	}
-	scanned, parsed := read(true), read(false)
+	scanned, parsed, scannedLines := readBothPaths(t, input, func(in Input) (Reader, *jsonRecordReader) {
+		rd := newSGLangMetricsReader(in).(*sglangMetricsReader)
+		return rd, rd.jsonRecordReader
+	})
 	if len(scanned) != len(lines) || len(parsed) != len(lines) {
 		t.Fatalf("%d lines gave %d records scanned and %d parsed", len(lines), len(scanned), len(parsed))
 	}

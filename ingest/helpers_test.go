@@ -72,6 +72,39 @@ func readRecords(t *testing.T, name string, r io.Reader, maxLine int) []Record {
 	return recs
 }
 
+// readBothPaths reads input twice with a reader of a JSON record format
+// that has a one-pass scanner (decodeLine): once as it runs, once with the
+// scanner off, so that every line takes the parsed path. open makes the
+// reader over in and returns its jsonRecordReader. It returns both paths'
+// records and the number of lines the scanner took.
+func readBothPaths(t *testing.T, input string, open func(in Input) (Reader, *jsonRecordReader)) (scanned, parsed []Record, scannedLines int) {
+	t.Helper()
+	read := func(scan bool) []Record {
+		rd, jr := open(Input{Name: "diff", R: strings.NewReader(input), MaxLineBytes: DefaultMaxLineBytes})
+		if scan {
+			inner := jr.decodeLine
+			jr.decodeLine = func(line []byte, out []Record) ([]Record, bool) {
+				out, ok := inner(line, out)
+				if ok {
+					scannedLines++
+				}
+				return out, ok
+			}
+		} else {
+			jr.decodeLine = nil
+		}
+		var recs []Record
+		for rd.Next() {
+			recs = append(recs, *rd.Record())
+		}
+		if err := rd.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return recs
+	}
+	return read(true), read(false), scannedLines
+}
+
 // spansOf returns the spans among recs.
 func spansOf(recs []Record) []schemas.Span {
 	var out []schemas.Span
