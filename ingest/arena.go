@@ -6,7 +6,7 @@ import "unsafe"
 // optional columns and strings for its ids and names; taken from shared
 // chunks and caches, they cost no allocation of their own per record, which
 // is most of what makes the fast decoders (spans, vllm-otel, litellm,
-// vllm-log) fast.
+// sglang-metrics, vllm-log) fast.
 
 // arena hands out pointers for optional fields from shared chunks, so that
 // decoding does not allocate once per field. A chunk lives as long as any

@@ -49,6 +49,8 @@
 //	                document at a time (vllm-bench, inference-perf)
 //	jsonvalues.go   a JSON record's values by path, with the gateways' rules
 //	json.go         jsonScanner: one-pass JSON validation and decoding
+//	litvalue.go     litValue and litDecoder: a scanned record's values into
+//	                a span's fields (litellm, sglang-metrics, sglang-log)
 //	timestamp.go    every timestamp form, rounded alike to microseconds
 //	httpstatus.go   an HTTP status as a span status
 //	vllm.go         what the vLLM formats share
