@@ -287,24 +287,7 @@ func FuzzLiteLLMScan(f *testing.F) {
 	f.Add(`{"id":"a","startTime":1,"endTime":3,"response":{"timings":{"prompt_ms":12.5,"predicted_ms":800}},"response":{"metrics":{"queue_time_ms":-1}}}`)
 	f.Add(`{"request_id":"a","startTime":1,"endTime":3,"response":"{\"metrics\":{\"queue_time_ms\":1}}"}`)
 	f.Fuzz(func(t *testing.T, line string) {
-		if strings.ContainsAny(line, "\n") {
-			return
-		}
 		rd := newLiteLLMReader(Input{Name: "fuzz", R: strings.NewReader(""), MaxLineBytes: DefaultMaxLineBytes}).(*liteLLMReader)
-		scanned, ok := rd.scanLine([]byte(line), nil)
-		if !ok {
-			return
-		}
-		if len(scanned) != 1 {
-			t.Fatalf("scanLine gave %d records", len(scanned))
-		}
-		v, err := parseJSONValue([]byte(line), nil, liteLLMKeys)
-		if err != nil {
-			t.Fatalf("scanLine took a line the parser rejects: %v", err)
-		}
-		parsed := rd.decode(v, []byte(line), nil)
-		if msg := liteLLMRecordDiff(&scanned[0], &parsed[0]); msg != "" {
-			t.Fatal(msg)
-		}
+		scanMatchesParsed(t, line, rd.scanLine, rd.decode, liteLLMKeys)
 	})
 }

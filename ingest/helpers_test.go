@@ -105,6 +105,31 @@ func readBothPaths(t *testing.T, input string, open func(in Input) (Reader, *jso
 	return read(true), read(false), scannedLines
 }
 
+// scanMatchesParsed holds a reader's one-pass scanner to its parsed path on
+// one NDJSON line: when scan takes the line, the parser must accept it (with
+// the reader's top-level keys, only) and decode must give the same record.
+func scanMatchesParsed(t *testing.T, line string, scan func([]byte, []Record) ([]Record, bool), decode func(any, []byte, []Record) []Record, only map[string]bool) {
+	t.Helper()
+	if strings.ContainsAny(line, "\n") {
+		return
+	}
+	scanned, ok := scan([]byte(line), nil)
+	if !ok {
+		return
+	}
+	if len(scanned) != 1 {
+		t.Fatalf("scanLine gave %d records", len(scanned))
+	}
+	v, err := parseJSONValue([]byte(line), nil, only)
+	if err != nil {
+		t.Fatalf("scanLine took a line the parser rejects: %v", err)
+	}
+	parsed := decode(v, []byte(line), nil)
+	if msg := liteLLMRecordDiff(&scanned[0], &parsed[0]); msg != "" {
+		t.Fatal(msg)
+	}
+}
+
 // spansOf returns the spans among recs.
 func spansOf(recs []Record) []schemas.Span {
 	var out []schemas.Span
