@@ -534,7 +534,7 @@ func (s *jsonScanner) readValue(keys map[string]string, only map[string]bool) (a
 		}
 		// A top-level object read for a known set of keys holds at most
 		// those: sized for them, the map never grows (growing it was a
-		// twelfth of reading SGLang's request metrics).
+		// twelfth of a parsed read of SGLang's request metrics).
 		m := make(map[string]any, len(only))
 		for first := true; ; first = false {
 			kb, ok, err := s.nextKey(first)
