@@ -46,6 +46,10 @@ type Options struct {
 	// Pricing, when set, prices the run: summary.json's cost
 	// (docs/metrics.md "Cost and capacity").
 	Pricing *capacity.Pricing
+
+	// largeAt, when not 0, stands for largeRunSpans: a test takes a small
+	// run for a large one with -1.
+	largeAt int64
 }
 
 // MaxWindows bounds the windows of one analysis: each costs a row in every

@@ -2,11 +2,16 @@ package analyze
 
 import (
 	"bytes"
+	"encoding/json"
+	"io/fs"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/tpsreport/tpsreport/analyze/oracle"
 	"github.com/tpsreport/tpsreport/schemas"
@@ -67,9 +72,69 @@ func TestEveryQueryRuns(t *testing.T) {
 		}
 		src = append(src, b...)
 	}
-	for _, name := range queryNames() {
-		if !regexp.MustCompile(`"` + regexp.QuoteMeta(name) + `"`).Match(src) {
-			t.Errorf("queries/%s.sql is not used by the code", name)
+	// The statements expanded from a template (win_dists) are named by
+	// their template's code; the files are what must be named.
+	err := fs.WalkDir(queryFS, "queries", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".sql") {
+			return err
 		}
+		name := strings.TrimSuffix(filepath.Base(path), ".sql")
+		if !regexp.MustCompile(`"` + regexp.QuoteMeta(name) + `"`).Match(src) {
+			t.Errorf("%s is not used by the code", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLargeRunSameOutputs: a run analysed as a large one (more than
+// largeRunSpans spans: its tables stored compressed, a statement per
+// distribution) gives byte-identical outputs to the same run analysed as
+// the small one it is.
+func TestLargeRunSameOutputs(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(7, 3))
+	spans, samples := oracle.RandomSpans(r, 600, oracle.DefaultGenOptions())
+	files := []string{schemas.SummaryFile, schemas.CurvesFile, schemas.WindowsFile, schemas.LatenciesFile, schemas.RequestsFile}
+	var outs [2][][]byte
+	var logs [2]bytes.Buffer
+	for i, largeAt := range []int64{0, -1} {
+		dir := writeDataset(t, spans, samples, nil)
+		analyzeDir(t, dir, Options{Window: 20 * time.Second, largeAt: largeAt,
+			Log: slog.New(slog.NewTextHandler(&logs[i], &slog.HandlerOptions{Level: slog.LevelDebug}))})
+		for _, f := range files {
+			b, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs[i] = append(outs[i], b)
+		}
+	}
+	for i, f := range files {
+		if !bytes.Equal(outs[0][i], outs[1][i]) {
+			t.Errorf("%s differs when the run is analysed as a large one", f)
+		}
+	}
+	// The large run ran in the database attach_work made, and ran the
+	// distributions' pieces and their joins, not the parts.
+	for _, want := range []struct {
+		log     int
+		name    string
+		present bool
+	}{{0, "win_dists_a ", true}, {0, "run_dist_ttft ", false}, {1, "win_dist_ttft ", true}, {1, "run_dist_e2e_req ", true},
+		{1, "run_dists_c_join ", true}, {1, "win_dists_b ", false},
+		{0, "checkpoint_work ", false}, {1, "attach_work ", true}, {1, "use_work ", true}, {1, "checkpoint_work ", true}} {
+		if got := strings.Contains(logs[want.log].String(), "name="+want.name); got != want.present {
+			t.Errorf("log %d: step %q ran %v, want %v", want.log, want.name, got, want.present)
+		}
+	}
+	var s schemas.Summary
+	if err := json.Unmarshal(outs[1][0], &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.TTFT.N == 0 || s.TTFT.P90 == nil {
+		t.Errorf("run ttft %+v: want a distribution", s.TTFT)
 	}
 }

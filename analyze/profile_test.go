@@ -193,8 +193,8 @@ func TestProfileQueries(t *testing.T) {
 		dir   string
 		facts map[string]bool
 	}{
-		{"all", all, map[string]bool{"durations": true, "arrivals": true, "located": true, "joined": true, "unnumbered": false, "samples": true, "replicas": true, "unnamed": true}},
-		{"none", none, map[string]bool{"durations": false, "arrivals": false, "located": false, "joined": false, "unnumbered": true, "samples": false, "replicas": false, "unnamed": false}},
+		{"all", all, map[string]bool{"large": true, "durations": true, "arrivals": true, "located": true, "joined": true, "unnumbered": false, "samples": true, "replicas": true, "unnamed": true}},
+		{"none", none, map[string]bool{"large": false, "durations": false, "arrivals": false, "located": false, "joined": false, "unnumbered": true, "samples": false, "replicas": false, "unnamed": false}},
 	}
 	ran := map[string]bool{}
 	for _, tc := range cases {
@@ -202,7 +202,11 @@ func TestProfileQueries(t *testing.T) {
 			if got, want := slices.Sorted(maps.Keys(tc.facts)), slices.Sorted(maps.Keys(conditions)); !slices.Equal(got, want) {
 				t.Fatalf("the dataset states conditions %q, the pipeline has %q", got, want)
 			}
-			recs, wall := profile(t, tc.dir, Options{Window: 10 * time.Second})
+			opt := Options{Window: 10 * time.Second}
+			if tc.facts["large"] {
+				opt.largeAt = -1
+			}
+			recs, wall := profile(t, tc.dir, opt)
 			checkRecords(t, recs, wall)
 			got := map[string][]string{}
 			for _, r := range recs {

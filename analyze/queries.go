@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	pathpkg "path"
-	"sort"
 	"strings"
 	"text/template"
 )
@@ -89,33 +88,80 @@ var distQuantiles = []distQuantile{{"p50", 0.5, 1}, {"p90", 0.9, 2}, {"p95", 0.9
 
 // expandDists turns the win_dists template into the statements of distParts,
 // for the windows (win_dists_a, _b, _c) and for the run (run_dists_a, _b, _c).
+// Each also comes split, a statement per metric (distPiece: win_dist_ttft,
+// run_dist_ttft, … each making the table dist_ttft) and one that joins a
+// part's pieces into its table (distJoin: win_dists_a_join), for runs of
+// more than largeRunSpans spans (the condition large).
 func expandDists(m map[string]string) error {
 	t, err := template.New("win_dists").Parse(m["win_dists"])
 	if err != nil {
 		return err
 	}
+	expand := func(name, out, table, from, at string, metrics []distMetric, run bool) error {
+		var b strings.Builder
+		data := struct {
+			Out, Table, From, At string
+			Metrics              []distMetric
+			Quantiles            []distQuantile
+			Run                  bool
+		}{out, table, from, at, metrics, distQuantiles, run}
+		if err := t.Execute(&b, data); err != nil {
+			return err
+		}
+		if _, dup := m[name]; dup {
+			return fmt.Errorf("two statements named %s", name)
+		}
+		m[name] = b.String()
+		return nil
+	}
 	for _, h := range distParts {
 		for _, run := range []bool{false, true} {
-			var b strings.Builder
-			data := struct {
-				Table, From, At string
-				Metrics         []distMetric
-				Quantiles       []distQuantile
-				Run             bool
-			}{h.Table, h.From, h.At, h.Metrics, distQuantiles, run}
-			if err := t.Execute(&b, data); err != nil {
+			if err := expand(distStatement(h.Table, run), h.Table, h.Table, h.From, h.At, h.Metrics, run); err != nil {
 				return err
 			}
-			name := h.Table
-			if run {
-				name = "run" + strings.TrimPrefix(h.Table, "win")
+			for _, mt := range h.Metrics {
+				if err := expand(distPiece(mt.Name, run), distPieceTable(mt.Name), h.Table, h.From, h.At, []distMetric{mt}, run); err != nil {
+					return err
+				}
 			}
-			m[name] = b.String()
 		}
+		// The pieces have a row for the same windows (the rows of a part
+		// are the same for each of its metrics), so the join keeps every
+		// window, and its columns come in the order of the whole statement.
+		from := distPieceTable(h.Metrics[0].Name)
+		for _, mt := range h.Metrics[1:] {
+			from += " JOIN " + distPieceTable(mt.Name) + " USING (window_index)"
+		}
+		m[distJoin(h.Table)] = fmt.Sprintf("-- %s: the pieces of %s (distPiece) as one table.\nCREATE OR REPLACE TABLE %s AS\nSELECT * FROM %s;\n",
+			distJoin(h.Table), h.Table, h.Table, from)
 	}
 	delete(m, "win_dists")
 	return nil
 }
+
+// distStatement names the statement of a part of the distributions, for the
+// windows (win_dists_a) or the run (run_dists_a).
+func distStatement(table string, run bool) string {
+	if run {
+		return "run" + strings.TrimPrefix(table, "win")
+	}
+	return table
+}
+
+// distPiece names the statement of one metric's distribution, for the
+// windows (win_dist_ttft) or the run (run_dist_ttft); distPieceTable names
+// the table it makes, the same for both; distJoin, the statement that joins
+// a part's pieces into the part's table.
+func distPiece(metric string, run bool) string {
+	if run {
+		return "run_dist_" + metric
+	}
+	return "win_dist_" + metric
+}
+
+func distPieceTable(metric string) string { return "dist_" + metric }
+
+func distJoin(table string) string { return table + "_join" }
 
 // query returns the statement named name; an unknown name is a programming error.
 func query(name string) string {
@@ -124,16 +170,6 @@ func query(name string) string {
 		panic(fmt.Sprintf("analyze: no query %q", name))
 	}
 	return q
-}
-
-// queryNames lists the embedded statements, sorted (for the prepare-all test).
-func queryNames() []string {
-	names := make([]string, 0, len(queries))
-	for n := range queries {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // sqlString quotes s as a SQL string literal. It is the one place where a value is

@@ -8,17 +8,22 @@
 -- doubles and DECIMALs.
 --
 -- A template (text/template): queries.go expands it into six statements,
--- win_dists_a, _b and _c, each with a part of the metrics over its rows
--- (distParts: From, placed in a window by the instant At), and their run
--- grain, run_dists_a, _b and _c (Run). The quantiles come from one list,
+-- win_dists_a, _b and _c, each making the table (Table, Out) of a part of
+-- the metrics over its rows (distParts: From, placed in a window by the
+-- instant At), and their run grain, run_dists_a, _b and _c (Run), which
+-- replace the windows' tables. The quantiles come from one list,
 -- distQuantiles, by name. The windows' rows keep each metric's count, sum and
 -- maximum (_n, _sum, _max) beside its object; the run's are their totals,
 -- exactly (every row counts in one window, and the sums are integers or
 -- DECIMALs), so that the run's pass selects its quantiles only.
 -- quantile_cont keeps every value of its group in memory outside DuckDB's
--- memory_limit (for the run window, every successful span's): half the
--- metrics per statement halves that peak, for one more scan of the spans.
-CREATE OR REPLACE TABLE {{.Table}} AS
+-- memory_limit (for the run window, every successful span's): a statement's
+-- peak is its metrics' values together, about 13 bytes a value. Up to
+-- largeRunSpans spans, a part's metrics share one scan of its rows; beyond,
+-- each metric has its own statement (Metrics holds one; Out names its
+-- table, dist_METRIC) and a join makes the part's table of them, for one
+-- more scan of the rows a metric.
+CREATE OR REPLACE TABLE {{.Out}} AS
 WITH agg AS (
     SELECT least({{.At}} // params.width, params.last) AS window_index
 {{- range .Metrics}},

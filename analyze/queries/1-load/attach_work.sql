@@ -1,0 +1,3 @@
+-- attach_work: the database of a large run's tables (pipeline.go
+-- largeRunSpans), in memory and stored compressed once checkpointed.
+ATTACH ':memory:' AS work (COMPRESS);
