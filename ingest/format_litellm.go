@@ -56,7 +56,10 @@ func newLiteLLMReader(in Input) Reader {
 	r := &liteLLMReader{litDecoder: litDecoder{zone: in.Zone}, hosts: map[string]*string{}}
 	r.jsonRecordReader = newJSONRecordReader(in, r.decode)
 	r.only = liteLLMKeys
-	r.decodeLine = r.scanLine
+	r.lineDecoders = func() lineDecoder {
+		w := &liteLLMReader{litDecoder: litDecoder{zone: in.Zone}, hosts: map[string]*string{}}
+		return w.scanLine
+	}
 	return r
 }
 

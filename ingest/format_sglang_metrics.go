@@ -32,7 +32,7 @@ func newSGLangMetricsReader(in Input) Reader {
 	r := &sglangMetricsReader{}
 	r.jsonRecordReader = newJSONRecordReader(in, r.decode)
 	r.only = sglangMetricsKeys
-	r.decodeLine = r.scanLine
+	r.lineDecoders = func() lineDecoder { return (&sglangMetricsReader{}).scanLine }
 	return r
 }
 

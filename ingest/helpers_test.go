@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tpsreport/tpsreport/schemas"
@@ -73,25 +74,30 @@ func readRecords(t *testing.T, name string, r io.Reader, maxLine int) []Record {
 }
 
 // readBothPaths reads input twice with a reader of a JSON record format
-// that has a one-pass scanner (decodeLine): once as it runs, once with the
-// scanner off, so that every line takes the parsed path. open makes the
-// reader over in and returns its jsonRecordReader. It returns both paths'
-// records and the number of lines the scanner took.
+// that has a one-pass scanner (lineDecoders): once as it runs, its lines
+// decoded in parallel, once with the scanner off, so that every line takes
+// the parsed path. open makes the reader over in and returns its
+// jsonRecordReader. It returns both paths' records and the number of lines
+// the scanner took.
 func readBothPaths(t *testing.T, input string, open func(in Input) (Reader, *jsonRecordReader)) (scanned, parsed []Record, scannedLines int) {
 	t.Helper()
+	var took atomic.Int64
 	read := func(scan bool) []Record {
 		rd, jr := open(Input{Name: "diff", R: strings.NewReader(input), MaxLineBytes: DefaultMaxLineBytes})
 		if scan {
-			inner := jr.decodeLine
-			jr.decodeLine = func(line []byte, out []Record) ([]Record, bool) {
-				out, ok := inner(line, out)
-				if ok {
-					scannedLines++
+			decoders := jr.lineDecoders
+			jr.lineDecoders = func() lineDecoder {
+				inner := decoders()
+				return func(line []byte, out []Record) ([]Record, bool) {
+					out, ok := inner(line, out)
+					if ok {
+						took.Add(1)
+					}
+					return out, ok
 				}
-				return out, ok
 			}
 		} else {
-			jr.decodeLine = nil
+			jr.lineDecoders = nil
 		}
 		var recs []Record
 		for rd.Next() {
@@ -102,7 +108,8 @@ func readBothPaths(t *testing.T, input string, open func(in Input) (Reader, *jso
 		}
 		return recs
 	}
-	return read(true), read(false), scannedLines
+	scanned, parsed = read(true), read(false)
+	return scanned, parsed, int(took.Load())
 }
 
 // scanMatchesParsed holds a reader's one-pass scanner to its parsed path on

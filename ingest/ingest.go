@@ -411,6 +411,9 @@ func (w *datasetWriter) consume(ctx context.Context, r Reader, format string, in
 // caller reads once out is closed.
 func (w *datasetWriter) produce(r Reader, format, file string, out chan<- *batch, stop <-chan struct{}, stats *inputStats) {
 	defer close(out)
+	if s, ok := r.(stopper); ok {
+		defer s.stop()
+	}
 	known := w.mapping.knownKeys() // in rejects, keep what the mapping reads
 	b := w.newBatch()
 	for r.Next() {

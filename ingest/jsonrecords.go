@@ -34,10 +34,13 @@ type jsonRecordReader struct {
 	name   string
 	br     *bufio.Reader
 	decode func(v any, raw []byte, out []Record) []Record
-	// decodeLine, when set, decodes an NDJSON line without parsing it
-	// first: it appends the line's records, or reports false, having
-	// appended nothing, to leave the line to parseJSONValue and decode.
-	decodeLine func(line []byte, out []Record) ([]Record, bool)
+	// lineDecoders, when set, makes a decoder of NDJSON lines that needs no
+	// parse first (a one-pass scanner), with state of its own, so that
+	// several decode side by side (parlines.go). A decoder appends the
+	// line's records, or reports false, having appended nothing, to leave
+	// the line to parseJSONValue and decode.
+	lineDecoders func() lineDecoder
+	par          *parLines
 
 	mode    int // 0 undecided, 1 lines, 2 array, 3 documents, 4 done
 	lines   *lineSplitter
@@ -121,6 +124,9 @@ func (r *jsonRecordReader) fill() bool {
 	}
 	switch r.mode {
 	case modeLines:
+		if r.lineDecoders != nil {
+			return r.fillBlock()
+		}
 		return r.fillLine()
 	case modeArray, modeDocs:
 		return r.fillDoc()
@@ -183,13 +189,6 @@ func (r *jsonRecordReader) fillLine() bool {
 		r.queue = append(r.queue, Record{Kind: KindSkip, Skip: SkipBlank, Line: n})
 	default:
 		start := len(r.queue)
-		if r.decodeLine != nil {
-			if q, ok := r.decodeLine(line, r.queue); ok {
-				r.queue = q
-				r.place(start, n, 0, line)
-				break
-			}
-		}
 		v, err := parseJSONValue(line, r.keys, r.only)
 		if err != nil {
 			r.queue = append(r.queue, rejectRecord(r.name, n, 0, err, line))
