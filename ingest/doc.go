@@ -43,6 +43,8 @@
 //	lines.go        lineReader: the Reader of a line-oriented format
 //	jsonrecords.go  jsonRecordReader: the Reader of a format whose records
 //	                are JSON values (NDJSON, arrays, pretty-printed documents)
+//	parlines.go     NDJSON lines decoded on every core, for the formats whose
+//	                one-pass scanners can run side by side (lineDecoders)
 //	jsondocs.go     jsonDocs: a stream of JSON documents read one at a time
 //	                (prometheus, vllm-bench, inference-perf), in bounded memory
 //	docreader.go    docReader: the Reader of a format whose records come a
