@@ -67,7 +67,7 @@ fuzz:
 bench: build
 	$(GO) run ./internal/bench -bin $(BIN) -out bench/out -md BENCHMARKS.md
 
-## bench-scale: 10 M and 100 M spans simulated straight into run datasets under bench/scale, analyzed, the 100 M run reported and compared (most of an hour or more; refuses a step the free disk cannot hold, about 70 GB at 100 M; SCALE_KEEP=1 keeps the 100 M dataset)
+## bench-scale: 10 M and 100 M spans simulated straight into run datasets under bench/scale, analyzed, the 100 M run reported and compared (most of an hour or more; refuses a step the free disk cannot hold, about 40 GB at 100 M; SCALE_KEEP=1 keeps the 100 M dataset)
 bench-scale: build
 	$(GO) run ./internal/bench -scale -bin $(BIN) -scale-dir bench/scale -md BENCHMARKS.md
 
