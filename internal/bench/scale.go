@@ -471,7 +471,13 @@ func renderScale(ms []scaleMeasure, small, large *scaleMeasure, ns, nl int64, si
 		fmt.Fprintf(&b, "| %s | %s, %s spans | %.1f | %.1f | %s | %.0f | %.2f | %.1f (%.1f) |\n",
 			m.step, m.input, thousands(m.spans), m.wall.Seconds(), m.cpu.Seconds(), sps, float64(m.rssKB)/1024, float64(m.outBytes)/1e9, m.load[0], m.load[1])
 	}
-	fmt.Fprintln(&b, "\nThe generate → ingest step's wall time is the simulator's and the ingest's together (side by side on a pipe); its CPU time and peak RSS are the ingest's. The load average is the machine's: about 2 is this bench alone on 2 cores, above that another process shared them.")
+	b.WriteString("\n")
+	if slices.ContainsFunc(ms, func(m scaleMeasure) bool { return strings.HasPrefix(m.step, "generate") }) {
+		b.WriteString("The generate → ingest step's wall time is the simulator's and the ingest's together (side by side on a pipe); its CPU time and peak RSS are the ingest's. ")
+	} else {
+		b.WriteString("The datasets were there from an earlier run (SCALE_KEEP=1), so none was generated. ")
+	}
+	b.WriteString("The load average is the machine's: about 2 is this bench alone on 2 cores, above that another process shared them.\n")
 	for _, m := range []*scaleMeasure{small, large} {
 		if m == nil || len(m.slowest) == 0 {
 			continue
