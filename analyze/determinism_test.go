@@ -117,7 +117,7 @@ func TestLargeRunSameOutputs(t *testing.T) {
 			t.Errorf("%s differs when the run is analysed as a large one", f)
 		}
 	}
-	// The large run ran in the database attach_work made, and ran the
+	// The large run attached and used a database of its own, and ran the
 	// distributions' pieces and their joins, not the parts.
 	for _, want := range []struct {
 		log     int
