@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -92,9 +93,12 @@ func (r *jsonRecordReader) startLines() {
 		free:  make(chan *lineBlock, blocks),
 		quit:  make(chan struct{}),
 	}
+	// Sized whole at once, the buffers of a block and the queue cost no
+	// regrowth: what a reader allocates stays a fixed few hundred KB.
 	for range blocks {
-		p.free <- &lineBlock{done: make(chan struct{}, 1)}
+		p.free <- &lineBlock{done: make(chan struct{}, 1), lines: make([]blockLine, 0, blockLines)}
 	}
+	r.queue = slices.Grow(r.queue[:0], blockLines)
 	r.par = p
 	go p.split(r.lines)
 	for range workers {
