@@ -402,15 +402,7 @@ func TestMappingWrongPath(t *testing.T) {
 // readMapped reads the input x, in, through the mapping m.
 func readMapped(t *testing.T, in string, m *Mapping) []Record {
 	t.Helper()
-	rd := newMappingReader(Input{Name: "x", R: strings.NewReader(in), MaxLineBytes: 4096, Mapping: m})
-	var recs []Record
-	for rd.Next() {
-		recs = append(recs, *rd.Record())
-	}
-	if err := rd.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return recs
+	return readAll(t, "x", newMappingReader(Input{Name: "x", R: strings.NewReader(in), MaxLineBytes: 4096, Mapping: m}))
 }
 
 // TestRunMappingDecidesPerRecord: the record of the review (F15), without

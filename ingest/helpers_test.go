@@ -60,7 +60,13 @@ func readRecords(t *testing.T, name string, r io.Reader, maxLine int) []Record {
 	if maxLine == 0 {
 		maxLine = DefaultMaxLineBytes
 	}
-	rd := newSpansReader(Input{Name: name, R: r, MaxLineBytes: maxLine})
+	return readAll(t, name, newSpansReader(Input{Name: name, R: r, MaxLineBytes: maxLine}))
+}
+
+// readAll reads every record of rd, each a copy that owns its Raw bytes (a
+// Reader's Raw lasts until the next call to Next), and fails on rd's error.
+func readAll(t *testing.T, name string, rd Reader) []Record {
+	t.Helper()
 	var recs []Record
 	for rd.Next() {
 		rec := *rd.Record()
@@ -99,14 +105,7 @@ func readBothPaths(t *testing.T, input string, open func(in Input) (Reader, *jso
 		} else {
 			jr.lineDecoders = nil
 		}
-		var recs []Record
-		for rd.Next() {
-			recs = append(recs, *rd.Record())
-		}
-		if err := rd.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return recs
+		return readAll(t, "diff", rd)
 	}
 	scanned, parsed = read(true), read(false)
 	return scanned, parsed, int(took.Load())
