@@ -62,15 +62,14 @@ func (s *jsonScanner) reset(data []byte) {
 	s.data, s.pos, s.depth = data, 0, 0
 }
 
-// ws skips JSON whitespace.
+// ws skips JSON whitespace. It is called before and after every key and
+// value, mostly at a byte above ' ', which the first test passes.
 func (s *jsonScanner) ws() {
 	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case ' ', '\t', '\r', '\n':
-			s.pos++
-		default:
+		if c := s.data[s.pos]; c > ' ' || c != ' ' && c != '\t' && c != '\r' && c != '\n' {
 			return
 		}
+		s.pos++
 	}
 }
 
@@ -296,6 +295,77 @@ func (s *jsonScanner) readString() ([]byte, error) {
 	}
 }
 
+// skipString passes the string at pos (which is at its opening quote) and
+// reports the errors readString would, at the same positions, without
+// decoding it: a value nobody reads (an SGLang record's request_parameters,
+// escaped JSON most of a record's bytes long) need not be copied out byte by
+// byte. Non-ASCII bytes are no error in either, so they are passed whole.
+func (s *jsonScanner) skipString() error {
+	i := s.pos + 1
+	for {
+		i += stringRun(s.data[i:])
+		if i >= len(s.data) {
+			s.pos = i
+			return s.syntaxError("in string literal")
+		}
+		switch c := s.data[i]; {
+		case c == '"':
+			s.pos = i + 1
+			return nil
+		case c < 0x20:
+			s.pos = i
+			return s.syntaxError("in string literal")
+		case c == '\\':
+			if i+1 >= len(s.data) {
+				s.pos = i + 1
+				return s.syntaxError("in string escape code")
+			}
+			switch s.data[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if _, ok := hex4(s.data, i+2); !ok {
+					s.pos = i + 2
+					for k := 0; k < 4 && s.pos < len(s.data) && isHex(s.data[s.pos]); k++ {
+						s.pos++
+					}
+					return s.syntaxError("in \\u hexadecimal character escape")
+				}
+				// A surrogate pair's second half is an escape of its own,
+				// checked as such on the next turn, as readString checks it.
+				i += 6
+			default:
+				s.pos = i + 1
+				return s.syntaxError("in string escape code")
+			}
+		}
+	}
+}
+
+// stringRun returns how many leading bytes of b are neither a quote, a
+// backslash nor below 0x20: plainPrefix's word test without its non-ASCII
+// term, for skipString, to which such bytes are plain.
+func stringRun(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q := x ^ (lows * '"')
+		bs := x ^ (lows * '\\')
+		// (x - lows*0x20) &^ x flags the bytes below 0x20 (and, by a borrow,
+		// maybe bytes above the first flagged one, which do not count).
+		m := (q-lows)&^q | (bs-lows)&^bs | (x-lows*0x20)&^x
+		if m &= highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
+			return i
+		}
+	}
+	return i
+}
+
 // Constants of the word-at-a-time scan (plainPrefix).
 const (
 	lows  = 0x0101010101010101
@@ -410,8 +480,7 @@ func (s *jsonScanner) readLiteral(lit string) error {
 func (s *jsonScanner) skipValue() error {
 	switch s.class() {
 	case jsonString:
-		_, err := s.readString()
-		return err
+		return s.skipString()
 	case jsonNumber:
 		_, err := s.readNumber()
 		return err

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -46,24 +47,84 @@ func FuzzPlainPrefix(f *testing.F) {
 	})
 }
 
+// checkSkipString holds skipString to readString on the string that opens
+// in: both stop at the same byte with the same error, or none.
+func checkSkipString(t *testing.T, in []byte) {
+	t.Helper()
+	var r, k jsonScanner
+	r.reset(in)
+	k.reset(in)
+	_, rerr := r.readString()
+	kerr := k.skipString()
+	if fmt.Sprint(rerr) != fmt.Sprint(kerr) || r.pos != k.pos {
+		t.Fatalf("%q: readString stops at %d with %v, skipString at %d with %v", in, r.pos, rerr, k.pos, kerr)
+	}
+}
+
+// TestSkipString holds skipString to readString, the decoding reader it
+// stands in for where the value is not read, on strings built from the bytes
+// and escapes each treats apart.
+func TestSkipString(t *testing.T) {
+	for _, in := range []string{
+		`"plain"`, `""`, `"a\"b"`, `"\u00e9\ud83d\ude00"`, `"\ud83d"`, `"\ud83dx"`,
+		`"\ud83d\u12"`, `"\u12g4"`, `"\x"`, `"\`, `"abc`, "\"a\x01b\"", "\"caf\xc3\xa9 \xff\"",
+		`"{\"rid\": \"352e\", \"stream\": true}"`,
+	} {
+		checkSkipString(t, []byte(in))
+	}
+	parts := []string{`\"`, `\\`, `\/`, `\n`, `\u00e9`, `\ud83d`, `\ude00`, `\u12`, `\q`, "\x00", "\x1f", " ", "\x7f", "\xc3\xa9", "\xff", "abcdefgh", `"`}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 100000 {
+		b := []byte{'"'}
+		for range rng.IntN(12) {
+			b = append(b, parts[rng.IntN(len(parts))]...)
+		}
+		checkSkipString(t, b)
+	}
+}
+
+func FuzzSkipString(f *testing.F) {
+	f.Add([]byte(`"{\"rid\": \"352e2b945e4ef6e3\", \"sampling_params\": {}}"`))
+	f.Add([]byte(`"\ud83d\ude00 caf\u00e9"`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkSkipString(t, append([]byte{'"'}, b...))
+	})
+}
+
+// BenchmarkReadString reads strings of each kind a record holds, and passes
+// them unread (skip): an SGLang record's escaped request_parameters is
+// skipped, never read.
 func BenchmarkReadString(b *testing.B) {
 	for _, c := range []struct{ name, in string }{
 		{"key", `"first_token_at":`},
 		{"timestamp", `"2026-11-20T10:00:00.345678Z",`},
 		{"prompt", `"Summarise the following support ticket in two sentences: the customer reports that...",`},
+		{"escaped", `"{\"rid\": \"352e2b945e4ef6e3a2374bf4217baf4a\", \"sampling_params\": {\"max_new_tokens\": 2048}, \"stream\": true}",`},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			var s jsonScanner
-			in := []byte(c.in)
-			b.ReportAllocs()
-			b.SetBytes(int64(len(in)))
-			for b.Loop() {
-				s.reset(in)
-				if _, err := s.readString(); err != nil {
-					b.Fatal(err)
-				}
+		in := []byte(c.in)
+		for _, skip := range []bool{false, true} {
+			name := c.name
+			if skip {
+				name += "/skip"
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				var s jsonScanner
+				b.ReportAllocs()
+				b.SetBytes(int64(len(in)))
+				for b.Loop() {
+					s.reset(in)
+					var err error
+					if skip {
+						err = s.skipString()
+					} else {
+						_, err = s.readString()
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
 

@@ -273,6 +273,56 @@ func isJSONNumber(b []byte) bool {
 // exact reports that no rounding happened; ok is false when the result does
 // not fit in an int64.
 func scaleDecimal(num []byte, scale int) (v int64, exact, ok bool) {
+	if v, ok := shortDecimal(num, scale); ok {
+		return v, true, true
+	}
+	return scaleDigits(num, scale)
+}
+
+// shortDecimal is scaleDecimal for the numbers engines write most, an epoch
+// in seconds or a latency with at most scale fraction digits
+// (1795168800.208395, 0.722668): digits, maybe a point and more digits, no
+// sign or exponent, at most 18 digits once scaled, so that the result is
+// exact and fits. It reports false for anything else, which scaleDigits then
+// reads; where it reports true, the value is scaleDigits'.
+func shortDecimal(num []byte, scale int) (int64, bool) {
+	if scale < 0 || scale > 9 {
+		return 0, false
+	}
+	var v uint64
+	i := 0
+	for ; i < len(num); i++ {
+		d := num[i] - '0'
+		if d > 9 {
+			break
+		}
+		v = v*10 + uint64(d)
+	}
+	if i == 0 || i+scale > 18 {
+		return 0, false
+	}
+	f := 0
+	if i < len(num) {
+		if num[i] != '.' {
+			return 0, false
+		}
+		for i++; i < len(num); i++ {
+			d := num[i] - '0'
+			if d > 9 || f == scale {
+				return 0, false
+			}
+			v = v*10 + uint64(d)
+			f++
+		}
+	}
+	for ; f < scale; f++ {
+		v *= 10
+	}
+	return int64(v), true
+}
+
+// scaleDigits is scaleDecimal for any number, digit by digit.
+func scaleDigits(num []byte, scale int) (v int64, exact, ok bool) {
 	neg := len(num) > 0 && num[0] == '-'
 	if neg {
 		num = num[1:]

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"errors"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/tpsreport/tpsreport/schemas"
@@ -229,7 +230,74 @@ func TestScaleDecimal(t *testing.T) {
 			t.Errorf("scaleDecimal(%s, %d) = %d, %v, %v; want %d, %v, %v",
 				tt.num, tt.scale, got, exact, ok, tt.want, tt.exact, tt.ok)
 		}
+		checkShortDecimal(t, []byte(tt.num), tt.scale)
 	}
+}
+
+// checkShortDecimal holds scaleDecimal's short path to its digit-by-digit
+// one: where the short path answers, both give the same exact value.
+func checkShortDecimal(t *testing.T, num []byte, scale int) {
+	t.Helper()
+	v, ok := shortDecimal(num, scale)
+	if !ok {
+		return
+	}
+	if want, exact, wok := scaleDigits(num, scale); v != want || !exact || !wok {
+		t.Fatalf("shortDecimal(%q, %d) = %d; scaleDigits = %d (exact %v, ok %v)", num, scale, v, want, exact, wok)
+	}
+}
+
+// TestShortDecimal: the short path answers for the engines' epochs and
+// latencies, and leaves to scaleDigits what needs rounding, a sign, an
+// exponent or more than 18 digits.
+func TestShortDecimal(t *testing.T) {
+	for _, tt := range []struct {
+		num   string
+		scale int
+		want  int64
+		ok    bool
+	}{
+		{"1795168800.208395", 6, 1795168800208395, true},
+		{"1795168800.14824", 6, 1795168800148240, true},
+		{"0.722668", 6, 722668, true},
+		{"0", 6, 0, true},
+		{"1795168800", 0, 1795168800, true},
+		{"999999999999.999999", 6, 999999999999999999, true},
+		{"9999999999999.999999", 6, 0, false},
+		{"1795168800.1234565", 6, 0, false},
+		{"-0.5", 6, 0, false},
+		{"1e3", 6, 0, false},
+		{"1.5", -3, 0, false},
+		{"", 6, 0, false},
+		{".5", 6, 0, false},
+	} {
+		v, ok := shortDecimal([]byte(tt.num), tt.scale)
+		if v != tt.want || ok != tt.ok {
+			t.Errorf("shortDecimal(%q, %d) = %d, %v; want %d, %v", tt.num, tt.scale, v, ok, tt.want, tt.ok)
+		}
+		checkShortDecimal(t, []byte(tt.num), tt.scale)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	const chars = "0123456789.-e"
+	for range 200000 {
+		b := make([]byte, 1+rng.IntN(22))
+		for i := range b {
+			if rng.IntN(8) == 0 {
+				b[i] = chars[rng.IntN(len(chars))]
+			} else {
+				b[i] = '0' + byte(rng.IntN(10))
+			}
+		}
+		checkShortDecimal(t, b, rng.IntN(12)-1)
+	}
+}
+
+func FuzzShortDecimal(f *testing.F) {
+	f.Add([]byte("1795168800.208395"), 6)
+	f.Add([]byte("0.722668"), 9)
+	f.Fuzz(func(t *testing.T, num []byte, scale int) {
+		checkShortDecimal(t, num, scale%24)
+	})
 }
 
 func deref[T any](p *T) any {
