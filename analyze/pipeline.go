@@ -208,20 +208,24 @@ var pipeline = slices.Concat([]step{
 	{name: "join_cand", when: "joined", creates: []string{"join_cand"}, drops: []string{"join_match"}},
 	{name: "join_pairs_table", when: "joined", creates: []string{"join_pairs"}},
 	{name: "join_rounds", when: "joined", do: (*analysis).joinRounds, uses: []string{"join_pairs"}, drops: []string{"join_cand"}},
+	{name: "raw_max", when: "joined", args: func(st *runState) []any { return []any{sql.Named("raw_max", st.spans-1)} }},
 	{name: "join_unpaired", when: "joined", creates: []string{"join_unpaired"}},
 	{name: "join_coverage", when: "joined", do: (*analysis).joinCoverage},
 	// The joined spans' file, from two files of its columns: those the join
 	// sets, sorted, and those a span keeps, in the scan's order (join.go).
 	{name: "join_renames", when: "joined", creates: []string{"join_renames"}, drops: []string{"raw_spans"}},
-	{name: "raw_max", when: "joined", args: func(st *runState) []any { return []any{sql.Named("raw_max", st.spans-1)} }},
 	{name: "joined_kept", when: "joined", drops: []string{"join_unpaired"}},
 	{name: "joined_row", when: "joined", creates: []string{"joined_row"}},
+	{name: "join_multi", when: "joined", creates: []string{"multi_requests"},
+		args: func(*runState) []any { return []any{sql.Named("engine", engineSources)} }},
+	{name: "join_numbers", when: "joined", creates: []string{"join_numbers"},
+		args: func(*runState) []any { return []any{sql.Named("engine", engineSources)} }},
 	{name: "joined_gateway", when: "joined", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, joinedGatewayPart) },
 		args: func(*runState) []any { return []any{sql.Named("engine", engineSources)} }},
 	{name: "joined_engine", when: "joined", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, joinedEnginePart) },
 		args: func(*runState) []any {
 			return []any{sql.Named("gateway", gatewaySources), sql.Named("engine", engineSources)}
-		}, drops: []string{"join_solo", "join_pairs", "join_renames"}},
+		}, drops: []string{"join_solo", "join_pairs", "join_renames", "join_numbers"}},
 	{name: "joined_file", when: "joined", do: (*analysis).joinedFile, uses: []string{"joined_file"}},
 	{name: "joined_path", when: "joined", both: true,
 		args: func(st *runState) []any { return []any{sql.Named("path", filepath.Join(st.tmpDir, joinedFile))} }},
@@ -230,7 +234,7 @@ var pipeline = slices.Concat([]step{
 	{name: "durations_only", do: (*analysis).durationsOnly, uses: []string{"durations_only"}},
 	{name: "span_times", creates: []string{"span_times"}},
 	{name: "replica_ids", creates: []string{"replica_ids"}},
-	{name: "multi_requests", creates: []string{"multi_requests"}},
+	{name: "multi_requests", when: "!joined", creates: []string{"multi_requests"}},
 	{name: "load_spans", creates: []string{"spans"}},
 	{name: "checkpoint_work", when: "large"},
 

@@ -16,13 +16,10 @@
 -- name for a server adds no slots).
 --
 -- Attempt numbers (docs/metrics.md "Attempt numbers"): a span the source did
--- not number (a LiteLLM log numbers none) gets row_number() − 1 over the spans
--- of its request ordered by queued_at (NULLs last), span_id, then input
--- order; a span with a number keeps it, and so does a span without a
--- request_id. Numbered here, the file needs no numbering afterwards
--- (number_attempts, attempt_list). A request of one span numbers it 0, so
--- the window runs over the requests of several spans only (multi: a few
--- percent): over every row it took longer than the join.
+-- not number (a LiteLLM log numbers none) takes its number from join_numbers
+-- when its request has several spans, else 0; a span with a number keeps
+-- it, and so does a span without a request_id. Numbered here, the file needs
+-- no numbering afterwards (number_attempts, attempt_list).
 --
 -- The rows (s): spans_file's spans of other roles than the engine's, and the
 -- engine spans no gateway span joined (joined_row), in one scan
@@ -42,17 +39,6 @@ WITH pairs AS (
     SELECT * EXCLUDE (file_row_number), file_row_number AS idx, source IN $gateway AS is_gw
     FROM spans_file
     WHERE joined_row(source IN $engine, file_row_number)
-), multi AS MATERIALIZED (
-    -- The spans of requests of two or more spans, with what orders them.
-    SELECT idx, request_id, span_id, queued_at
-    FROM s SEMI JOIN (SELECT request_id FROM s WHERE request_id IS NOT NULL GROUP BY request_id HAVING count(*) > 1) USING (request_id)
-), numbers AS (
-    -- Their attempt numbers, by the joined queued_at (the engine's when the
-    -- gateway logged none).
-    SELECT multi.idx, (row_number() OVER (PARTITION BY multi.request_id
-        ORDER BY coalesce(multi.queued_at, eq.queued_at) NULLS LAST, multi.span_id, multi.idx) - 1)::INTEGER AS n
-    FROM multi LEFT JOIN pairs ON pairs.gi = multi.idx
-    LEFT JOIN (SELECT file_row_number, queued_at FROM spans_file WHERE source IN $engine) eq ON eq.file_row_number = pairs.ei
 ), j AS (
     SELECT
         CASE WHEN e.gi IS NULL THEN s.source ELSE s.source || '+' || e.source END AS source,
@@ -76,6 +62,6 @@ WITH pairs AS (
         s.idx
     FROM s LEFT JOIN e ON e.gi = s.idx
     LEFT JOIN join_renames renames ON renames.g_rep = s.replica
-    LEFT JOIN numbers ON numbers.idx = s.idx
+    LEFT JOIN join_numbers numbers ON numbers.idx = s.idx
 )
 SELECT * EXCLUDE (idx) FROM j ORDER BY idx
