@@ -12,7 +12,7 @@
 #
 # LARGE (default 1000000) sets the span count of the large run; 0 skips it.
 set -euo pipefail
-old=$(realpath "$1"); new=$(realpath "$2"); work=${3:-$(mktemp -d)}
+old=$(realpath "$1"); new=$(realpath "$2"); work=$(realpath -m "${3:-$(mktemp -d)}")
 large=${LARGE:-1000000}
 mkdir -p "$work"
 (cd "$(dirname "$0")/.." && go build -o "$work/pqdiff" ./internal/pqdiff)
