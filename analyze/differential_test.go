@@ -127,7 +127,7 @@ func compareResults(t *testing.T, dir string, got *schemas.RunResult, want oracl
 	if len(wl) == 0 {
 		wl = []schemas.RequestLatency{}
 	}
-	diffJSON(t, "latencies", lat, wl)
+	diffJSON(t, "latencies", jsonLatencies(lat), jsonLatencies(wl))
 	// Per-span metrics: requests.parquet keyed by span_id; duplicates compare as a multiset.
 	rows := readRequestList(t, dir)
 	if len(rows) != len(want.Spans) {
@@ -285,14 +285,30 @@ func checkProperties(t *testing.T, res *schemas.RunResult) {
 	}
 }
 
+// jsonLatencies are request latencies as JSON takes them: an unknown one
+// (NaN) null.
+func jsonLatencies(ls []schemas.RequestLatency) []map[string]any {
+	out := make([]map[string]any, len(ls))
+	for i, l := range ls {
+		m := map[string]any{"released": l.Released}
+		for k, v := range map[string]float64{"ttft": l.TTFT, "tpot": l.TPOT, "e2e": l.E2E} {
+			if !math.IsNaN(v) {
+				m[k] = v
+			}
+		}
+		out[i] = m
+	}
+	return out
+}
+
 // sortLatencies orders request latencies by completion, then by value, so
 // that two implementations' orders of ties compare.
 func sortLatencies(ls []schemas.RequestLatency) {
-	key := func(p *float64) float64 {
-		if p == nil {
+	key := func(v float64) float64 {
+		if math.IsNaN(v) {
 			return math.Inf(1)
 		}
-		return *p
+		return v
 	}
 	slices.SortFunc(ls, func(a, b schemas.RequestLatency) int {
 		return cmp.Or(cmp.Compare(a.Released, b.Released), cmp.Compare(key(a.TTFT), key(b.TTFT)),

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -73,8 +74,8 @@ func Load(ctx context.Context, dir string) (*schemas.RunResult, error) {
 // delivered request, in completion order. A run analysed before the file
 // existed has none: nil, and no error. It reads the file's columns with
 // parquet-go rather than through DuckDB: at 10 M requests, scanning rows
-// through database/sql took most of a compare's time, and the three values
-// of every request share one backing array instead of an allocation each.
+// through database/sql took most of a compare's time. A NULL latency is NaN
+// (schemas.RequestLatency).
 func LoadLatencies(_ context.Context, dir string) ([]schemas.RequestLatency, error) {
 	path := filepath.Join(dir, schemas.LatenciesFile)
 	man, err := readManifest(dir)
@@ -102,28 +103,26 @@ func LoadLatencies(_ context.Context, dir string) ([]schemas.RequestLatency, err
 	}
 	n := int(pf.NumRows())
 	out := make([]schemas.RequestLatency, n)
-	values := make([]float64, 3*n)
 	err = readColumn(pf, "completed_at", n, func(i int, v parquet.Value) {
 		out[i].Released = v.Int64()
 	})
-	for c, name := range []string{"ttft_req", "tpot_req", "e2e_req"} {
+	for _, c := range []struct {
+		name string
+		set  func(*schemas.RequestLatency, float64)
+	}{
+		{"ttft_req", func(r *schemas.RequestLatency, x float64) { r.TTFT = x }},
+		{"tpot_req", func(r *schemas.RequestLatency, x float64) { r.TPOT = x }},
+		{"e2e_req", func(r *schemas.RequestLatency, x float64) { r.E2E = x }},
+	} {
 		if err != nil {
 			break
 		}
-		err = readColumn(pf, name, n, func(i int, v parquet.Value) {
-			if v.IsNull() {
-				return
+		err = readColumn(pf, c.name, n, func(i int, v parquet.Value) {
+			x := math.NaN()
+			if !v.IsNull() {
+				x = v.Double()
 			}
-			x := &values[3*i+c]
-			*x = v.Double()
-			switch c {
-			case 0:
-				out[i].TTFT = x
-			case 1:
-				out[i].TPOT = x
-			case 2:
-				out[i].E2E = x
-			}
+			c.set(&out[i], x)
 		})
 	}
 	if err != nil {

@@ -225,7 +225,7 @@ func TestSizeWithSLO(t *testing.T) {
 	// out. Window 2 has no backlog. One latency at the run's last instant
 	// belongs to the last window.
 	lat := func(w int, at time.Duration, e2e float64) schemas.RequestLatency {
-		return schemas.RequestLatency{Released: schemas.Micros(t0.Add(time.Duration(w)*time.Minute + at)), E2E: f(e2e), TTFT: f(0.1)}
+		return schemas.RequestLatency{Released: schemas.Micros(t0.Add(time.Duration(w)*time.Minute + at)), E2E: e2e, TTFT: 0.1, TPOT: math.NaN()}
 	}
 	for i := range 110 {
 		m.Latencies = append(m.Latencies, lat(0, time.Duration(i)*100*time.Millisecond, 2))

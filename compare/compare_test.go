@@ -45,8 +45,9 @@ func steadyRequests(start time.Time, n int) []schemas.RequestLatency {
 	for i := range out {
 		out[i] = schemas.RequestLatency{
 			Released: start.UnixMicro() + int64(i)*int64(n)*60_000_000/500,
-			TTFT:     f(0.5 + float64(i*37%100)/100),
-			TPOT:     f(0.02 + float64(i*53%100)/10000),
+			TTFT:     0.5 + float64(i*37%100)/100,
+			TPOT:     0.02 + float64(i*53%100)/10000,
+			E2E:      math.NaN(),
 		}
 	}
 	return out

@@ -43,7 +43,7 @@ func countedRun(id string, ws []window, ttft []float64, at []int) Run {
 	r.Requests = []schemas.RequestLatency{}
 	for i, v := range ttft {
 		released := t0.Add(time.Duration(at[i])*time.Minute + 30*time.Second).UnixMicro()
-		r.Requests = append(r.Requests, schemas.RequestLatency{Released: released, TTFT: f(v), TPOT: f(0.02)})
+		r.Requests = append(r.Requests, schemas.RequestLatency{Released: released, TTFT: v, TPOT: 0.02, E2E: math.NaN()})
 	}
 	return r
 }

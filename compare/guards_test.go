@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -229,13 +230,8 @@ func TestDeterministicWithEverything(t *testing.T) {
 func scaled(rs []schemas.RequestLatency, ttft, tpot float64) []schemas.RequestLatency {
 	out := make([]schemas.RequestLatency, len(rs))
 	for i, r := range rs {
-		out[i] = schemas.RequestLatency{Released: r.Released}
-		if r.TTFT != nil {
-			out[i].TTFT = f(*r.TTFT * ttft)
-		}
-		if r.TPOT != nil {
-			out[i].TPOT = f(*r.TPOT * tpot)
-		}
+		// NaN, an unknown latency, stays NaN.
+		out[i] = schemas.RequestLatency{Released: r.Released, TTFT: r.TTFT * ttft, TPOT: r.TPOT * tpot, E2E: math.NaN()}
 	}
 	return out
 }

@@ -23,18 +23,19 @@ const MaxBootstrapRequests = 200_000
 type latencyKind struct {
 	name, title, label, metric string
 	stream                     uint64 // the bootstrap's random stream
-	value                      func(schemas.RequestLatency) *float64
-	tolerance                  func(schemas.Criteria) float64
+	// value is the latency of a request, NaN when unknown.
+	value     func(schemas.RequestLatency) float64
+	tolerance func(schemas.Criteria) float64
 }
 
 var (
 	ttftKind = latencyKind{name: TTFT, title: "TTFT does not regress", label: "TTFT",
 		metric: "p95 of request TTFT (ttft_req, from first arrival across retries)", stream: 1,
-		value:     func(r schemas.RequestLatency) *float64 { return r.TTFT },
+		value:     func(r schemas.RequestLatency) float64 { return r.TTFT },
 		tolerance: func(c schemas.Criteria) float64 { return c.TTFTTolerance }}
 	tpotKind = latencyKind{name: TPOT, title: "TPOT does not regress", label: "TPOT",
 		metric: "p95 of request TPOT (tpot_req)", stream: 2,
-		value:     func(r schemas.RequestLatency) *float64 { return r.TPOT },
+		value:     func(r schemas.RequestLatency) float64 { return r.TPOT },
 		tolerance: func(c schemas.Criteria) float64 { return c.TPOTTolerance }}
 )
 
@@ -115,12 +116,12 @@ func latency(k latencyKind, base, cand []schemas.RequestLatency, c schemas.Crite
 	return cr, note
 }
 
-// latencyValues are the non-nil values of a latency in release order.
+// latencyValues are the known values of a latency in release order.
 func latencyValues(k latencyKind, rs []schemas.RequestLatency) []float64 {
 	out := make([]float64, 0, len(rs))
 	for _, q := range sortedByRelease(rs) {
-		if v := k.value(q); v != nil && !math.IsNaN(*v) {
-			out = append(out, *v)
+		if v := k.value(q); !math.IsNaN(v) {
+			out = append(out, v)
 		}
 	}
 	return out

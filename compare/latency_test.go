@@ -19,12 +19,13 @@ func spread(n int, ttft, tpot func(i int) *float64) []schemas.RequestLatency {
 	perm := rand.New(rand.NewPCG(3, 4)).Perm(n)
 	out := make([]schemas.RequestLatency, n)
 	for i, p := range perm {
-		out[i] = schemas.RequestLatency{Released: t0 + int64(i)*1_000_000}
+		nan := math.NaN()
+		out[i] = schemas.RequestLatency{Released: t0 + int64(i)*1_000_000, TTFT: nan, TPOT: nan, E2E: nan}
 		if ttft != nil {
-			out[i].TTFT = ttft(p)
+			out[i].TTFT = schemas.Latency(ttft(p))
 		}
 		if tpot != nil {
-			out[i].TPOT = tpot(p)
+			out[i].TPOT = schemas.Latency(tpot(p))
 		}
 	}
 	return out
@@ -193,7 +194,7 @@ func TestSubsample(t *testing.T) {
 	perm := rand.New(rand.NewPCG(5, 6)).Perm(n)
 	base.Requests = make([]schemas.RequestLatency, n)
 	for i, p := range perm {
-		base.Requests[i] = schemas.RequestLatency{Released: t0 + int64(p)*1000, TTFT: f(float64(p) / 1000), TPOT: f(0.02)}
+		base.Requests[i] = schemas.RequestLatency{Released: t0 + int64(p)*1000, TTFT: float64(p) / 1000, TPOT: 0.02, E2E: math.NaN()}
 	}
 	cand.Requests = spread(1000, linear(100, 0.2), func(int) *float64 { return f(0.02) })
 	c := schemas.DefaultCriteria()

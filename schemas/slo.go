@@ -3,6 +3,7 @@ package schemas
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -68,13 +69,13 @@ func sloSeconds(v string) (float64, error) {
 // misses), TPOT in seconds (an unknown one, a request of one output token,
 // meets: vLLM's rule); a bound is met when the value does not exceed it.
 func (s SLO) Met(r RequestLatency) bool {
-	if s.TTFT != nil && (r.TTFT == nil || SecondsMicros(*r.TTFT) > SecondsMicros(*s.TTFT)) {
+	if s.TTFT != nil && (math.IsNaN(r.TTFT) || SecondsMicros(r.TTFT) > SecondsMicros(*s.TTFT)) {
 		return false
 	}
-	if s.TPOT != nil && r.TPOT != nil && *r.TPOT > *s.TPOT {
+	if s.TPOT != nil && !math.IsNaN(r.TPOT) && r.TPOT > *s.TPOT {
 		return false
 	}
-	if s.E2E != nil && (r.E2E == nil || SecondsMicros(*r.E2E) > SecondsMicros(*s.E2E)) {
+	if s.E2E != nil && (math.IsNaN(r.E2E) || SecondsMicros(r.E2E) > SecondsMicros(*s.E2E)) {
 		return false
 	}
 	return true

@@ -741,7 +741,7 @@ func addRequestLatencies(g grid, reqs []*request, slo *schemas.SLO, run *acc, wi
 		ttft := duration(first, d.s.FirstTokenAt)
 		e2e := duration(first, d.s.ReleasedAt)
 		tpot := d.m.TPOT
-		out = append(out, schemas.RequestLatency{Released: q.doneAt, TTFT: ttft, TPOT: tpot, E2E: e2e})
+		out = append(out, schemas.RequestLatency{Released: q.doneAt, TTFT: schemas.Latency(ttft), TPOT: schemas.Latency(tpot), E2E: schemas.Latency(e2e)})
 		i, ok := g.event(q.doneAt)
 		if !ok {
 			continue

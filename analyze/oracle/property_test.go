@@ -269,6 +269,13 @@ func checkWindow(t *testing.T, name string, m schemas.Metrics) {
 	}
 }
 
+// sameLatency: two request latencies are the same bit for bit (NaN, an
+// unknown latency, equals NaN).
+func sameLatency(a, b schemas.RequestLatency) bool {
+	return a.Released == b.Released && math.Float64bits(a.TTFT) == math.Float64bits(b.TTFT) &&
+		math.Float64bits(a.TPOT) == math.Float64bits(b.TPOT) && math.Float64bits(a.E2E) == math.Float64bits(b.E2E)
+}
+
 // The input order of spans and samples must not matter.
 func TestPermutationInvariance(t *testing.T) {
 	for seed := range seeds(60, 12) {
@@ -284,6 +291,12 @@ func TestPermutationInvariance(t *testing.T) {
 		a, b := Analyze(spans, samples, opt), Analyze(shuffled, sh, opt)
 		sa, sb := a.Spans, b.Spans
 		a.Spans, b.Spans = nil, nil
+		// An unknown latency is NaN, which DeepEqual never finds equal:
+		// the latencies compare bit for bit.
+		if !slices.EqualFunc(a.Latencies, b.Latencies, sameLatency) {
+			t.Errorf("seed %d: the request latencies depend on the input order", seed)
+		}
+		a.Latencies, b.Latencies = nil, nil
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("seed %d: the result depends on the input order:\n%+v\n%+v", seed, a.Run, b.Run)
 		}
