@@ -205,9 +205,8 @@ type SLO struct {
 
 // RequestLatency is one delivered request's latencies (requests.parquet's
 // delivered rows): for the bootstrap of compare's latency criteria. A
-// latency the request does not have is NaN (Latency), not a nil pointer: a
-// compare of 10^8 requests holds every one, and pointers into a backing
-// array took 56 bytes a request against these 32.
+// latency the request does not have is NaN (Latency), not a nil pointer, so
+// that a request takes 32 bytes: a compare of 10^8 requests holds every one.
 type RequestLatency struct {
 	Released int64   // µs since the epoch: when the request completed
 	TTFT     float64 // ttft_req, seconds; NaN when unknown
