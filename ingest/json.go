@@ -349,11 +349,9 @@ func stringRun(b []byte) int {
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
 		x := binary.LittleEndian.Uint64(b[i:])
-		q := x ^ (lows * '"')
-		bs := x ^ (lows * '\\')
 		// (x - lows*0x20) &^ x flags the bytes below 0x20 (and, by a borrow,
 		// maybe bytes above the first flagged one, which do not count).
-		m := (q-lows)&^q | (bs-lows)&^bs | (x-lows*0x20)&^x
+		m := quoteMask(x) | (x-lows*0x20)&^x
 		if m &= highs; m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
@@ -372,6 +370,16 @@ const (
 	highs = 0x8080808080808080
 )
 
+// quoteMask sets the high bit of each byte of x that is a quote or a
+// backslash (the classic "has zero byte" test on x XOR the byte), and maybe
+// of bytes above the first such byte, which plainPrefix and stringRun do not
+// count.
+func quoteMask(x uint64) uint64 {
+	q := x ^ (lows * '"')
+	bs := x ^ (lows * '\\')
+	return (q-lows)&^q | (bs-lows)&^bs
+}
+
 // plainPrefix returns how many leading bytes of b are plain string bytes
 // (strByte 0), or a lower bound: it looks at 8 bytes at a time and leaves the
 // last few, and the byte that needs a look, to the caller's byte loop.
@@ -383,9 +391,7 @@ func plainPrefix(b []byte) int {
 		// backslash, below 0x20 or at least 0x80 (the classic "has zero
 		// byte" and "has byte less than" tests). Only bytes above the first
 		// such byte can be set by mistake, which is what is counted here.
-		q := x ^ (lows * '"')
-		bs := x ^ (lows * '\\')
-		m := (q-lows)&^q | (bs-lows)&^bs | (x - lows*0x20) | x
+		m := quoteMask(x) | (x - lows*0x20) | x
 		if m &= highs; m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
