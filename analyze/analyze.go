@@ -50,6 +50,11 @@ type Options struct {
 	// largeAt, when not 0, stands for largeRunSpans: a test takes a small
 	// run for a large one with -1.
 	largeAt int64
+	// joinStatements has the statements write a joined run's joined file
+	// rather than the assembly (join.go): a test compares the two.
+	joinStatements bool
+	// joinGroupRows, when not 0, stands for joinRowGroupRows.
+	joinGroupRows int
 }
 
 // MaxWindows bounds the windows of one analysis: each costs a row in every

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"time"
 
 	"github.com/tpsreport/tpsreport/ingest"
 	"github.com/tpsreport/tpsreport/schemas"
@@ -109,26 +111,103 @@ var joinedColumns = []spliceColumn{
 	{"time_origin", 1}, {"gw", 1},
 }
 
-// joinedFile writes the joined spans' file from its two parts, row i of one
-// beside row i of the other, and removes the parts. DuckDB writes both parts'
-// row groups at 122,880 rows, so the file is spliced from their column chunks
-// without decoding a page; when they do not line up, DuckDB puts the rows side
-// by side (joined_file.sql), on one thread.
+// joinedFile writes the joined spans' file (joined_file.sql): assembled in Go
+// from spans.parquet and the pairs (assemble.go), or, when spans.parquet's
+// columns are not the types the assembly reads, by the statements.
 func (a *analysis) joinedFile(st *runState) error {
-	g, e := filepath.Join(st.tmpDir, joinedGatewayPart), filepath.Join(st.tmpDir, joinedEnginePart)
 	out := filepath.Join(st.tmpDir, joinedFile)
+	err := errCannotAssemble
+	if !st.opt.joinStatements {
+		err = a.assembleJoinedFile(st, out)
+	}
+	if errors.Is(err, errCannotAssemble) {
+		a.log.Debug("joined spans written by the statements", "reason", err)
+		err = a.joinedFileSQL(st, out)
+	}
+	if err != nil {
+		return fmt.Errorf("analyze joined_file: %w", err)
+	}
+	return nil
+}
+
+// assembleJoinedFile writes the pairs and attempt numbers for the assembly,
+// reads the renames, and assembles the joined file.
+func (a *analysis) assembleJoinedFile(st *runState, out string) error {
+	in := joinInputs{
+		pairs:     filepath.Join(st.tmpDir, "joined_pairs.parquet"),
+		numbers:   filepath.Join(st.tmpDir, "joined_numbers.parquet"),
+		renames:   map[string]string{},
+		gateway:   gatewaySources,
+		groupRows: joinRowGroupRows,
+	}
+	if st.opt.joinGroupRows != 0 {
+		in.groupRows = st.opt.joinGroupRows
+	}
+	defer os.Remove(in.pairs)
+	defer os.Remove(in.numbers)
+	t0 := time.Now()
+	if err := a.copyRows("joined_pairs_out", in.pairs, ", DICTIONARY_SIZE_LIMIT 1"); err != nil {
+		return err
+	}
+	if err := a.copyRows("joined_numbers_out", in.numbers, ", DICTIONARY_SIZE_LIMIT 1"); err != nil {
+		return err
+	}
+	rows, err := a.db.QueryContext(a.ctx, query("joined_renames_out"))
+	if err != nil {
+		return fmt.Errorf("analyze joined_renames_out: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var g, e string
+		if err := rows.Scan(&g, &e); err != nil {
+			return fmt.Errorf("analyze joined_renames_out: %w", err)
+		}
+		in.renames[g] = e
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("analyze joined_renames_out: %w", err)
+	}
+	inputs := time.Since(t0)
+	stats, err := assembleJoined(a.ctx, out, st.tmpDir, st.spansPath, in)
+	// The assembly's arrays (about 80 bytes a span) are garbage now; handed
+	// back to the system at once, they do not add to the statements' peak
+	// later in the analysis, as the Go runtime would keep them a while.
+	debug.FreeOSMemory()
+	if err == nil {
+		a.log.Debug("joined spans assembled", "rows", stats.rows, "row_groups", stats.groups, "copied_row_groups", stats.copied,
+			"inputs", inputs, "place", stats.place, "columns", stats.columns, "splice", stats.splice)
+	}
+	return err
+}
+
+// joinedFileSQL writes the joined file by the statements: joined_gateway and
+// joined_engine write its two parts, row i of one beside row i of the other,
+// which joinParts puts side by side.
+func (a *analysis) joinedFileSQL(st *runState, out string) error {
+	g, e := filepath.Join(st.tmpDir, joinedGatewayPart), filepath.Join(st.tmpDir, joinedEnginePart)
+	defer os.Remove(g)
+	defer os.Remove(e)
+	if err := a.copyRows("joined_gateway", g, "", sql.Named("engine", engineSources)); err != nil {
+		return err
+	}
+	if err := a.copyRows("joined_engine", e, "", sql.Named("gateway", gatewaySources), sql.Named("engine", engineSources)); err != nil {
+		return err
+	}
+	return a.joinParts(g, e, out)
+}
+
+// joinParts writes the joined file out from its two parts g and e and removes
+// them. DuckDB writes both parts' row groups at 122,880 rows, so the file is
+// spliced from their column chunks without decoding a page; when they do not
+// line up, DuckDB puts the rows side by side (joined_file.sql), on one
+// thread.
+func (a *analysis) joinParts(g, e, out string) error {
+	defer os.Remove(g)
+	defer os.Remove(e)
 	err := spliceFiles(out, []string{g, e}, joinedColumns)
 	if errors.Is(err, errCannotSplice) {
 		a.log.Debug("joined spans written whole", "reason", err)
 		err = a.copyRows("joined_file", out, "", sql.Named("gateway_part", g), sql.Named("engine_part", e))
 	}
-	if err != nil {
-		return fmt.Errorf("analyze joined_file: %w", err)
-	}
-	for _, p := range []string{g, e} {
-		if err := os.Remove(p); err != nil {
-			return fmt.Errorf("analyze joined_file: %w", err)
-		}
-	}
-	return nil
+	return err
 }

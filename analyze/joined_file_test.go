@@ -15,10 +15,11 @@ import (
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
-// TestJoinedFileFromParts: the joined spans' file holds row i of the gateway
-// part beside row i of the engine part, in the file's column order, whether
-// the parts' row groups line up (spliced from their column chunks) or not
-// (written by DuckDB side by side), and the parts are gone afterwards.
+// TestJoinedFileFromParts: the joined spans' file the statements write holds
+// row i of the gateway part beside row i of the engine part, in the file's
+// column order, whether the parts' row groups line up (spliced from their
+// column chunks) or not (written by DuckDB side by side), and the parts are
+// gone afterwards.
 func TestJoinedFileFromParts(t *testing.T) {
 	for _, tc := range []struct {
 		gatewayGroups int
@@ -52,7 +53,7 @@ func TestJoinedFileFromParts(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := a.joinedFile(st); err != nil {
+			if err := a.joinParts(filepath.Join(st.tmpDir, joinedGatewayPart), filepath.Join(st.tmpDir, joinedEnginePart), filepath.Join(st.tmpDir, joinedFile)); err != nil {
 				t.Fatal(err)
 			}
 			if got := !strings.Contains(log.String(), "joined spans written whole"); got != tc.spliced {

@@ -220,13 +220,9 @@ var pipeline = slices.Concat([]step{
 		args: func(*runState) []any { return []any{sql.Named("engine", engineSources)} }},
 	{name: "join_numbers", when: "joined", creates: []string{"join_numbers"},
 		args: func(*runState) []any { return []any{sql.Named("engine", engineSources)} }},
-	{name: "joined_gateway", when: "joined", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, joinedGatewayPart) },
-		args: func(*runState) []any { return []any{sql.Named("engine", engineSources)} }},
-	{name: "joined_engine", when: "joined", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, joinedEnginePart) },
-		args: func(*runState) []any {
-			return []any{sql.Named("gateway", gatewaySources), sql.Named("engine", engineSources)}
-		}, drops: []string{"join_solo", "join_pairs", "join_renames", "join_numbers"}},
-	{name: "joined_file", when: "joined", do: (*analysis).joinedFile, uses: []string{"joined_file"}},
+	{name: "joined_file", when: "joined", do: (*analysis).joinedFile,
+		uses:  []string{"joined_pairs_out", "joined_numbers_out", "joined_renames_out", "joined_gateway", "joined_engine", "joined_file"},
+		drops: []string{"join_solo", "join_pairs", "join_renames", "join_numbers"}},
 	{name: "joined_path", when: "joined", both: true,
 		args: func(st *runState) []any { return []any{sql.Named("path", filepath.Join(st.tmpDir, joinedFile))} }},
 	{name: "span_src", when: "!joined", creates: []string{"span_src"}},

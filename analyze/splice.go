@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
@@ -71,49 +72,97 @@ func spliceFiles(out string, paths []string, cols []spliceColumn) error {
 }
 
 // splice writes to out the columns cols, in that order, from the Parquet files
-// srcs. It returns an errCannotSplice error, having written nothing, when the
-// sources' row groups do not line up, a column is missing or a schema is not
-// flat. When out is a file, the chunks are copied by the kernel
-// (copy_file_range), without passing through this process.
+// srcs, row group g of the output from row group g of each. It returns an
+// errCannotSplice error, having written nothing, when the sources' row groups
+// do not line up, a column is missing or a schema is not flat. When out is a
+// file, the chunks are copied by the kernel (copy_file_range), without
+// passing through this process.
 func splice(out io.Writer, srcs []*os.File, cols []spliceColumn) error {
+	mds, err := footers(srcs)
+	if err != nil {
+		return err
+	}
+	parts := make([][]partRowGroup, len(srcs))
+	for i, md := range mds {
+		for g := range md.RowGroups {
+			parts[i] = append(parts[i], partRowGroup{file: i, rg: g})
+		}
+	}
+	return splicePlan(out, srcs, mds, cols, parts)
+}
+
+// footers reads the file metadata of each of srcs.
+func footers(srcs []*os.File) ([]*format.FileMetaData, error) {
 	mds := make([]*format.FileMetaData, len(srcs))
 	for i, f := range srcs {
 		md, err := readFooter(f)
 		if err != nil {
-			return fmt.Errorf("splice %s: %w", f.Name(), err)
+			return nil, fmt.Errorf("splice %s: %w", f.Name(), err)
 		}
 		mds[i] = md
 	}
-	for _, md := range mds[1:] {
-		if len(md.RowGroups) != len(mds[0].RowGroups) {
-			return fmt.Errorf("%w: %d row groups against %d", errCannotSplice, len(md.RowGroups), len(mds[0].RowGroups))
+	return mds, nil
+}
+
+// partRowGroup is row group rg of source file file.
+type partRowGroup struct{ file, rg int }
+
+// splicePlan writes to out the columns cols from the Parquet files srcs
+// (with footers mds), where a column's Src names a part: parts[Src][g] is
+// the source row group of the output's row group g. A part may take its row
+// groups from several files, which must agree on the column's type and
+// repetition. It returns an errCannotSplice error, having written nothing,
+// when the parts' row groups differ in number or size, a column is missing or
+// a schema is not flat.
+func splicePlan(out io.Writer, srcs []*os.File, mds []*format.FileMetaData, cols []spliceColumn, parts [][]partRowGroup) error {
+	rows := func(p partRowGroup) int64 { return mds[p.file].RowGroups[p.rg].NumRows }
+	for _, part := range parts[1:] {
+		if len(part) != len(parts[0]) {
+			return fmt.Errorf("%w: %d row groups against %d", errCannotSplice, len(part), len(parts[0]))
 		}
-		for g := range md.RowGroups {
-			if md.RowGroups[g].NumRows != mds[0].RowGroups[g].NumRows {
-				return fmt.Errorf("%w: row group %d has %d rows against %d", errCannotSplice, g, md.RowGroups[g].NumRows, mds[0].RowGroups[g].NumRows)
+		for g := range part {
+			if rows(part[g]) != rows(parts[0][g]) {
+				return fmt.Errorf("%w: row group %d has %d rows against %d", errCannotSplice, g, rows(part[g]), rows(parts[0][g]))
 			}
 		}
 	}
 	// Each output column's schema element, sort order (that of its
-	// statistics; a file with statistics must name it) and leaf index in its
-	// source.
+	// statistics; a file with statistics must name it) and leaf index in
+	// each file it is read from.
 	schema := []format.SchemaElement{{Name: "schema", NumChildren: thrift.New(int32(len(cols)))}}
 	orders := make([]format.ColumnOrder, len(cols))
-	leaf := make([]int, len(cols))
+	leaf := make([]map[int]int, len(cols))
 	for c, col := range cols {
-		if col.Src < 0 || col.Src >= len(srcs) {
+		if col.Src < 0 || col.Src >= len(parts) {
 			return fmt.Errorf("splice: column %s: no source %d", col.Name, col.Src)
 		}
-		el, i, err := flatLeaf(mds[col.Src], col.Name)
-		if err != nil {
-			return fmt.Errorf("%w: %s: %w", errCannotSplice, srcs[col.Src].Name(), err)
+		leaf[c] = map[int]int{}
+		var first format.SchemaElement
+		for g, p := range parts[col.Src] {
+			if _, seen := leaf[c][p.file]; seen {
+				continue
+			}
+			el, i, err := flatLeaf(mds[p.file], col.Name)
+			if err != nil {
+				return fmt.Errorf("%w: %s: %w", errCannotSplice, srcs[p.file].Name(), err)
+			}
+			leaf[c][p.file] = i
+			if g == 0 {
+				first = el
+				schema = append(schema, el)
+				orders[c] = format.ColumnOrder{Value: &format.TypeDefinedOrder{}}
+				if co := mds[p.file].ColumnOrders; i < len(co) {
+					orders[c] = co[i]
+				}
+			} else if el.Type != first.Type || el.RepetitionType != first.RepetitionType {
+				return fmt.Errorf("%w: column %s of %s is not of the type of %s's", errCannotSplice, col.Name,
+					srcs[p.file].Name(), srcs[parts[col.Src][0].file].Name())
+			}
 		}
-		schema = append(schema, el)
-		leaf[c] = i
-		orders[c] = format.ColumnOrder{Value: &format.TypeDefinedOrder{}}
-		if co := mds[col.Src].ColumnOrders; i < len(co) {
-			orders[c] = co[i]
-		}
+	}
+	var numRows int64
+	for _, p := range parts[0] {
+		numRows += rows(p)
 	}
 
 	w := &countingWriter{w: out}
@@ -123,24 +172,25 @@ func splice(out io.Writer, srcs []*os.File, cols []spliceColumn) error {
 	out0 := format.FileMetaData{
 		Version:      1,
 		Schema:       schema,
-		NumRows:      mds[0].NumRows,
+		NumRows:      numRows,
 		ColumnOrders: orders,
 		CreatedBy:    "tpsreport (column chunks spliced from " + createdBy(mds) + ")",
 	}
-	for g := range mds[0].RowGroups {
-		rg := format.RowGroup{NumRows: mds[0].RowGroups[g].NumRows, FileOffset: w.n, Ordinal: int16(g)}
+	for g := range parts[0] {
+		rg := format.RowGroup{NumRows: rows(parts[0][g]), FileOffset: w.n, Ordinal: int16(g)}
 		for c, col := range cols {
-			src := mds[col.Src].RowGroups[g].Columns[leaf[c]]
+			p := parts[col.Src][g]
+			src := mds[p.file].RowGroups[p.rg].Columns[leaf[c][p.file]]
 			if src.FilePath != "" {
-				return fmt.Errorf("splice %s: column %s is in another file", srcs[col.Src].Name(), col.Name)
+				return fmt.Errorf("splice %s: column %s is in another file", srcs[p.file].Name(), col.Name)
 			}
 			m := src.MetaData
 			start := m.DataPageOffset
 			if m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < start {
 				start = m.DictionaryPageOffset
 			}
-			if err := w.copyFrom(srcs[col.Src], start, m.TotalCompressedSize); err != nil {
-				return fmt.Errorf("splice %s: %w", srcs[col.Src].Name(), err)
+			if err := w.copyFrom(srcs[p.file], start, m.TotalCompressedSize); err != nil {
+				return fmt.Errorf("splice %s: %w", srcs[p.file].Name(), err)
 			}
 			moved := w.n - m.TotalCompressedSize - start
 			m.DataPageOffset += moved
@@ -206,11 +256,13 @@ func flatLeaf(md *format.FileMetaData, name string) (format.SchemaElement, int, 
 	return format.SchemaElement{}, 0, fmt.Errorf("no column %s", name)
 }
 
-// createdBy lists the writers of the sources.
+// createdBy lists the writers of the sources, each once.
 func createdBy(mds []*format.FileMetaData) string {
 	var names []string
 	for _, md := range mds {
-		names = append(names, md.CreatedBy)
+		if !slices.Contains(names, md.CreatedBy) {
+			names = append(names, md.CreatedBy)
+		}
 	}
 	return strings.Join(names, ", ")
 }
