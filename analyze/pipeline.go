@@ -205,10 +205,10 @@ var pipeline = slices.Concat([]step{
 	{name: "join_match", when: "joined", creates: []string{"join_match"},
 		args: func(*runState) []any { return []any{sql.Named("tolerance_us", joinToleranceUS)} }},
 	{name: "join_solo", when: "joined", creates: []string{"join_solo"}},
+	{name: "raw_max", when: "joined", args: func(st *runState) []any { return []any{sql.Named("raw_max", st.spans-1)} }},
 	{name: "join_cand", when: "joined", creates: []string{"join_cand"}, drops: []string{"join_match"}},
 	{name: "join_pairs_table", when: "joined", creates: []string{"join_pairs"}},
 	{name: "join_rounds", when: "joined", do: (*analysis).joinRounds, uses: []string{"join_pairs"}, drops: []string{"join_cand"}},
-	{name: "raw_max", when: "joined", args: func(st *runState) []any { return []any{sql.Named("raw_max", st.spans-1)} }},
 	{name: "join_unpaired", when: "joined", creates: []string{"join_unpaired"}},
 	{name: "join_coverage", when: "joined", do: (*analysis).joinCoverage},
 	// The joined spans' file, from two files of its columns: those the join
