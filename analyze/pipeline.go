@@ -204,15 +204,15 @@ var pipeline = slices.Concat([]step{
 	}},
 	{name: "join_match", when: "joined", creates: []string{"join_match"},
 		args: func(*runState) []any { return []any{sql.Named("tolerance_us", joinToleranceUS)} }},
-	{name: "join_solo", when: "joined", creates: []string{"join_solo"}},
 	{name: "raw_max", when: "joined", args: func(st *runState) []any { return []any{sql.Named("raw_max", st.spans-1)} }},
+	{name: "join_solo", when: "joined", creates: []string{"join_solo"}},
 	{name: "join_cand", when: "joined", creates: []string{"join_cand"}, drops: []string{"join_match"}},
 	{name: "join_pairs_table", when: "joined", creates: []string{"join_pairs"}},
 	{name: "join_rounds", when: "joined", do: (*analysis).joinRounds, uses: []string{"join_pairs"}, drops: []string{"join_cand"}},
 	{name: "join_unpaired", when: "joined", creates: []string{"join_unpaired"}},
 	{name: "join_coverage", when: "joined", do: (*analysis).joinCoverage},
-	// The joined spans' file, from two files of its columns: those the join
-	// sets, sorted, and those a span keeps, in the scan's order (join.go).
+	// The joined spans' file: assembled in Go from spans.parquet and the
+	// pairs, or by two statements of its columns (join.go, assemble.go).
 	{name: "join_renames", when: "joined", creates: []string{"join_renames"}, drops: []string{"raw_spans"}},
 	{name: "joined_kept", when: "joined", drops: []string{"join_unpaired"}},
 	{name: "joined_row", when: "joined", creates: []string{"joined_row"}},

@@ -1,6 +1,10 @@
 -- joined_engine: the columns of the joined spans (joined_file) that the
 -- gateway-engine join sets, sorted by idx; joined_gateway writes the others,
 -- which a joined span takes from its own row as it is, in the scan's order.
+-- The assembly in Go (assemble.go) sets the same columns the same way without
+-- a join or a sort, and is what analyze runs; these statements write the file
+-- when spans.parquet's columns are not the types it reads, and are the
+-- reference TestAssembleMatchesSQL holds it to.
 -- Only these are joined and sorted: the hash join's output is not in its
 -- input's order, and sorting every column, the gateway's long span and request
 -- ids among them, took longer than the join (at 10 M spans, sorted past

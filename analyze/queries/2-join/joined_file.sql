@@ -11,8 +11,10 @@
 -- Row i of the two files $gateway_part (joined_gateway: the columns a span
 -- keeps from its own row) and $engine_part (joined_engine: those the join
 -- sets) are one span's, so they are put side by side by position. analyze
--- splices the two instead (join.go joinedFile), copying their column chunks,
--- and runs this statement only when their row groups do not line up.
+-- assembles the file in Go instead (assemble.go), and when spans.parquet's
+-- columns are not the types that reads, splices the two parts (join.go
+-- joinParts), copying their column chunks: this statement runs only when
+-- their row groups do not line up either.
 SELECT g.run_id, e.source, g.span_id, g.request_id, e.attempt, g.retry_cause, e.model, e.replica,
     e.queued_at, e.engine_arrived_at, e.admitted_at, e.first_token_at, e.last_token_at, e.released_at,
     e.input_tokens, e.output_tokens, e.cached_tokens, g.status, g.error, g.http_status,

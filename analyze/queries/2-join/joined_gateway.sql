@@ -5,6 +5,9 @@
 -- engine's, and the engine spans no gateway span joined (the variable
 -- joined_row). A filtered scan keeps spans.parquet's order, so these
 -- columns, the widest, are neither joined nor sorted.
+-- With joined_engine, the statements' way to the joined file, which the
+-- assembly in Go (assemble.go) replaces but for spans.parquet files whose
+-- columns it does not read.
 SELECT run_id, span_id, request_id, retry_cause, status, error, http_status
 FROM spans_file
 WHERE joined_row(source IN $engine, file_row_number)
