@@ -235,16 +235,19 @@ func (a *assembly) place() error {
 		return err
 	}
 	defer closeFile()
-	gi, ei := make([]int64, 0, pf.NumRows()), make([]int64, 0, pf.NumRows())
-	// A NULL row number (none is) reads as -1, out of range below.
-	if err := scanInt64s(pf, "gi", func(_ int, v int64, ok bool) { gi = append(gi, knownOr(v, ok, -1)) }); err != nil {
-		return fmt.Errorf("assemble pairs: %w", err)
+	// The two columns are read side by side. A NULL row number (none is)
+	// reads as -1, out of range below.
+	gi, ei := make([]int64, pf.NumRows()), make([]int64, pf.NumRows())
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for c, col := range [][]int64{gi, ei} {
+		wg.Go(func() {
+			errs[c] = scanInt64s(pf, []string{"gi", "ei"}[c], func(r int, v int64, ok bool) { col[r] = knownOr(v, ok, -1) })
+		})
 	}
-	if err := scanInt64s(pf, "ei", func(_ int, v int64, ok bool) { ei = append(ei, knownOr(v, ok, -1)) }); err != nil {
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("assemble pairs: %w", err)
-	}
-	if len(gi) != len(ei) {
-		return fmt.Errorf("assemble pairs: %d gateway rows against %d engine rows", len(gi), len(ei))
 	}
 	a.eng = make([]bool, a.n)
 	for _, e := range ei {
