@@ -48,6 +48,13 @@ var errCannotAssemble = errors.New("cannot assemble")
 // groups are copied into it.
 const joinRowGroupRows = 122_880
 
+// maxAssembleRows bounds the spans.parquet rows the assembly takes: its arrays
+// hold about 80 bytes a joined span (5 a row of spans.parquet, and each of
+// the two goroutines a column's values twice over), about 3 GB at 80 M rows,
+// beside DuckDB's memory_limit. A larger run's joined file is written by the
+// statements, which spill instead.
+const maxAssembleRows = 80_000_000
+
 // joinInputs are what the assembly reads besides spans.parquet: the pairs
 // (gateway row gi, engine row ei) and the attempt numbers (row idx, number n),
 // Parquet files DuckDB wrote (joined_pairs_out, joined_numbers_out), and
@@ -136,8 +143,8 @@ func assembleJoined(ctx context.Context, out, tmpDir, spansPath string, in joinI
 	if err := a.checkSchema(); err != nil {
 		return assemblyStats{}, err
 	}
-	if a.n > 1<<31-1 {
-		return assemblyStats{}, fmt.Errorf("%w: %d rows", errCannotAssemble, a.n)
+	if a.n > maxAssembleRows {
+		return assemblyStats{}, fmt.Errorf("%w: %d spans, more than %d", errCannotAssemble, a.n, maxAssembleRows)
 	}
 	var stats assemblyStats
 	t := time.Now()
