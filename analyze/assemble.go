@@ -126,19 +126,11 @@ type assemblyStats struct {
 // errCannotAssemble error, having written nothing, when spans.parquet's
 // columns are not what it reads.
 func assembleJoined(ctx context.Context, out, tmpDir, spansPath string, in joinInputs) (assemblyStats, error) {
-	sf, err := os.Open(spansPath)
+	f, closeFile, err := openParquet(spansPath)
 	if err != nil {
-		return assemblyStats{}, fmt.Errorf("assemble: %w", err)
+		return assemblyStats{}, err
 	}
-	defer sf.Close()
-	st, err := sf.Stat()
-	if err != nil {
-		return assemblyStats{}, fmt.Errorf("assemble: %w", err)
-	}
-	f, err := parquet.OpenFile(sf, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true), parquet.ReadBufferSize(1<<20))
-	if err != nil {
-		return assemblyStats{}, fmt.Errorf("assemble %s: %w", filepath.Base(spansPath), err)
-	}
+	defer closeFile()
 	a := &assembly{ctx: ctx, tmp: tmpDir, f: f, n: int(f.NumRows()), in: in}
 	if err := a.checkSchema(); err != nil {
 		return assemblyStats{}, err
@@ -366,7 +358,7 @@ func openParquet(path string) (*parquet.File, func(), error) {
 		fh.Close()
 		return nil, nil, fmt.Errorf("assemble: %w", err)
 	}
-	pf, err := parquet.OpenFile(fh, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	pf, err := parquet.OpenFile(fh, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true), parquet.ReadBufferSize(1<<20))
 	if err != nil {
 		fh.Close()
 		return nil, nil, fmt.Errorf("assemble %s: %w", filepath.Base(path), err)

@@ -149,19 +149,7 @@ func TestAssembleMatchesSQL(t *testing.T) {
 			if !bytes.Contains(logs[1].Bytes(), []byte("joined spans written by the statements")) {
 				t.Fatal("the statements did not write the joined file")
 			}
-			for _, f := range []string{schemas.SummaryFile, schemas.CurvesFile, schemas.WindowsFile, schemas.LatenciesFile} {
-				a, err := os.ReadFile(filepath.Join(dirs[0], f))
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, err := os.ReadFile(filepath.Join(dirs[1], f))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(a, b) {
-					t.Errorf("%s differs", f)
-				}
-			}
+			sameFiles(t, dirs, schemas.SummaryFile, schemas.CurvesFile, schemas.WindowsFile, schemas.LatenciesFile)
 			db := testDB(t)
 			var rows, differ int64
 			err := db.QueryRowContext(t.Context(), `
@@ -247,19 +235,26 @@ func TestAssembleFallsBackToSQL(t *testing.T) {
 			if !regexp.MustCompile(`joined spans written by the statements" reason="cannot assemble: (spans.parquet has no flat column engine_arrived_at|column attempt is INT64)`).Match(log.Bytes()) {
 				t.Errorf("the statements did not write the joined file:\n%s", log.String())
 			}
-			for _, f := range []string{schemas.SummaryFile, schemas.CurvesFile} {
-				a, err := os.ReadFile(filepath.Join(dirs[0], f))
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, err := os.ReadFile(filepath.Join(dirs[1], f))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(a, b) {
-					t.Errorf("%s differs from the analysis of ingest's file", f)
-				}
-			}
+			sameFiles(t, dirs, schemas.SummaryFile, schemas.CurvesFile)
 		})
+	}
+}
+
+// sameFiles checks that each of files is byte for byte the same in both
+// analyses' directories.
+func sameFiles(t *testing.T, dirs [2]string, files ...string) {
+	t.Helper()
+	for _, f := range files {
+		a, err := os.ReadFile(filepath.Join(dirs[0], f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dirs[1], f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between the two analyses", f)
+		}
 	}
 }
