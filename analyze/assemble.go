@@ -1129,16 +1129,19 @@ func (a *assembly) splice(out, spansPath string, kept, cols []string) error {
 	if err != nil {
 		return err
 	}
-	parts := make([][]partRowGroup, 1+len(cols))
+	// The kept columns' schema is spans.parquet's (file 0), from which the
+	// kept files' schema is made; each column file is its part's schema.
+	parts := make([]splicePart, 1+len(cols))
 	for g := range a.prefix {
-		parts[0] = append(parts[0], partRowGroup{file: 0, rg: g})
+		parts[0].groups = append(parts[0].groups, partRowGroup{file: 0, rg: g})
 	}
 	for i := range kept {
-		parts[0] = append(parts[0], partRowGroup{file: 1 + i, rg: 0})
+		parts[0].groups = append(parts[0].groups, partRowGroup{file: 1 + i, rg: 0})
 	}
 	for c := range cols {
+		parts[1+c].schema = 1 + len(kept) + c
 		for g := range a.groups {
-			parts[1+c] = append(parts[1+c], partRowGroup{file: 1 + len(kept) + c, rg: g})
+			parts[1+c].groups = append(parts[1+c].groups, partRowGroup{file: 1 + len(kept) + c, rg: g})
 		}
 	}
 	var spliced []spliceColumn

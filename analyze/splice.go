@@ -82,10 +82,11 @@ func splice(out io.Writer, srcs []*os.File, cols []spliceColumn) error {
 	if err != nil {
 		return err
 	}
-	parts := make([][]partRowGroup, len(srcs))
+	parts := make([]splicePart, len(srcs))
 	for i, md := range mds {
+		parts[i].schema = i
 		for g := range md.RowGroups {
-			parts[i] = append(parts[i], partRowGroup{file: i, rg: g})
+			parts[i].groups = append(parts[i].groups, partRowGroup{file: i, rg: g})
 		}
 	}
 	return splicePlan(out, srcs, mds, cols, parts)
@@ -107,22 +108,31 @@ func footers(srcs []*os.File) ([]*format.FileMetaData, error) {
 // partRowGroup is row group rg of source file file.
 type partRowGroup struct{ file, rg int }
 
+// splicePart is a part of a splice: the source row group of each of the
+// output's row groups, and the file whose schema describes the part's
+// columns (a part may have no row group).
+type splicePart struct {
+	schema int
+	groups []partRowGroup
+}
+
 // splicePlan writes to out the columns cols from the Parquet files srcs
-// (with footers mds), where a column's Src names a part: parts[Src][g] is
-// the source row group of the output's row group g. A part may take its row
-// groups from several files, which must agree on the column's type and
-// repetition. It returns an errCannotSplice error, having written nothing,
-// when the parts' row groups differ in number or size, a column is missing or
-// a schema is not flat.
-func splicePlan(out io.Writer, srcs []*os.File, mds []*format.FileMetaData, cols []spliceColumn, parts [][]partRowGroup) error {
+// (with footers mds), where a column's Src names a part: parts[Src].groups[g]
+// is the source row group of the output's row group g. A part may take its
+// row groups from several files, which must agree with its schema file on
+// the column's type and repetition. It returns an errCannotSplice error,
+// having written nothing, when the parts' row groups differ in number or
+// size, a column is missing or a schema is not flat.
+func splicePlan(out io.Writer, srcs []*os.File, mds []*format.FileMetaData, cols []spliceColumn, parts []splicePart) error {
 	rows := func(p partRowGroup) int64 { return mds[p.file].RowGroups[p.rg].NumRows }
+	first := parts[0].groups
 	for _, part := range parts[1:] {
-		if len(part) != len(parts[0]) {
-			return fmt.Errorf("%w: %d row groups against %d", errCannotSplice, len(part), len(parts[0]))
+		if len(part.groups) != len(first) {
+			return fmt.Errorf("%w: %d row groups against %d", errCannotSplice, len(part.groups), len(first))
 		}
-		for g := range part {
-			if rows(part[g]) != rows(parts[0][g]) {
-				return fmt.Errorf("%w: row group %d has %d rows against %d", errCannotSplice, g, rows(part[g]), rows(parts[0][g]))
+		for g, p := range part.groups {
+			if rows(p) != rows(first[g]) {
+				return fmt.Errorf("%w: row group %d has %d rows against %d", errCannotSplice, g, rows(p), rows(first[g]))
 			}
 		}
 	}
@@ -136,32 +146,34 @@ func splicePlan(out io.Writer, srcs []*os.File, mds []*format.FileMetaData, cols
 		if col.Src < 0 || col.Src >= len(parts) {
 			return fmt.Errorf("splice: column %s: no source %d", col.Name, col.Src)
 		}
-		leaf[c] = map[int]int{}
-		var first format.SchemaElement
-		for g, p := range parts[col.Src] {
+		part := parts[col.Src]
+		el, i, err := flatLeaf(mds[part.schema], col.Name)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", errCannotSplice, srcs[part.schema].Name(), err)
+		}
+		schema = append(schema, el)
+		orders[c] = format.ColumnOrder{Value: &format.TypeDefinedOrder{}}
+		if co := mds[part.schema].ColumnOrders; i < len(co) {
+			orders[c] = co[i]
+		}
+		leaf[c] = map[int]int{part.schema: i}
+		for _, p := range part.groups {
 			if _, seen := leaf[c][p.file]; seen {
 				continue
 			}
-			el, i, err := flatLeaf(mds[p.file], col.Name)
+			other, j, err := flatLeaf(mds[p.file], col.Name)
 			if err != nil {
 				return fmt.Errorf("%w: %s: %w", errCannotSplice, srcs[p.file].Name(), err)
 			}
-			leaf[c][p.file] = i
-			if g == 0 {
-				first = el
-				schema = append(schema, el)
-				orders[c] = format.ColumnOrder{Value: &format.TypeDefinedOrder{}}
-				if co := mds[p.file].ColumnOrders; i < len(co) {
-					orders[c] = co[i]
-				}
-			} else if el.Type != first.Type || el.RepetitionType != first.RepetitionType {
+			if other.Type != el.Type || other.RepetitionType != el.RepetitionType {
 				return fmt.Errorf("%w: column %s of %s is not of the type of %s's", errCannotSplice, col.Name,
-					srcs[p.file].Name(), srcs[parts[col.Src][0].file].Name())
+					srcs[p.file].Name(), srcs[part.schema].Name())
 			}
+			leaf[c][p.file] = j
 		}
 	}
 	var numRows int64
-	for _, p := range parts[0] {
+	for _, p := range first {
 		numRows += rows(p)
 	}
 
@@ -176,10 +188,10 @@ func splicePlan(out io.Writer, srcs []*os.File, mds []*format.FileMetaData, cols
 		ColumnOrders: orders,
 		CreatedBy:    "tpsreport (column chunks spliced from " + createdBy(mds) + ")",
 	}
-	for g := range parts[0] {
-		rg := format.RowGroup{NumRows: rows(parts[0][g]), FileOffset: w.n, Ordinal: int16(g)}
+	for g := range first {
+		rg := format.RowGroup{NumRows: rows(first[g]), FileOffset: w.n, Ordinal: int16(g)}
 		for c, col := range cols {
-			p := parts[col.Src][g]
+			p := parts[col.Src].groups[g]
 			src := mds[p.file].RowGroups[p.rg].Columns[leaf[c][p.file]]
 			if src.FilePath != "" {
 				return fmt.Errorf("splice %s: column %s is in another file", srcs[p.file].Name(), col.Name)

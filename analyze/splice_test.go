@@ -158,4 +158,58 @@ func TestSpliceChecksItsSources(t *testing.T) {
 	if got != "4:1 5:2 6:3" {
 		t.Errorf("spliced rows %q, want 4:1 5:2 6:3", got)
 	}
+
+	// Files of no rows (no row group) splice into a file of no rows with
+	// the columns asked for.
+	writeParquet(t, filepath.Join(dir, "a0.parquet"), []a{})
+	writeParquet(t, filepath.Join(dir, "b0.parquet"), []b{})
+	out.Reset()
+	if err := splice(&out, []*os.File{open("a0.parquet"), open("b0.parquet")}, []spliceColumn{{"x", 0}, {"y", 1}}); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty.parquet")
+	if err := os.WriteFile(empty, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var cols string
+	var n int64
+	if err := testDB(t).QueryRowContext(t.Context(), "SELECT string_agg(column_name, ','), (SELECT count(*) FROM read_parquet($1)) FROM (DESCRIBE SELECT * FROM read_parquet($1))", empty).Scan(&cols, &n); err != nil {
+		t.Fatal(err)
+	}
+	if cols != "x,y" || n != 0 {
+		t.Errorf("empty splice: columns %s, %d rows; want x,y and none", cols, n)
+	}
+
+	// A part may take its row groups from several files: x from a's first
+	// row group then x2's second, beside c's y.
+	writeParquet(t, filepath.Join(dir, "x2.parquet"), []a{{7}, {8}, {9}}, parquet.MaxRowsPerRowGroup(2))
+	srcs := []*os.File{open("a.parquet"), open("c.parquet"), open("x2.parquet")}
+	mds, err := footers(srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	parts := []splicePart{
+		{schema: 0, groups: []partRowGroup{{file: 0, rg: 0}, {file: 2, rg: 1}}},
+		{schema: 1, groups: []partRowGroup{{file: 1, rg: 0}, {file: 1, rg: 1}}},
+	}
+	if err := splicePlan(&out, srcs, mds, []spliceColumn{{"x", 0}, {"y", 1}}, parts); err != nil {
+		t.Fatal(err)
+	}
+	mixed := filepath.Join(dir, "mixed.parquet")
+	if err := os.WriteFile(mixed, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := testDB(t).QueryRowContext(t.Context(), "SELECT string_agg(x || ':' || y, ' ' ORDER BY file_row_number) FROM read_parquet(?, file_row_number = true)", mixed).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got != "1:4 2:5 9:6" {
+		t.Errorf("spliced from several files %q, want 1:4 2:5 9:6", got)
+	}
+	// A part's file must have the column.
+	parts[0].groups[1] = partRowGroup{file: 1, rg: 1} // c has no x
+	out.Reset()
+	if err := splicePlan(&out, srcs, mds, []spliceColumn{{"x", 0}, {"y", 1}}, parts); !errors.Is(err, errCannotSplice) || out.Len() != 0 {
+		t.Errorf("a part's file without the column: err %v, %d bytes written", err, out.Len())
+	}
 }
