@@ -19,14 +19,14 @@ import (
 // writes spans.parquet's, or for strings of indexes into a dictionary page
 // before it, compressed with zstd. The assembly writes the
 // columns the join sets as column files, which splice.go then copies into the
-// joined file chunk by chunk. Through parquet-go's writer each value went
-// through a parquet.Value, level bookkeeping and page statistics, most of the
-// assembly's time; here a value is copied into the page as its bytes.
+// joined file chunk by chunk. parquet-go's writer takes each value as a
+// parquet.Value, with level bookkeeping and page statistics per value; here a
+// value is copied into the page as its bytes.
 //
 // Levels and indexes are in the RLE/bit-packed hybrid, one run per page (a
 // repeated run when every value is the same, else bit-packed). Delta-encoded,
-// instants shrink to a few bytes each before zstd, which then takes a third
-// of the time it takes over PLAIN values.
+// instants shrink to a few bytes each before zstd, which then has a few bytes
+// a value to compress rather than eight.
 // Integer columns carry their chunk's minimum, maximum and null count, as
 // DuckDB's writer gives them.
 

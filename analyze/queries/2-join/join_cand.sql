@@ -15,8 +15,7 @@
 -- The pairs not in join_solo are those whose gateway span's bit is not set in
 -- a bitstring of join_solo's (join_solo_gi, bounded by the variable raw_max
 -- as join_unpaired's): a filtered scan of join_match, where an anti join
--- against join_solo built and probed a hash table of every pair (at 1 M
--- spans, half of this statement's time).
+-- against join_solo would build and probe a hash table of every pair.
 SET VARIABLE join_solo_gi = (SELECT bitstring_agg(gi, 0, getvariable('raw_max')) FROM join_solo);
 CREATE OR REPLACE TABLE join_cand AS
 WITH amb AS MATERIALIZED (

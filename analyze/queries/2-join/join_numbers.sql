@@ -11,8 +11,8 @@
 -- (join_multi; the semi join passes no NULL request_id), numbered by a
 -- statement of their own, which the joined file's assembly reads. Only the
 -- spans without a queued_at of their own (a gateway's log nearly always has
--- one) look up their engine span's (missing): joining every numbered span to
--- the pairs and the engine's spans took half the statement.
+-- one) look up their engine span's (missing), so that the pairs and the
+-- engine's spans are not joined to every numbered span.
 CREATE OR REPLACE TABLE join_numbers AS
 WITH multi AS MATERIALIZED (
     SELECT file_row_number AS idx, request_id, span_id, queued_at

@@ -7,8 +7,8 @@
 --
 -- The engine spans with no other candidate are a bitstring (join_solo_ei,
 -- bounded by the variable raw_max as join_unpaired's) that the gateway
--- spans' groups look their one engine span up in: a semi join of the two
--- groupings built and probed a hash table of nearly every pair.
+-- spans' groups look their one engine span up in, where a semi join of the
+-- two groupings would build and probe a hash table of nearly every pair.
 SET VARIABLE join_solo_ei = (
     SELECT bitstring_agg(ei, 0, getvariable('raw_max')) FROM (SELECT ei FROM join_match GROUP BY ei HAVING min(gi) = max(gi))
 );
