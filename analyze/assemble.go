@@ -90,7 +90,6 @@ type assembly struct {
 	ctx    context.Context
 	tmp    string // directory of the column files
 	f      *parquet.File
-	leaf   map[string]int // leaf column index by name
 	fields map[string]parquet.Field
 	n      int   // rows of spans.parquet
 	starts []int // first row of each of its row groups, then n
@@ -183,20 +182,14 @@ func assembleJoined(ctx context.Context, out, tmpDir, spansPath string, in joinI
 
 // checkSchema finds spans.parquet's columns and checks their types.
 func (a *assembly) checkSchema() error {
-	a.leaf = map[string]int{}
 	a.fields = map[string]parquet.Field{}
-	for i, path := range a.f.Schema().Columns() {
-		if len(path) == 1 {
-			a.leaf[path[0]] = i
-		}
-	}
 	for _, fl := range a.f.Schema().Fields() {
 		a.fields[fl.Name()] = fl
 	}
 	for _, want := range spanColumns {
 		name := want.Name()
 		fl, ok := a.fields[name]
-		if _, leaf := a.leaf[name]; !ok || !leaf || !fl.Leaf() || fl.Repeated() {
+		if _, err := column(a.f, name); !ok || err != nil || !fl.Leaf() || fl.Repeated() {
 			return fmt.Errorf("%w: spans.parquet has no flat column %s", errCannotAssemble, name)
 		}
 		if kind := want.Type().Kind(); fl.Type().Kind() != kind {
@@ -241,7 +234,7 @@ func (a *assembly) place() error {
 	errs := make([]error, 2)
 	for c, col := range [][]int64{gi, ei} {
 		wg.Go(func() {
-			errs[c] = scanInt64s(pf, []string{"gi", "ei"}[c], func(r int, v int64, ok bool) { col[r] = knownOr(v, ok, -1) })
+			errs[c] = scanInt64s(pf, []string{"gi", "ei"}[c], func(r int, v int64, ok bool) { col[r], _ = coalesce(v, ok, -1, true) })
 		})
 	}
 	wg.Wait()
@@ -273,14 +266,6 @@ func (a *assembly) place() error {
 		a.pos[ei[i]] = a.pos[g]
 	}
 	return nil
-}
-
-// knownOr is v when known, else or.
-func knownOr(v int64, ok bool, or int64) int64 {
-	if ok {
-		return v
-	}
-	return or
 }
 
 // readNumbers reads join_numbers' attempt numbers, by joined row.
@@ -353,12 +338,7 @@ func openParquet(path string) (*parquet.File, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("assemble: %w", err)
 	}
-	st, err := fh.Stat()
-	if err != nil {
-		fh.Close()
-		return nil, nil, fmt.Errorf("assemble: %w", err)
-	}
-	pf, err := parquet.OpenFile(fh, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true), parquet.ReadBufferSize(1<<20))
+	pf, err := parquetFile(fh)
 	if err != nil {
 		fh.Close()
 		return nil, nil, fmt.Errorf("assemble %s: %w", filepath.Base(path), err)
@@ -1049,7 +1029,11 @@ func (a *assembly) encodingOf(name string) encoding.Encoding {
 	if len(md.RowGroups) == 0 {
 		return nil
 	}
-	encs := md.RowGroups[0].Columns[a.leaf[name]].MetaData.Encoding
+	c, err := column(a.f, name)
+	if err != nil {
+		return nil
+	}
+	encs := md.RowGroups[0].Columns[c].MetaData.Encoding
 	switch {
 	case slices.Contains(encs, format.RLEDictionary):
 		return &parquet.RLEDictionary

@@ -234,19 +234,24 @@ func splicePlan(out io.Writer, srcs []*os.File, mds []*format.FileMetaData, cols
 	return err
 }
 
-// readFooter reads the file metadata of the Parquet file f, with parquet-go's
-// reader (its page indexes and bloom filters are not read: a splice leaves
-// them out).
+// readFooter reads the file metadata of the Parquet file f.
 func readFooter(f *os.File) (*format.FileMetaData, error) {
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	pf, err := parquetFile(f)
 	if err != nil {
 		return nil, err
 	}
 	return pf.Metadata(), nil
+}
+
+// parquetFile opens the Parquet file f with parquet-go's reader, without its
+// page indexes and bloom filters (a splice leaves them out, and the assembly
+// reads pages in order).
+func parquetFile(f *os.File) (*parquet.File, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true), parquet.ReadBufferSize(1<<20))
 }
 
 // flatLeaf finds the top-level leaf column name in md's schema: its schema
