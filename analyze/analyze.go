@@ -15,6 +15,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/tpsreport/tpsreport/capacity"
 	"github.com/tpsreport/tpsreport/internal/dataset"
 	"github.com/tpsreport/tpsreport/schemas"
@@ -601,14 +603,92 @@ func (a *analysis) spliceRequests(out, base, added string) error {
 	if err != nil {
 		return err
 	}
+	delivered := filepath.Join(filepath.Dir(added), "requests_delivered.parquet")
+	defer os.Remove(delivered)
+	if err := a.writeDelivered(delivered, base); err != nil {
+		return err
+	}
 	cols := make([]spliceColumn, len(names))
 	for i, n := range names {
 		cols[i] = spliceColumn{Name: n}
-		if slices.Contains(own, n) {
+		switch {
+		case n == "delivered":
+			cols[i].Src = 2
+		case slices.Contains(own, n):
 			cols[i].Src = 1
 		}
 	}
-	return spliceFiles(out, []string{base, added}, cols)
+	return spliceFiles(out, []string{base, added, delivered}, cols)
+}
+
+// deliveredBlock is the number of spans a row of delivered_blocks covers
+// (block_of in span_metrics.sql).
+const deliveredBlock = 65536
+
+// writeDelivered writes requests.parquet's column delivered as a column file
+// at path, a row per span of base (spans.parquet or the joined spans', whose
+// row i is span idx i) in base's row groups, from delivered_blocks. The
+// statements cannot give the column in base's order at any size: a join with
+// the blocks reorders its rows, and a lookup in one bitstring of every span
+// copies the bitstring for each vector (span_metrics.sql).
+func (a *analysis) writeDelivered(path, base string) error {
+	fh, err := os.Open(base)
+	if err != nil {
+		return fmt.Errorf("analyze delivered: %w", err)
+	}
+	md, err := readFooter(fh)
+	fh.Close()
+	if err != nil {
+		return fmt.Errorf("analyze delivered: %s: %w", filepath.Base(base), err)
+	}
+	var blocks [][]byte // by block number: nil for a block without a delivered span
+	rows, err := a.db.QueryContext(a.ctx, query("delivered_out"))
+	if err != nil {
+		return fmt.Errorf("analyze delivered_out: %w", err)
+	}
+	for rows.Next() {
+		var blk int64
+		var bits string
+		if err := rows.Scan(&blk, &bits); err != nil {
+			rows.Close()
+			return fmt.Errorf("analyze delivered_out: %w", err)
+		}
+		if blk < 0 || blk > md.NumRows/deliveredBlock || len(bits) != deliveredBlock {
+			rows.Close()
+			return fmt.Errorf("analyze delivered_out: block %d of %d bits, for %d spans", blk, len(bits), md.NumRows)
+		}
+		for int64(len(blocks)) <= blk {
+			blocks = append(blocks, nil)
+		}
+		blocks[blk] = []byte(bits)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return fmt.Errorf("analyze delivered_out: %w", err)
+	}
+	c, err := newColumnFile(path, "delivered", parquet.Optional(parquet.Leaf(parquet.BooleanType)))
+	if err != nil {
+		return fmt.Errorf("analyze delivered: %w", err)
+	}
+	var idx int64
+	for _, rg := range md.RowGroups {
+		for range rg.NumRows {
+			var bits []byte
+			if b := idx / deliveredBlock; b < int64(len(blocks)) {
+				bits = blocks[b]
+			}
+			c.addBool(bits != nil && bits[idx%deliveredBlock] == '1')
+			idx++
+		}
+		if err := c.endGroup(nil); err != nil {
+			c.abort()
+			return fmt.Errorf("analyze delivered: %w", err)
+		}
+	}
+	if err := c.close(); err != nil {
+		os.Remove(path)
+		return fmt.Errorf("analyze delivered: %w", err)
+	}
+	return nil
 }
 
 // columns lists the column names of the named query's rows, without running

@@ -191,7 +191,7 @@ var pipeline = slices.Concat([]step{
 	// macros
 	{name: "span_metrics", creates: []string{"t_queue_us", "t_first_token_us", "ttft_us", "t_stream_us", "t_in_flight_us",
 		"t_total_us", "gateway_overhead_us", "t_queue", "t_first_token", "ttft", "t_stream", "t_in_flight", "t_total",
-		"gateway_overhead", "stream_tps", "end_to_end_tps", "tpot", "delivered"}},
+		"gateway_overhead", "stream_tps", "end_to_end_tps", "tpot", "block_of", "block_bit", "in_block"}},
 	{name: "sorted_quantiles", creates: []string{"sorted_quantiles"}},
 	{name: "sweep", creates: []string{"sweep"}},
 
@@ -240,7 +240,7 @@ var pipeline = slices.Concat([]step{
 	{name: "number_attempts", when: "unnumbered", creates: []string{"spans"}},
 	{name: "request_facts", creates: []string{"multi_facts", "request_facts"}},
 	{name: "request_ties"},
-	{name: "delivered_bits", both: true},
+	{name: "delivered_bits", creates: []string{"delivered_blocks"}},
 	{name: "attempt_list", when: "unnumbered", creates: []string{"attempt_list"}},
 	{name: "no_attempt_list", when: "!unnumbered", creates: []string{"attempt_list"}},
 	{name: "delivered_requests", creates: []string{"delivered_requests"}},
@@ -272,7 +272,7 @@ var pipeline = slices.Concat([]step{
 	{name: "side", side: []step{
 		{name: "quality_source", do: (*analysis).sourceQuality},
 		{name: "request_values", creates: []string{"request_values"}},
-		{name: "requests_file", do: (*analysis).writeRequests, uses: []string{"requests_added", "requests_out", "requests_order"}},
+		{name: "requests_file", do: (*analysis).writeRequests, uses: []string{"requests_added", "requests_out", "requests_order", "delivered_out"}},
 	}},
 
 	// state

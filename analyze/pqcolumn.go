@@ -16,8 +16,8 @@ import (
 
 // A column file is a Parquet file of one flat, optional column: each row group
 // is a data page (version 1) of DELTA_BINARY_PACKED integers, as ingest
-// writes spans.parquet's, or for strings of indexes into a dictionary page
-// before it, compressed with zstd. The assembly writes the
+// writes spans.parquet's, of PLAIN (bit-packed) booleans, or for strings of
+// indexes into a dictionary page before it, compressed with zstd. The assembly writes the
 // columns the join sets as column files, which splice.go then copies into the
 // joined file chunk by chunk. parquet-go's writer takes each value as a
 // parquet.Value, with level bookkeeping and page statistics per value; here a
@@ -27,8 +27,9 @@ import (
 // repeated run when every value is the same, else bit-packed). Delta-encoded,
 // instants shrink to a few bytes each before zstd, which then has a few bytes
 // a value to compress rather than eight.
-// Integer columns carry their chunk's minimum, maximum and null count, as
-// DuckDB's writer gives them.
+// Integer and boolean columns carry their chunk's minimum, maximum and null
+// count, as DuckDB's writer gives them. writeRequests writes requests.parquet's
+// delivered flags as a boolean column file.
 
 // columnFile writes a column file.
 type columnFile struct {
@@ -45,6 +46,7 @@ type columnFile struct {
 	def         []byte // definition level per row: 1 known, 0 NULL
 	known64     []int64
 	known32     []int32
+	bools       []byte // bit-packed, least significant bit first
 	plain       []byte // a dictionary page, or the encoded values
 	idx         []uint32
 	known       int64
@@ -53,7 +55,7 @@ type columnFile struct {
 }
 
 // newColumnFile creates the column file path of column name, of node's type
-// (optional; INT32, INT64 or BYTE_ARRAY).
+// (optional; INT32, INT64, BOOLEAN or BYTE_ARRAY).
 func newColumnFile(path, name string, node parquet.Node) (*columnFile, error) {
 	el, order, err := schemaElement(name, node)
 	if err != nil {
@@ -122,6 +124,27 @@ func (c *columnFile) addInt(v int64, ok bool) {
 	}
 }
 
+// addBool adds a row to the row group being filled of a BOOLEAN column: v,
+// never NULL.
+func (c *columnFile) addBool(v bool) {
+	if c.known%8 == 0 {
+		c.bools = append(c.bools, 0)
+	}
+	b := int64(0)
+	if v {
+		b = 1
+		c.bools[len(c.bools)-1] |= 1 << (c.known % 8)
+	}
+	if c.known == 0 || b < c.minV {
+		c.minV = b
+	}
+	if c.known == 0 || b > c.maxV {
+		c.maxV = b
+	}
+	c.def = append(c.def, 1)
+	c.known++
+}
+
 // addIndex adds a row to the row group being filled of a string column: the
 // dictionary entry i, or NULL when !ok.
 func (c *columnFile) addIndex(i uint32, ok bool) {
@@ -162,12 +185,18 @@ func (c *columnFile) endGroup(dict [][]byte) error {
 		meta.Encoding = []format.Encoding{format.Plain, format.RLE, format.RLEDictionary}
 	} else {
 		meta.Encoding = []format.Encoding{format.RLE, format.DeltaBinaryPacked}
+		if c.el.Type.V == format.Boolean {
+			meta.Encoding = []format.Encoding{format.RLE, format.Plain}
+		}
 		meta.Statistics = format.Statistics{NullCount: int64(len(c.def)) - c.known}
 		if c.known > 0 {
 			var lo, hi []byte
-			if c.el.Type.V == format.Int32 {
+			switch c.el.Type.V {
+			case format.Boolean:
+				lo, hi = []byte{byte(c.minV)}, []byte{byte(c.maxV)}
+			case format.Int32:
 				lo, hi = binary.LittleEndian.AppendUint32(nil, uint32(int32(c.minV))), binary.LittleEndian.AppendUint32(nil, uint32(int32(c.maxV)))
-			} else {
+			default:
 				lo, hi = binary.LittleEndian.AppendUint64(nil, uint64(c.minV)), binary.LittleEndian.AppendUint64(nil, uint64(c.maxV))
 			}
 			meta.Statistics.Min, meta.Statistics.Max = lo, hi
@@ -196,6 +225,9 @@ func (c *columnFile) endGroup(dict [][]byte) error {
 		}
 		page = append(page, byte(width))
 		page = appendHybrid(page, c.idx, width)
+	case c.el.Type.V == format.Boolean:
+		enc = format.Plain
+		page = append(page, c.bools...)
 	case c.el.Type.V == format.Int32:
 		c.plain, err = parquet.DeltaBinaryPacked.EncodeInt32(c.plain[:0], c.known32)
 		page = append(page, c.plain...)
@@ -231,7 +263,7 @@ func (c *columnFile) endGroup(dict [][]byte) error {
 		Ordinal:             int16(len(c.rowGroups)),
 	})
 	c.rows += int64(len(c.def))
-	c.def, c.idx, c.known64, c.known32, c.known = c.def[:0], c.idx[:0], c.known64[:0], c.known32[:0], 0
+	c.def, c.idx, c.known64, c.known32, c.bools, c.known = c.def[:0], c.idx[:0], c.known64[:0], c.known32[:0], c.bools[:0], 0
 	return nil
 }
 

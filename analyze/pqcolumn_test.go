@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // TestColumnFileReadBack: DuckDB's Parquet reader, an implementation of its
@@ -198,4 +200,102 @@ func derefStr(p *string) any {
 		return nil
 	}
 	return *p
+}
+
+// TestBoolColumnFile: DuckDB reads a boolean column file back as written, in
+// row groups that end inside and on a byte of the bit-packed values, with
+// each row group's minimum and maximum.
+func TestBoolColumnFile(t *testing.T) {
+	db := testDB(t)
+	r := rand.New(rand.NewPCG(3, 4))
+	groups := []int{1, 7, 8, 9, 1000, 3}
+	var want [][]bool
+	for g, n := range groups {
+		var vs []bool
+		for k := range n {
+			switch g {
+			case 1:
+				vs = append(vs, true)
+			case 2:
+				vs = append(vs, false)
+			case 3:
+				vs = append(vs, k == 8)
+			default:
+				vs = append(vs, r.IntN(3) == 0)
+			}
+		}
+		want = append(want, vs)
+	}
+	path := filepath.Join(t.TempDir(), "delivered.parquet")
+	c, err := newColumnFile(path, "delivered", parquet.Optional(parquet.Leaf(parquet.BooleanType)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, vs := range want {
+		for _, v := range vs {
+			c.addBool(v)
+		}
+		if err := c.endGroup(nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.close(); err != nil {
+		t.Fatal(err)
+	}
+	var flat []bool
+	for _, vs := range want {
+		flat = append(flat, vs...)
+	}
+	rows, err := db.QueryContext(t.Context(), `SELECT file_row_number, delivered, typeof(delivered) FROM read_parquet(?, file_row_number = true) ORDER BY 1`, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var i int
+		var v *bool
+		var typ string
+		if err := rows.Scan(&i, &v, &typ); err != nil {
+			t.Fatal(err)
+		}
+		if typ != "BOOLEAN" || v == nil || *v != flat[i] {
+			t.Errorf("row %d: %v (%s), want %v", i, v, typ, flat[i])
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n != len(flat) {
+		t.Errorf("%d rows read, want %d", n, len(flat))
+	}
+	stats, err := db.QueryContext(t.Context(), `SELECT row_group_num_rows, stats_null_count, stats_min_value, stats_max_value
+		FROM parquet_metadata(?) ORDER BY row_group_id`, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stats.Close()
+	g := 0
+	for ; stats.Next(); g++ {
+		var num, nulls int64
+		var lo, hi string
+		if err := stats.Scan(&num, &nulls, &lo, &hi); err != nil {
+			t.Fatal(err)
+		}
+		wantLo, wantHi := "true", "false"
+		for _, v := range want[g] {
+			if !v {
+				wantLo = "false"
+			} else {
+				wantHi = "true"
+			}
+		}
+		if num != int64(len(want[g])) || nulls != 0 || lo != wantLo || hi != wantHi {
+			t.Errorf("row group %d: %d rows, %d nulls, min %s, max %s; want %d, 0, %s, %s", g, num, nulls, lo, hi, len(want[g]), wantLo, wantHi)
+		}
+	}
+	if g != len(groups) {
+		t.Errorf("%d row groups, want %d", g, len(groups))
+	}
 }

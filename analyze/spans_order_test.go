@@ -6,7 +6,9 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -95,15 +97,27 @@ func TestRequestsOutFindsSpansByIdx(t *testing.T) {
 // which DuckDB scans on both threads, requests.parquet still has the spans in
 // input order, with the attempts analyze numbered (attempt_list, through the
 // join with its one row) and the delivered flags (delivered_bits) of each span.
+// The spans span three blocks of delivered_blocks, and the row groups are
+// such that one layout is spliced (the delivered column written from the
+// blocks) and the other written whole (requests_out, joined with the blocks).
 func TestRequestsOutKeepsInputOrderAtScale(t *testing.T) {
 	if testing.Short() {
-		t.Skip("40,000 spans in many row groups; TestRequestsOutFindsSpansByIdx is the fast case")
+		t.Skip("135,000 spans in many row groups; TestRequestsOutFindsSpansByIdx is the fast case")
 	}
+	for _, tc := range []struct {
+		rowGroup int64
+		spliced  bool
+	}{{122_880, true}, {1000, false}} {
+		t.Run(fmt.Sprint(tc.rowGroup), func(t *testing.T) { requestsInInputOrder(t, tc.rowGroup, tc.spliced) })
+	}
+}
+
+func requestsInInputOrder(t *testing.T, rowGroup int64, spliced bool) {
 	rng := rand.New(rand.NewPCG(7, 9))
 	var spans []schemas.Span
 	wantAttempt := map[string]int64{}
 	wantDelivered := map[string]bool{}
-	for req := 0; len(spans) < 40000; req++ {
+	for req := 0; len(spans) < 135_000; req++ {
 		n := 1 + rng.IntN(3)
 		numbered := rng.IntN(3) > 0
 		rid := fmt.Sprintf("r%06d", req)
@@ -138,8 +152,11 @@ func TestRequestsOutKeepsInputOrderAtScale(t *testing.T) {
 	// Shuffle the spans so that input order is neither time nor request order.
 	rng.Shuffle(len(spans), func(i, j int) { spans[i], spans[j] = spans[j], spans[i] })
 	dir := t.TempDir()
-	writeParquet(t, filepath.Join(dir, "spans.parquet"), spans, parquet.MaxRowsPerRowGroup(1000))
+	writeParquet(t, filepath.Join(dir, "spans.parquet"), spans, parquet.MaxRowsPerRowGroup(rowGroup))
 	analyzeDir(t, dir, Options{})
+	if by := fileCreatedBy(t, filepath.Join(dir, schemas.RequestsFile)); strings.Contains(by, "spliced") != spliced {
+		t.Errorf("requests.parquet created by %q, want spliced %v", by, spliced)
+	}
 	got := readRequestList(t, dir)
 	if len(got) != len(spans) {
 		t.Fatalf("requests.parquet has %d rows, want %d", len(got), len(spans))
@@ -157,4 +174,20 @@ func TestRequestsOutKeepsInputOrderAtScale(t *testing.T) {
 	if bad > 0 {
 		t.Errorf("%d of %d rows wrong", bad, len(got))
 	}
+}
+
+// fileCreatedBy is the created_by of the Parquet file at path: a splice names
+// itself there.
+func fileCreatedBy(t *testing.T, path string) string {
+	t.Helper()
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	md, err := readFooter(fh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return md.CreatedBy
 }

@@ -12,14 +12,19 @@
 -- k2 before their keys are listed, so that the listing (as in join_match)
 -- covers a few spans, not all of them (at 10 M spans, listing every span's
 -- keys took 17 s of spilling).
--- The pairs not in join_solo are those whose gateway span's bit is not set in
--- a bitstring of join_solo's (join_solo_gi, bounded by the variable raw_max
--- as join_unpaired's): a filtered scan of join_match, where an anti join
--- against join_solo would build and probe a hash table of every pair.
-SET VARIABLE join_solo_gi = (SELECT bitstring_agg(gi, 0, getvariable('raw_max')) FROM join_solo);
+-- The pairs not in join_solo are those whose gateway span is not in the set
+-- of join_solo's in blocks (join_solo_gi, span_metrics; every block up to the
+-- variable raw_max, as join_unpaired's): a join of join_match with the few
+-- blocks, where an anti join against join_solo would build and probe a hash
+-- table of every pair.
 CREATE OR REPLACE TABLE join_cand AS
-WITH amb AS MATERIALIZED (
-    SELECT * FROM join_match WHERE coalesce(get_bit(getvariable('join_solo_gi'), gi::INTEGER) = 0, true)
+WITH bits AS (
+    SELECT block_of(gi) AS blk, bitstring_agg(block_bit(gi), 0, 65535) AS bits FROM join_solo GROUP BY ALL
+), join_solo_gi AS (
+    SELECT b.blk, bits.bits FROM range(0, getvariable('raw_max') // 65536 + 1) AS b(blk) LEFT JOIN bits USING (blk)
+), amb AS MATERIALIZED (
+    SELECT join_match.* FROM join_match JOIN join_solo_gi ON join_solo_gi.blk = block_of(gi)
+    WHERE NOT in_block(join_solo_gi.bits, gi)
 ), keys AS (
     SELECT DISTINCT k FROM (
         SELECT unnest([k1, CASE WHEN k2 IS DISTINCT FROM k1 THEN k2 END]) AS k
@@ -46,4 +51,3 @@ WITH amb AS MATERIALIZED (
 SELECT amb.gi, amb.ei, outside, d_end, d_first, min(abs(eo.o - go.o)) AS d_order, d_start
 FROM amb JOIN go ON go.idx = amb.gi JOIN eo ON eo.idx = amb.ei AND eo.k = go.k
 GROUP BY ALL;
-RESET VARIABLE join_solo_gi;

@@ -1,10 +1,12 @@
--- delivered_bits: the delivered spans (request_facts) as the variable
--- delivered, a bitstring whose bit idx is 1 for a delivered span: request_values
--- and quantities look a span up by its idx without a join, which would cost a
--- hash table of every span and, in request_values, the input order. NULL without
--- a delivered span. A variable, unlike attempt_list: 10 M lookups in it take
--- 0.3 s. bitstring_agg takes its bounds as constants: the variable max_idx (the
--- largest idx, max_idx.sql), which DuckDB folds when it binds the statement.
-SET VARIABLE delivered = (
-    SELECT bitstring_agg(delivered_idx, 0, getvariable('max_idx')) FROM request_facts WHERE delivered_idx IS NOT NULL
-);
+-- delivered_bits: the delivered spans (request_facts) as the table
+-- delivered_blocks, a set of spans by idx in blocks (span_metrics), every
+-- block up to the variable max_idx. The join with the blocks does not keep
+-- its input's order, so requests.parquet's column is written from them
+-- (writeRequests, delivered_out), not by request_values.
+CREATE OR REPLACE TABLE delivered_blocks AS
+WITH bits AS (
+    SELECT block_of(delivered_idx) AS blk, bitstring_agg(block_bit(delivered_idx), 0, 65535) AS bits
+    FROM request_facts WHERE delivered_idx IS NOT NULL GROUP BY ALL
+)
+SELECT b.blk, bits.bits
+FROM range(0, getvariable('max_idx') // 65536 + 1) AS b(blk) LEFT JOIN bits USING (blk);
