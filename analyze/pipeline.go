@@ -242,7 +242,6 @@ var pipeline = slices.Concat([]step{
 	{name: "request_ties"},
 	{name: "delivered_bits", creates: []string{"delivered_blocks"}},
 	{name: "attempt_list", when: "unnumbered", creates: []string{"attempt_list"}},
-	{name: "no_attempt_list", when: "!unnumbered", creates: []string{"attempt_list"}},
 	{name: "delivered_requests", creates: []string{"delivered_requests"}},
 	{name: "load_samples", when: "samples", creates: []string{"samples"},
 		args: func(st *runState) []any { return []any{sql.Named("path", st.samplesPath)} }},
@@ -271,7 +270,8 @@ var pipeline = slices.Concat([]step{
 	// memory adds to the least.
 	{name: "side", side: []step{
 		{name: "quality_source", do: (*analysis).sourceQuality},
-		{name: "request_values", creates: []string{"request_values"}},
+		{name: "request_values", when: "!unnumbered", creates: []string{"request_values"}},
+		{name: "request_values_unnumbered", when: "unnumbered", creates: []string{"request_values"}},
 		{name: "requests_file", do: (*analysis).writeRequests, uses: []string{"requests_added", "requests_out", "requests_order", "delivered_out"}},
 	}},
 

@@ -54,10 +54,10 @@ func TestRequestsOutFindsSpansByIdx(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := a.runNamed(&runState{}, "span_facts", "max_idx", "number_attempts", "request_facts", "request_ties",
-		"delivered_bits", "attempt_list", "no_attempt_list"); err != nil {
+		"delivered_bits", "attempt_list"); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.exec("request_values"); err != nil {
+	if err := a.exec("request_values_unnumbered"); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := db.QueryContext(t.Context(), "SELECT span_id, attempt, delivered FROM ("+query("requests_out")+")")
