@@ -22,11 +22,11 @@ CREATE OR REPLACE MACRO stream_tps(first_token_us, last_token_us, output_tokens)
 CREATE OR REPLACE MACRO end_to_end_tps(admitted_us, released_us, output_tokens) AS CASE WHEN released_us > admitted_us THEN output_tokens / ((released_us - admitted_us) / 1e6) END;
 CREATE OR REPLACE MACRO tpot(first_token_us, last_token_us, output_tokens) AS CASE WHEN output_tokens > 1 AND last_token_us >= first_token_us THEN ((last_token_us - first_token_us) / 1e6) / (output_tokens - 1) END;
 -- Sets of spans by idx (delivered_bits, join_solo, join_cand, join_unpaired)
--- are tables of blocks: a row per block of 65,536 consecutive idx (blk, every
--- block up to the largest idx), with a bitstring (bits) whose bit idx % 65,536
--- is 1 for a span in the set, NULL when the block has none. A reader joins
--- the blocks on blk = block_of(idx) and tests the bit with in_block: a hash
--- join on the few blocks, not on every span. Not one bitstring of every span
+-- are tables of blocks: a row per block of 65,536 consecutive idx that holds
+-- a span of the set (blk), with a bitstring (bits) whose bit idx % 65,536 is
+-- 1 for a span in the set. A reader left joins the blocks on blk =
+-- block_of(idx) and tests the bit with in_block (false without a block): a
+-- hash join on the few blocks, not on every span. Not one bitstring of every span
 -- in a variable: DuckDB copies a constant into each vector it evaluates, so a
 -- lookup in it costs the whole bitstring every 2,048 rows, a cost that grows
 -- with the square of the spans (100 M lookups in a bitstring of 100 M bits:

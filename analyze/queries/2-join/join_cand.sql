@@ -13,17 +13,14 @@
 -- covers a few spans, not all of them (at 10 M spans, listing every span's
 -- keys took 17 s of spilling).
 -- The pairs not in join_solo are those whose gateway span is not in the set
--- of join_solo's in blocks (join_solo_gi, span_metrics; every block up to the
--- variable raw_max, as join_unpaired's): a join of join_match with the few
--- blocks, where an anti join against join_solo would build and probe a hash
+-- of join_solo's in blocks (join_solo_gi, span_metrics): a join of
+-- join_match with the few blocks, where an anti join against join_solo would build and probe a hash
 -- table of every pair.
 CREATE OR REPLACE TABLE join_cand AS
-WITH bits AS (
+WITH join_solo_gi AS (
     SELECT block_of(gi) AS blk, bitstring_agg(block_bit(gi), 0, 65535) AS bits FROM join_solo GROUP BY ALL
-), join_solo_gi AS (
-    SELECT b.blk, bits.bits FROM range(0, getvariable('raw_max') // 65536 + 1) AS b(blk) LEFT JOIN bits USING (blk)
 ), amb AS MATERIALIZED (
-    SELECT join_match.* FROM join_match JOIN join_solo_gi ON join_solo_gi.blk = block_of(gi)
+    SELECT join_match.* FROM join_match LEFT JOIN join_solo_gi ON join_solo_gi.blk = block_of(gi)
     WHERE NOT in_block(join_solo_gi.bits, gi)
 ), keys AS (
     SELECT DISTINCT k FROM (

@@ -6,16 +6,13 @@
 -- without retries or hedges nearly every pair is one of these.
 --
 -- The engine spans with no other candidate are a set in blocks (join_solo_ei,
--- span_metrics; every block up to the variable raw_max, as join_unpaired's)
--- that the gateway spans' groups look their one engine span up in, where a
--- semi join of the two groupings would build and probe a hash table of nearly
--- every pair.
+-- span_metrics) that the gateway spans' groups look their one engine span up
+-- in, where a semi join of the two groupings would build and probe a hash
+-- table of nearly every pair.
 CREATE OR REPLACE TABLE join_solo AS
-WITH bits AS (
+WITH join_solo_ei AS (
     SELECT block_of(ei) AS blk, bitstring_agg(block_bit(ei), 0, 65535) AS bits
     FROM (SELECT ei FROM join_match GROUP BY ei HAVING min(gi) = max(gi)) GROUP BY ALL
-), join_solo_ei AS (
-    SELECT b.blk, bits.bits FROM range(0, getvariable('raw_max') // 65536 + 1) AS b(blk) LEFT JOIN bits USING (blk)
 )
 SELECT g.gi, g.ei
 FROM (SELECT gi, min(ei) AS ei FROM join_match GROUP BY gi HAVING min(ei) = max(ei)) AS g

@@ -5,20 +5,17 @@
 -- join.
 --
 -- A span is paired when it is in the set of the paired idx in blocks
--- (join_paired, span_metrics; every block up to the variable raw_max, the
--- largest idx): an anti join of every span against every paired one built
--- and probed a hash table of both (at 1 M spans 0.2 s, the bitstring and its
--- pass 0.08-0.1 s). With no pair at all every block's bits are NULL, and
--- every span is unpaired.
+-- (join_paired, span_metrics): an anti join of every span against every
+-- paired one built and probed a hash table of both (at 1 M spans 0.2 s, the
+-- bitstring and its pass 0.08-0.1 s). With no pair at all there is no block, and every span is
+-- unpaired.
 CREATE OR REPLACE TABLE join_unpaired AS
-WITH bits AS (
+WITH join_paired AS (
     SELECT block_of(idx) AS blk, bitstring_agg(block_bit(idx), 0, 65535) AS bits FROM (
         SELECT gi AS idx FROM join_solo UNION ALL SELECT ei FROM join_solo
         UNION ALL SELECT gi FROM join_pairs UNION ALL SELECT ei FROM join_pairs)
     GROUP BY ALL
-), join_paired AS (
-    SELECT b.blk, bits.bits FROM range(0, getvariable('raw_max') // 65536 + 1) AS b(blk) LEFT JOIN bits USING (blk)
 )
 SELECT idx, is_gw, is_en, ok, replica
-FROM raw_spans JOIN join_paired ON join_paired.blk = block_of(idx)
+FROM raw_spans LEFT JOIN join_paired ON join_paired.blk = block_of(idx)
 WHERE NOT in_block(join_paired.bits, idx);

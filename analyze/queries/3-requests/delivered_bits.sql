@@ -1,12 +1,8 @@
 -- delivered_bits: the delivered spans (request_facts) as the table
--- delivered_blocks, a set of spans by idx in blocks (span_metrics), every
--- block up to the variable max_idx. The join with the blocks does not keep
--- its input's order, so requests.parquet's column is written from them
--- (writeRequests, delivered_out), not by request_values.
+-- delivered_blocks, a set of spans by idx in blocks (span_metrics). The join
+-- with the blocks does not keep its input's order, so requests.parquet's
+-- column is written from them (writeRequests, delivered_out), not by
+-- request_values.
 CREATE OR REPLACE TABLE delivered_blocks AS
-WITH bits AS (
-    SELECT block_of(delivered_idx) AS blk, bitstring_agg(block_bit(delivered_idx), 0, 65535) AS bits
-    FROM request_facts WHERE delivered_idx IS NOT NULL GROUP BY ALL
-)
-SELECT b.blk, bits.bits
-FROM range(0, getvariable('max_idx') // 65536 + 1) AS b(blk) LEFT JOIN bits USING (blk);
+SELECT block_of(delivered_idx) AS blk, bitstring_agg(block_bit(delivered_idx), 0, 65535) AS bits
+FROM request_facts WHERE delivered_idx IS NOT NULL GROUP BY ALL;

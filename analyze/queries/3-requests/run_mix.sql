@@ -9,4 +9,4 @@ SELECT min(queued_us) FILTER (WHERE arrival),
        avg(input_tokens) FILTER (WHERE arrival),
        avg(output_tokens) FILTER (WHERE in_block(bits, idx) AND released_us BETWEEN $t0 AND $t1)
 FROM (SELECT spans.*, delivered_blocks.bits, attempt = 0 AND queued_us BETWEEN $t0 AND $t1 AS arrival
-      FROM spans JOIN delivered_blocks ON delivered_blocks.blk = block_of(idx));
+      FROM spans LEFT JOIN delivered_blocks ON delivered_blocks.blk = block_of(idx));

@@ -6,7 +6,7 @@
 -- hold 1.4 GB, and win_tokens reads it only twice.
 CREATE OR REPLACE VIEW quantities AS
 SELECT 'out' AS kind, ok, in_block(delivered_blocks.bits, idx) AS delivered, output_tokens AS qty, coalesce(first_token_us, last_token_us, released_us) AS lo_us, coalesce(last_token_us, released_us) AS hi_us
-FROM spans JOIN delivered_blocks ON delivered_blocks.blk = block_of(idx) WHERE output_tokens IS NOT NULL AND coalesce(last_token_us, released_us) IS NOT NULL
+FROM spans LEFT JOIN delivered_blocks ON delivered_blocks.blk = block_of(idx) WHERE output_tokens IS NOT NULL AND coalesce(last_token_us, released_us) IS NOT NULL
 UNION ALL
 SELECT 'in' AS kind, true AS ok, false AS delivered, input_tokens AS qty, coalesce(admitted_us, first_token_us, last_token_us, released_us) AS lo_us, coalesce(first_token_us, last_token_us, released_us) AS hi_us
 FROM spans WHERE input_tokens IS NOT NULL AND ok AND coalesce(first_token_us, last_token_us, released_us) IS NOT NULL;

@@ -10,5 +10,5 @@ SELECT
     input_tokens, output_tokens, cached_tokens, time_resolution_us, time_origin,
     t_queue, t_first_token, ttft, t_stream, t_in_flight, t_total,
     stream_tps, end_to_end_tps, tpot, gateway_overhead
-FROM request_values JOIN delivered_blocks ON delivered_blocks.blk = block_of(idx)
+FROM request_values LEFT JOIN delivered_blocks ON delivered_blocks.blk = block_of(idx)
 ORDER BY idx
