@@ -17,9 +17,9 @@ import (
 // A column file is a Parquet file of one flat, optional column: each row group
 // is a data page (version 1) of DELTA_BINARY_PACKED integers, as ingest
 // writes spans.parquet's, of PLAIN (bit-packed) booleans, or for strings of
-// indexes into a dictionary page before it, compressed with zstd. The assembly writes the
-// columns the join sets as column files, which splice.go then copies into the
-// joined file chunk by chunk. parquet-go's writer takes each value as a
+// indexes into a dictionary page before it, compressed with zstd. The
+// assembly writes the columns the join sets as column files, which splice.go
+// then copies into the joined file chunk by chunk. parquet-go's writer takes each value as a
 // parquet.Value, with level bookkeeping and page statistics per value; here a
 // value is copied into the page as its bytes.
 //
