@@ -191,7 +191,7 @@ var pipeline = slices.Concat([]step{
 	// macros
 	{name: "span_metrics", creates: []string{"t_queue_us", "t_first_token_us", "ttft_us", "t_stream_us", "t_in_flight_us",
 		"t_total_us", "gateway_overhead_us", "t_queue", "t_first_token", "ttft", "t_stream", "t_in_flight", "t_total",
-		"gateway_overhead", "stream_tps", "end_to_end_tps", "tpot", "block_of", "block_bit", "in_block"}},
+		"gateway_overhead", "stream_tps", "end_to_end_tps", "tpot", "block_of", "block_bits", "in_block"}},
 	{name: "sorted_quantiles", creates: []string{"sorted_quantiles"}},
 	{name: "sweep", creates: []string{"sweep"}},
 
@@ -270,8 +270,9 @@ var pipeline = slices.Concat([]step{
 	// memory adds to the least.
 	{name: "side", side: []step{
 		{name: "quality_source", do: (*analysis).sourceQuality},
-		{name: "request_values", when: "!unnumbered", creates: []string{"request_values"}},
-		{name: "request_values_unnumbered", when: "unnumbered", creates: []string{"request_values"}},
+		{name: "request_spans", when: "!unnumbered", creates: []string{"request_spans"}},
+		{name: "request_spans_unnumbered", when: "unnumbered", creates: []string{"request_spans"}},
+		{name: "request_values", creates: []string{"request_values"}},
 		{name: "requests_file", do: (*analysis).writeRequests, uses: []string{"requests_added", "requests_out", "requests_order", "delivered_out"}},
 	}},
 

@@ -57,7 +57,10 @@ func TestRequestsOutFindsSpansByIdx(t *testing.T) {
 		"delivered_bits", "attempt_list"); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.exec("request_values_unnumbered"); err != nil {
+	if err := a.exec("request_spans_unnumbered"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.exec("request_values"); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := db.QueryContext(t.Context(), "SELECT span_id, attempt, delivered FROM ("+query("requests_out")+")")

@@ -135,6 +135,14 @@ func TestSpliceChecksItsSources(t *testing.T) {
 		return f
 	}
 	var out bytes.Buffer
+	// written writes what out holds to the file name in dir, for DuckDB.
+	written := func(name string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
 	err := splice(&out, []*os.File{open("a.parquet"), open("b.parquet")}, []spliceColumn{{"x", 0}, {"y", 1}})
 	if !errors.Is(err, errCannotSplice) || out.Len() != 0 {
 		t.Errorf("row groups of 2 and 3 rows: err %v, %d bytes written", err, out.Len())
@@ -147,10 +155,7 @@ func TestSpliceChecksItsSources(t *testing.T) {
 	if err := splice(&out, []*os.File{open("a.parquet"), open("c.parquet")}, []spliceColumn{{"y", 1}, {"x", 0}}); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "out.parquet")
-	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := written("out.parquet")
 	var got string
 	if err := testDB(t).QueryRowContext(t.Context(), "SELECT string_agg(y || ':' || x, ' ' ORDER BY file_row_number) FROM read_parquet(?, file_row_number = true)", path).Scan(&got); err != nil {
 		t.Fatal(err)
@@ -167,10 +172,7 @@ func TestSpliceChecksItsSources(t *testing.T) {
 	if err := splice(&out, []*os.File{open("a0.parquet"), open("b0.parquet")}, []spliceColumn{{"x", 0}, {"y", 1}}); err != nil {
 		t.Fatal(err)
 	}
-	empty := filepath.Join(dir, "empty.parquet")
-	if err := os.WriteFile(empty, out.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	empty := written("empty.parquet")
 	var cols string
 	var n int64
 	if err := testDB(t).QueryRowContext(t.Context(), "SELECT string_agg(column_name, ','), (SELECT count(*) FROM read_parquet($1)) FROM (DESCRIBE SELECT * FROM read_parquet($1))", empty).Scan(&cols, &n); err != nil {
@@ -196,10 +198,7 @@ func TestSpliceChecksItsSources(t *testing.T) {
 	if err := splicePlan(&out, srcs, mds, []spliceColumn{{"x", 0}, {"y", 1}}, parts); err != nil {
 		t.Fatal(err)
 	}
-	mixed := filepath.Join(dir, "mixed.parquet")
-	if err := os.WriteFile(mixed, out.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mixed := written("mixed.parquet")
 	if err := testDB(t).QueryRowContext(t.Context(), "SELECT string_agg(x || ':' || y, ' ' ORDER BY file_row_number) FROM read_parquet(?, file_row_number = true)", mixed).Scan(&got); err != nil {
 		t.Fatal(err)
 	}

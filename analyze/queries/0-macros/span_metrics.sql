@@ -24,13 +24,14 @@ CREATE OR REPLACE MACRO tpot(first_token_us, last_token_us, output_tokens) AS CA
 -- Sets of spans by idx (delivered_bits, join_solo, join_cand, join_unpaired)
 -- are tables of blocks: a row per block of 65,536 consecutive idx that holds
 -- a span of the set (blk), with a bitstring (bits) whose bit idx % 65,536 is
--- 1 for a span in the set. A reader left joins the blocks on blk =
--- block_of(idx) and tests the bit with in_block (false without a block): a
--- hash join on the few blocks, not on every span. Not one bitstring of every span
--- in a variable: DuckDB copies a constant into each vector it evaluates, so a
--- lookup in it costs the whole bitstring every 2,048 rows, a cost that grows
--- with the square of the spans (100 M lookups in a bitstring of 100 M bits:
--- 92 s; through the blocks: 3.7 s).
+-- 1 for a span in the set (block_bits of its spans' idx, grouped by
+-- block_of). A reader left joins the blocks on blk = block_of(idx) and tests
+-- the bit with in_block (false without a block): a hash join on the few
+-- blocks, not on every span. Not one bitstring of every span in a variable:
+-- DuckDB copies a constant into each vector it evaluates, so a lookup in it
+-- costs the whole bitstring every 2,048 rows, a cost that grows with the
+-- square of the spans (100 M lookups in a bitstring of 100 M bits: 92 s;
+-- through the blocks: 3.7 s).
 CREATE OR REPLACE MACRO block_of(idx) AS idx // 65536;
-CREATE OR REPLACE MACRO block_bit(idx) AS (idx % 65536)::INTEGER;
-CREATE OR REPLACE MACRO in_block(bits, idx) AS coalesce(get_bit(bits, block_bit(idx)) = 1, false);
+CREATE OR REPLACE MACRO block_bits(idx) AS bitstring_agg((idx % 65536)::INTEGER, 0, 65535);
+CREATE OR REPLACE MACRO in_block(bits, idx) AS coalesce(get_bit(bits, (idx % 65536)::INTEGER) = 1, false);

@@ -18,7 +18,7 @@
 -- table of every pair.
 CREATE OR REPLACE TABLE join_cand AS
 WITH join_solo_gi AS (
-    SELECT block_of(gi) AS blk, bitstring_agg(block_bit(gi), 0, 65535) AS bits FROM join_solo GROUP BY ALL
+    SELECT block_of(gi) AS blk, block_bits(gi) AS bits FROM join_solo GROUP BY ALL
 ), amb AS MATERIALIZED (
     SELECT join_match.* FROM join_match LEFT JOIN join_solo_gi ON join_solo_gi.blk = block_of(gi)
     WHERE NOT in_block(join_solo_gi.bits, gi)

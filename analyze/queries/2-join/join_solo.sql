@@ -11,7 +11,7 @@
 -- table of nearly every pair.
 CREATE OR REPLACE TABLE join_solo AS
 WITH join_solo_ei AS (
-    SELECT block_of(ei) AS blk, bitstring_agg(block_bit(ei), 0, 65535) AS bits
+    SELECT block_of(ei) AS blk, block_bits(ei) AS bits
     FROM (SELECT ei FROM join_match GROUP BY ei HAVING min(gi) = max(gi)) GROUP BY ALL
 )
 SELECT g.gi, g.ei

@@ -11,7 +11,7 @@
 -- unpaired.
 CREATE OR REPLACE TABLE join_unpaired AS
 WITH join_paired AS (
-    SELECT block_of(idx) AS blk, bitstring_agg(block_bit(idx), 0, 65535) AS bits FROM (
+    SELECT block_of(idx) AS blk, block_bits(idx) AS bits FROM (
         SELECT gi AS idx FROM join_solo UNION ALL SELECT ei FROM join_solo
         UNION ALL SELECT gi FROM join_pairs UNION ALL SELECT ei FROM join_pairs)
     GROUP BY ALL

@@ -1,5 +1,5 @@
 -- attempt_list: after number_attempts, the attempt of every span, a row per
--- span in idx order (span_times' order), for request_values_unnumbered, which
+-- span in idx order (span_times' order), for request_spans_unnumbered, which
 -- takes the attempts the source left out from it by position (POSITIONAL
 -- JOIN). Not a lookup by idx: a join does not keep its input's order, and a
 -- list of every span's attempt, in a variable or a one-row table joined to

@@ -4,5 +4,5 @@
 -- column is written from them (writeRequests, delivered_out), not by
 -- request_values.
 CREATE OR REPLACE TABLE delivered_blocks AS
-SELECT block_of(delivered_idx) AS blk, bitstring_agg(block_bit(delivered_idx), 0, 65535) AS bits
+SELECT block_of(delivered_idx) AS blk, block_bits(delivered_idx) AS bits
 FROM request_facts WHERE delivered_idx IS NOT NULL GROUP BY ALL;
