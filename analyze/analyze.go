@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
@@ -373,6 +374,25 @@ func (a *analysis) copyRows(name, path, options string, args ...any) error {
 	q := "COPY (" + query(name) + ") TO " + sqlString(path) + " (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1" + options + ")"
 	if _, err := a.db.ExecContext(a.ctx, q, args...); err != nil {
 		return fmt.Errorf("analyze %s: %w", name, err)
+	}
+	return nil
+}
+
+// workFile is a large run's database (attach_work.sql) in analyze's temp
+// directory.
+const workFile = "work.duckdb"
+
+// attachWork attaches a large run's database (attach_work), a file in the
+// temporary directory. ATTACH takes no parameter for its path: the path,
+// which this package builds, is quoted by sqlString.
+func (a *analysis) attachWork(st *runState) error {
+	q, ok := strings.CutSuffix(strings.TrimSpace(query("attach_work")), "ATTACH $path AS work;")
+	if !ok {
+		return errors.New("analyze attach_work: the statement is not ATTACH $path AS work")
+	}
+	q += "ATTACH " + sqlString(filepath.Join(st.tmpDir, workFile)) + " AS work"
+	if _, err := a.db.ExecContext(a.ctx, q); err != nil {
+		return fmt.Errorf("analyze attach_work: %w", err)
 	}
 	return nil
 }

@@ -104,6 +104,10 @@ func TestLargeRunSameOutputs(t *testing.T) {
 		dir := writeDataset(t, spans, samples, nil)
 		analyzeDir(t, dir, Options{Window: 20 * time.Second, largeAt: largeAt,
 			Log: slog.New(slog.NewTextHandler(&logs[i], &slog.HandlerOptions{Level: slog.LevelDebug}))})
+		// The large run's database file went with the temp directory.
+		if left, _ := filepath.Glob(filepath.Join(dir, ".analyze-*")); len(left) > 0 {
+			t.Errorf("left behind: %q", left)
+		}
 		for _, f := range files {
 			b, err := os.ReadFile(filepath.Join(dir, f))
 			if err != nil {

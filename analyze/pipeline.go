@@ -180,12 +180,13 @@ func microsOf(s *float64) *int64 {
 var pipeline = slices.Concat([]step{
 	// How many spans, of which roles: what the conditions are made of.
 	{name: "span_sources", do: (*analysis).spanSources},
-	// A large run's tables live in a database of their own, stored
-	// compressed from load_spans on (checkpoint_work): at 100 M spans the
-	// spans table is most of what spills, and every later scan of it
-	// reads less back (BENCHMARKS.md). Everything the analysis creates
-	// is made after this, so that it lands there.
-	{name: "attach_work", when: "large"},
+	// A large run's tables live in a database file of their own, stored
+	// compressed: at 100 M spans the spans table and the pool's segments
+	// do not fit in memory, and every later scan of them reads the
+	// compressed blocks back from the file rather than the spilled ones
+	// (BENCHMARKS.md). Everything the analysis creates is made after this,
+	// so that it lands there.
+	{name: "attach_work", when: "large", do: (*analysis).attachWork},
 	{name: "use_work", when: "large", both: true},
 
 	// macros

@@ -1,4 +1,4 @@
--- checkpoint_work: stores the tables of a large run's database compressed
--- (attach_work), once the spans table is loaded: it is most of the data, and
--- the later tables are made from it.
+-- checkpoint_work: writes what the write-ahead log of a large run's database
+-- (attach_work) still holds into the file once the spans table is loaded, so
+-- that the later tables, made from it, find it stored.
 CHECKPOINT work;
