@@ -85,12 +85,20 @@ var conditions = map[string]func(st *runState) bool{
 	// the run is one window, and windows.parquet has no row.
 	"durations": func(st *runState) bool { return st.durations > 0 },
 	// large: the run has more than largeRunSpans spans; its tables are
-	// stored compressed, and its distributions take a statement each.
+	// stored in a database file.
 	"large": func(st *runState) bool {
 		if st.opt.largeAt != 0 {
 			return st.spans > st.opt.largeAt
 		}
 		return st.spans > largeRunSpans
+	},
+	// split: the run has more than splitRunSpans spans; its distributions
+	// take a statement each.
+	"split": func(st *runState) bool {
+		if st.opt.largeAt != 0 {
+			return st.spans > st.opt.largeAt
+		}
+		return st.spans > splitRunSpans
 	},
 	// unnamed: the manifest names no run; the spans' run_id is used.
 	"unnamed": func(st *runState) bool { return st.runID == "" },
@@ -376,30 +384,39 @@ var pipeline = slices.Concat([]step{
 	}, uses: []string{"metrics_json"}},
 })
 
-// largeRunSpans is the size of run beyond which the analysis trades time
-// for memory (the condition large). Its tables are stored compressed
-// (attach_work): at 10 M spans that cost 4 % more time for 0.8 GB less, at
-// 100 M it took a quarter less time. And each distribution has its own
-// statement (distSteps): a statement's quantile states hold every value of
-// its metrics outside DuckDB's memory_limit, about 13 bytes a value
-// (measured at 100 M spans: a peak of 9.8 GB in the distributions' five
-// metrics a statement, 6.5 GB above the 3.3 GB before them), so that five
-// metrics of 20 M spans hold 1.3 GB, and one metric of 100 M as much.
+// largeRunSpans is the size of run beyond which the analysis's tables are
+// stored in a database file (the condition large, attach_work): at 100 M
+// spans they do not fit in memory, and DuckDB reads their compressed
+// blocks back from the file where it would write and read back the
+// evicted ones. At 10 M spans, where they mostly fit, it costs time: a
+// build that took the 10 M run for a large one analysed it in 79.9 s
+// against 64–66 s.
 const largeRunSpans = 20_000_000
 
+// splitRunSpans is the size of run beyond which each distribution has its
+// own statement (the condition split, distSteps). A statement's quantile
+// states hold every value of its metrics outside DuckDB's memory_limit,
+// about 13 bytes a value (measured at 100 M spans: a peak of 9.8 GB in the
+// distributions' five metrics a statement, 6.5 GB above the 3.3 GB before
+// them), on top of the buffer pool. At 10 M spans (two alternated rounds
+// of the canonical and the joined run) a statement a metric peaked at
+// 2.9–3.0 GB RSS against 3.4–3.6 GB, for 2–4 s more. Below this size the
+// extra scans cost more than the memory is worth (0.8–1.5 s at 1 M spans).
+const splitRunSpans = 5_000_000
+
 // distSteps are the steps of the distributions (distParts), for the windows
-// or the run: a statement a part, or in a large run a statement a metric
+// or the run: a statement a part, or in a split run a statement a metric
 // and one that joins them into the part's table.
 func distSteps(run bool) []step {
 	var steps []step
 	for _, p := range distParts {
-		steps = append(steps, step{name: distStatement(p.Table, run), when: "!large", creates: []string{p.Table}})
+		steps = append(steps, step{name: distStatement(p.Table, run), when: "!split", creates: []string{p.Table}})
 		var pieces []string
 		for _, m := range p.Metrics {
-			steps = append(steps, step{name: distPiece(m.Name, run), when: "large", creates: []string{distPieceTable(m.Name)}})
+			steps = append(steps, step{name: distPiece(m.Name, run), when: "split", creates: []string{distPieceTable(m.Name)}})
 			pieces = append(pieces, distPieceTable(m.Name))
 		}
-		steps = append(steps, step{name: distJoin(distStatement(p.Table, run)), query: distJoin(p.Table), when: "large",
+		steps = append(steps, step{name: distJoin(distStatement(p.Table, run)), query: distJoin(p.Table), when: "split",
 			creates: []string{p.Table}, drops: pieces})
 	}
 	return steps

@@ -193,8 +193,8 @@ func TestProfileQueries(t *testing.T) {
 		dir   string
 		facts map[string]bool
 	}{
-		{"all", all, map[string]bool{"large": true, "durations": true, "arrivals": true, "located": true, "joined": true, "unnumbered": false, "samples": true, "replicas": true, "unnamed": true}},
-		{"none", none, map[string]bool{"large": false, "durations": false, "arrivals": false, "located": false, "joined": false, "unnumbered": true, "samples": false, "replicas": false, "unnamed": false}},
+		{"all", all, map[string]bool{"large": true, "split": true, "durations": true, "arrivals": true, "located": true, "joined": true, "unnumbered": false, "samples": true, "replicas": true, "unnamed": true}},
+		{"none", none, map[string]bool{"large": false, "split": false, "durations": false, "arrivals": false, "located": false, "joined": false, "unnumbered": true, "samples": false, "replicas": false, "unnamed": false}},
 	}
 	ran := map[string]bool{}
 	for _, tc := range cases {

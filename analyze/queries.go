@@ -91,7 +91,7 @@ var distQuantiles = []distQuantile{{"p50", 0.5, 1}, {"p90", 0.9, 2}, {"p95", 0.9
 // Each also comes split, a statement per metric (distPiece: win_dist_ttft,
 // run_dist_ttft, … each making the table dist_ttft) and one that joins a
 // part's pieces into its table (distJoin: win_dists_a_join), for runs of
-// more than largeRunSpans spans (the condition large).
+// more than splitRunSpans spans (the condition split).
 func expandDists(m map[string]string) error {
 	t, err := template.New("win_dists").Parse(m["win_dists"])
 	if err != nil {
