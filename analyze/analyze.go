@@ -50,8 +50,8 @@ type Options struct {
 	// (docs/metrics.md "Cost and capacity").
 	Pricing *capacity.Pricing
 
-	// largeAt, when not 0, stands for largeRunSpans: a test takes a small
-	// run for a large one with -1.
+	// largeAt, when not 0, stands for largeRunSpans and splitRunSpans: a
+	// test takes a small run for a large and split one with -1.
 	largeAt int64
 	// joinStatements has the statements write a joined run's joined file
 	// rather than the assembly (join.go): a test compares the two.
@@ -548,13 +548,11 @@ func (a *analysis) spansRunID(st *runState) error {
 	return nil
 }
 
-// spanFacts reads the largest idx and whether some span has no attempt number.
+// spanFacts reads whether some span has no attempt number.
 func (a *analysis) spanFacts(st *runState) error {
-	var maxIdx sql.NullInt64
-	if err := a.db.QueryRowContext(a.ctx, query("span_facts")).Scan(&maxIdx, &st.unnumbered); err != nil {
+	if err := a.db.QueryRowContext(a.ctx, query("span_facts")).Scan(&st.unnumbered); err != nil {
 		return fmt.Errorf("analyze span_facts: %w", err)
 	}
-	st.maxIdx = maxIdx.Int64
 	return nil
 }
 

@@ -89,10 +89,10 @@ func TestEveryQueryRuns(t *testing.T) {
 	}
 }
 
-// TestLargeRunSameOutputs: a run analysed as a large one (more than
-// largeRunSpans spans: its tables stored compressed, a statement per
-// distribution) gives byte-identical outputs to the same run analysed as
-// the small one it is.
+// TestLargeRunSameOutputs: a run analysed as a large and split one (more
+// than largeRunSpans spans: its tables in a database file; more than
+// splitRunSpans: a statement per distribution) gives byte-identical outputs
+// to the same run analysed as the small one it is.
 func TestLargeRunSameOutputs(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 3))

@@ -86,22 +86,21 @@ var conditions = map[string]func(st *runState) bool{
 	"durations": func(st *runState) bool { return st.durations > 0 },
 	// large: the run has more than largeRunSpans spans; its tables are
 	// stored in a database file.
-	"large": func(st *runState) bool {
-		if st.opt.largeAt != 0 {
-			return st.spans > st.opt.largeAt
-		}
-		return st.spans > largeRunSpans
-	},
+	"large": func(st *runState) bool { return st.beyond(largeRunSpans) },
 	// split: the run has more than splitRunSpans spans; its distributions
 	// take a statement each.
-	"split": func(st *runState) bool {
-		if st.opt.largeAt != 0 {
-			return st.spans > st.opt.largeAt
-		}
-		return st.spans > splitRunSpans
-	},
+	"split": func(st *runState) bool { return st.beyond(splitRunSpans) },
 	// unnamed: the manifest names no run; the spans' run_id is used.
 	"unnamed": func(st *runState) bool { return st.runID == "" },
+}
+
+// beyond tells whether the run has more than n spans, or than the test's
+// stand-in for every such size (Options.largeAt).
+func (st *runState) beyond(n int64) bool {
+	if st.opt.largeAt != 0 {
+		n = st.opt.largeAt
+	}
+	return st.spans > n
 }
 
 func (s *step) enabled(st *runState) bool {
@@ -135,7 +134,6 @@ type runState struct {
 	arrivals        bool  // spans.parquet has engine_arrived_at
 	located         bool  // some span knows where it waited
 	join            *schemas.JoinCoverage
-	maxIdx          int64
 	unnumbered      bool
 	t0, t1          int64 // the extent, µs
 	noExtent        bool
@@ -245,7 +243,6 @@ var pipeline = slices.Concat([]step{
 
 	// requests
 	{name: "span_facts", do: (*analysis).spanFacts},
-	{name: "max_idx", both: true, args: func(st *runState) []any { return []any{sql.Named("max_idx", st.maxIdx)} }},
 	{name: "number_attempts", when: "unnumbered", creates: []string{"spans"}},
 	{name: "request_facts", creates: []string{"multi_facts", "request_facts"}},
 	{name: "request_ties"},

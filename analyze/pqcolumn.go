@@ -19,9 +19,9 @@ import (
 // writes spans.parquet's, of PLAIN (bit-packed) booleans, or for strings of
 // indexes into a dictionary page before it, compressed with zstd. The
 // assembly writes the columns the join sets as column files, which splice.go
-// then copies into the joined file chunk by chunk. parquet-go's writer takes each value as a
-// parquet.Value, with level bookkeeping and page statistics per value; here a
-// value is copied into the page as its bytes.
+// then copies into the joined file chunk by chunk. parquet-go's writer takes
+// each value as a parquet.Value, with level bookkeeping and page statistics
+// per value; here a value is copied into the page as its bytes.
 //
 // Levels and indexes are in the RLE/bit-packed hybrid, one run per page (a
 // repeated run when every value is the same, else bit-packed). Delta-encoded,

@@ -53,7 +53,7 @@ func TestRequestsOutFindsSpansByIdx(t *testing.T) {
 	if _, err := db.ExecContext(t.Context(), "CREATE OR REPLACE TABLE spans AS SELECT * FROM spans ORDER BY idx DESC"); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.runNamed(&runState{}, "span_facts", "max_idx", "number_attempts", "request_facts", "request_ties",
+	if err := a.runNamed(&runState{}, "span_facts", "number_attempts", "request_facts", "request_ties",
 		"delivered_bits", "attempt_list"); err != nil {
 		t.Fatal(err)
 	}

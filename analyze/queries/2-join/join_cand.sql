@@ -14,8 +14,8 @@
 -- keys took 17 s of spilling).
 -- The pairs not in join_solo are those whose gateway span is not in the set
 -- of join_solo's in blocks (join_solo_gi, span_metrics): a join of
--- join_match with the few blocks, where an anti join against join_solo would build and probe a hash
--- table of every pair.
+-- join_match with the few blocks, where an anti join against join_solo would
+-- build and probe a hash table of every pair.
 CREATE OR REPLACE TABLE join_cand AS
 WITH join_solo_gi AS (
     SELECT block_of(gi) AS blk, block_bits(gi) AS bits FROM join_solo GROUP BY ALL

@@ -7,8 +7,8 @@
 -- A span is paired when it is in the set of the paired idx in blocks
 -- (join_paired, span_metrics): an anti join of every span against every
 -- paired one built and probed a hash table of both (at 1 M spans 0.2 s, the
--- bitstring and its pass 0.08-0.1 s). With no pair at all there is no block, and every span is
--- unpaired.
+-- bitstring and its pass 0.08-0.1 s). With no pair at all there is no
+-- block, and every span is unpaired.
 CREATE OR REPLACE TABLE join_unpaired AS
 WITH join_paired AS (
     SELECT block_of(idx) AS blk, block_bits(idx) AS bits FROM (
