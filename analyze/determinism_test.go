@@ -121,15 +121,17 @@ func TestLargeRunSameOutputs(t *testing.T) {
 			t.Errorf("%s differs when the run is analysed as a large one", f)
 		}
 	}
-	// The large run attached and used a database of its own, and ran the
-	// distributions' pieces and their joins, not the parts.
+	// The large run attached and used a database of its own, ran the
+	// distributions' pieces and their joins, not the parts, and read its
+	// quantities from one scan.
 	for _, want := range []struct {
 		log     int
 		name    string
 		present bool
 	}{{0, "win_dists_a ", true}, {0, "run_dist_ttft ", false}, {1, "win_dist_ttft ", true}, {1, "run_dist_e2e_req ", true},
 		{1, "run_dists_c_join ", true}, {1, "win_dists_b ", false},
-		{0, "checkpoint_work ", false}, {1, "attach_work ", true}, {1, "use_work ", true}, {1, "checkpoint_work ", true}} {
+		{0, "checkpoint_work ", false}, {1, "attach_work ", true}, {1, "use_work ", true}, {1, "checkpoint_work ", true},
+		{0, "quantities_large ", false}, {1, "quantities_large ", true}, {1, "quantities ", false}} {
 		if got := strings.Contains(logs[want.log].String(), "name="+want.name); got != want.present {
 			t.Errorf("log %d: step %q ran %v, want %v", want.log, want.name, got, want.present)
 		}

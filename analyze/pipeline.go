@@ -283,7 +283,8 @@ var pipeline = slices.Concat([]step{
 	}},
 
 	// state
-	{name: "quantities", creates: []string{"quantities"}},
+	{name: "quantities", when: "!large", creates: []string{"quantities"}},
+	{name: "quantities_large", when: "large", creates: []string{"quantities"}},
 	{name: "span_steps", creates: []string{"span_steps"}},
 	{name: "state_events", creates: []string{"state_events"}},
 	// The pool's steps are in its segments now: the replicas' are sorted

@@ -3,7 +3,8 @@
 -- of delivered_bits (joined by block), and input tokens of successful spans,
 -- which win_tokens counts whether delivered or not: their flag is false rather
 -- than looked up. A view: its 20 M rows at 10 M spans would
--- hold 1.4 GB, and win_tokens reads it only twice.
+-- hold 1.4 GB, and win_tokens reads it only twice. A large run has the same
+-- rows from one scan of the spans (quantities_large.sql).
 CREATE OR REPLACE VIEW quantities AS
 SELECT 'out' AS kind, ok, in_block(delivered_blocks.bits, idx) AS delivered, output_tokens AS qty, coalesce(first_token_us, last_token_us, released_us) AS lo_us, coalesce(last_token_us, released_us) AS hi_us
 FROM spans LEFT JOIN delivered_blocks ON delivered_blocks.blk = block_of(idx) WHERE output_tokens IS NOT NULL AND coalesce(last_token_us, released_us) IS NOT NULL

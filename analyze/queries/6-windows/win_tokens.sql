@@ -8,16 +8,16 @@
 -- and the extent, qty · (b − a) / (b − a) = qty exactly. They are summed as
 -- integers (whole), which costs a fraction of converting each to DECIMAL; only
 -- the intervals cut by a window bound or the extent (parts) have fractional
--- shares. The sums are the same: DECIMAL addition is exact.
+-- shares. The sums are the same: DECIMAL addition is exact. Points and whole
+-- intervals are one reader of quantities (a CASE, not a UNION ALL of two), and
+-- the cut intervals the other: each reader scans the spans.
 CREATE OR REPLACE TABLE win_tokens AS
 WITH whole AS (
-    SELECT least(lo_us // params.width, params.last) AS window_index, kind, ok, delivered, qty
+    SELECT CASE WHEN hi_us <= lo_us THEN least(lo_us // params.width, params.last)
+                ELSE lo_us // params.width END AS window_index, kind, ok, delivered, qty
     FROM quantities, params
-    WHERE hi_us <= lo_us AND lo_us BETWEEN params.t0 AND params.t1
-    UNION ALL
-    SELECT lo_us // params.width AS window_index, kind, ok, delivered, qty
-    FROM quantities, params
-    WHERE hi_us > lo_us AND lo_us >= params.t0 AND hi_us <= params.t1 AND lo_us // params.width = (hi_us - 1) // params.width
+    WHERE CASE WHEN hi_us <= lo_us THEN lo_us BETWEEN params.t0 AND params.t1
+               ELSE lo_us >= params.t0 AND hi_us <= params.t1 AND lo_us // params.width = (hi_us - 1) // params.width END
 ), cut AS (
     SELECT kind, ok, delivered, qty, lo_us, hi_us,
            greatest(lo_us, params.t0) AS ca, least(hi_us, params.t1) AS cb
