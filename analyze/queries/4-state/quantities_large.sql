@@ -1,10 +1,10 @@
 -- quantities_large: quantities (quantities.sql) for a large run, the same rows
 -- from one scan of the spans joined with two rows (k 0: output tokens, k 1:
 -- input tokens) rather than a UNION ALL of two scans. A large run's spans are
--- read back from the database file, and at 100 M spans each scan cost about
--- as much as the rest of win_tokens: win_tokens took 29–32 s against 64 s.
--- In memory the two scans are the cheaper (10 M spans: win_tokens 2.1–2.8 s
--- against 3.3 s with one), so a smaller run keeps them.
+-- read back from the database file, decompressed, at every scan, and the
+-- scans were most of win_tokens' time; in memory a scan is cheap and the two
+-- plain ones are the faster, so a smaller run keeps them (BENCHMARKS.md "A
+-- large run's quantities from one scan").
 CREATE OR REPLACE VIEW quantities AS
 SELECT CASE k WHEN 0 THEN 'out' ELSE 'in' END AS kind,
        k = 1 OR ok AS ok,
