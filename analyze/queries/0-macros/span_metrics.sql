@@ -21,6 +21,14 @@ CREATE OR REPLACE MACRO gateway_overhead(gw) AS gateway_overhead_us(gw) / 1e6;
 CREATE OR REPLACE MACRO stream_tps(first_token_us, last_token_us, output_tokens) AS CASE WHEN last_token_us > first_token_us THEN output_tokens / ((last_token_us - first_token_us) / 1e6) END;
 CREATE OR REPLACE MACRO end_to_end_tps(admitted_us, released_us, output_tokens) AS CASE WHEN released_us > admitted_us THEN output_tokens / ((released_us - admitted_us) / 1e6) END;
 CREATE OR REPLACE MACRO tpot(first_token_us, last_token_us, output_tokens) AS CASE WHEN output_tokens > 1 AND last_token_us >= first_token_us THEN ((last_token_us - first_token_us) / 1e6) / (output_tokens - 1) END;
+-- The interval [lo_us, hi_us] each quantity is prorated over (docs/metrics.md
+-- "Prorated quantities"), for quantities and quantities_large: output tokens
+-- on [first_token, last_token], input tokens on [admitted, first_token], each
+-- bound falling back to the span's later instants when NULL.
+CREATE OR REPLACE MACRO out_hi_us(last_token_us, released_us) AS coalesce(last_token_us, released_us);
+CREATE OR REPLACE MACRO out_lo_us(first_token_us, last_token_us, released_us) AS coalesce(first_token_us, out_hi_us(last_token_us, released_us));
+CREATE OR REPLACE MACRO in_hi_us(first_token_us, last_token_us, released_us) AS coalesce(first_token_us, last_token_us, released_us);
+CREATE OR REPLACE MACRO in_lo_us(admitted_us, first_token_us, last_token_us, released_us) AS coalesce(admitted_us, in_hi_us(first_token_us, last_token_us, released_us));
 -- Sets of spans by idx (delivered_bits, join_solo, join_cand, join_unpaired)
 -- are tables of blocks: a row per block of 65,536 consecutive idx that holds
 -- a span of the set (blk), with a bitstring (bits) whose bit idx % 65,536 is
