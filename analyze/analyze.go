@@ -799,10 +799,11 @@ func (a *analysis) metricRows() ([]schemas.Metrics, error) {
 	return out, rows.Err()
 }
 
-// located finds whether some span knows where it waited: the gap
-// attribution's sweep runs only then.
+// located finds whether some span knows where it waited (the gap
+// attribution's sweep runs only then), and whether a span outside the pool's
+// replicas has a step of state (the condition pooled).
 func (a *analysis) located(st *runState) error {
-	if err := a.db.QueryRowContext(a.ctx, query("located")).Scan(&st.located); err != nil {
+	if err := a.db.QueryRowContext(a.ctx, query("located")).Scan(&st.located, &st.strayedSteps); err != nil {
 		return fmt.Errorf("analyze located: %w", err)
 	}
 	return nil

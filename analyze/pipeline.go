@@ -48,8 +48,9 @@ type step struct {
 	// (Parquet, zstd).
 	copyTo   func(st *runState) string
 	copyOpts string
-	// when names the condition under which the step runs ("joined",
-	// "!joined", ...: conditions); "" always.
+	// when names the conditions under which the step runs ("joined",
+	// "!joined", "replicas & !pooled": conditions, all of them must
+	// hold); "" always.
 	when string
 	// both runs the statement on the side connection as well: it sets a
 	// variable, which each connection holds on its own.
@@ -81,6 +82,13 @@ var conditions = map[string]func(st *runState) bool{
 	"samples": func(st *runState) bool { return st.samplesPath != "" },
 	// replicas: spans name more than one replica.
 	"replicas": func(st *runState) bool { return st.replicaCount > 1 },
+	// pooled: several replicas, every step of state on one of the pool's
+	// (pool_rids), and some wait located: gap_steps then holds every
+	// replica's steps in (rid, at_us) order, and the replicas' sweep reads
+	// it rather than sorting the same steps again (replica_events).
+	"pooled": func(st *runState) bool {
+		return st.located && st.replicaCount > 1 && !st.strayedSteps
+	},
 	// durations: some span carries durations only (time_origin request):
 	// the run is one window, and windows.parquet has no row.
 	"durations": func(st *runState) bool { return st.durations > 0 },
@@ -94,6 +102,36 @@ var conditions = map[string]func(st *runState) bool{
 	"unnamed": func(st *runState) bool { return st.runID == "" },
 }
 
+// implied are the conditions that one implies (pooled: located and
+// replicas), so that the pipeline test leaves out the combinations no
+// dataset has.
+var implied = map[string][]string{
+	"pooled": {"located", "replicas"},
+}
+
+// whenHolds tells whether a step's when holds, given the truth of each
+// condition.
+func whenHolds(when string, holds func(cond string) bool) bool {
+	for _, c := range whenConditions(when) {
+		if holds(strings.TrimPrefix(c, "!")) == strings.HasPrefix(c, "!") {
+			return false
+		}
+	}
+	return true
+}
+
+// whenConditions splits a step's when into its conditions, each with its
+// "!" if it has one.
+func whenConditions(when string) []string {
+	var cs []string
+	for c := range strings.SplitSeq(when, "&") {
+		if c = strings.TrimSpace(c); c != "" {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
 // beyond tells whether the run has more than n spans, or than the test's
 // stand-in for every such size (Options.largeAt).
 func (st *runState) beyond(n int64) bool {
@@ -104,11 +142,7 @@ func (st *runState) beyond(n int64) bool {
 }
 
 func (s *step) enabled(st *runState) bool {
-	if s.when == "" {
-		return true
-	}
-	want := !strings.HasPrefix(s.when, "!")
-	return conditions[strings.TrimPrefix(s.when, "!")](st) == want
+	return whenHolds(s.when, func(c string) bool { return conditions[c](st) })
 }
 
 // statement is the name of the step's statement in queries/.
@@ -133,6 +167,7 @@ type runState struct {
 	spans           int64 // every span
 	arrivals        bool  // spans.parquet has engine_arrived_at
 	located         bool  // some span knows where it waited
+	strayedSteps    bool  // a span outside the pool's replicas has a step of state
 	join            *schemas.JoinCoverage
 	unnumbered      bool
 	t0, t1          int64 // the extent, µs
@@ -292,21 +327,25 @@ var pipeline = slices.Concat([]step{
 	// only then.
 	{name: "pool_segments", creates: []string{"pool_segments"}, drops: []string{"state_events"}},
 	{name: "replica_count", do: (*analysis).replicaCount},
-	// One replica's segments are the pool's: the replicas' sort and sweep run
-	// only when there are several.
-	{name: "replica_events", when: "replicas", creates: []string{"replica_events"}},
-	{name: "replica_sweep", when: "replicas", creates: []string{"replica_sweep"}},
+	// Where the idle time comes from (docs/metrics.md): the attribution
+	// sweep, when some span knows where it waited. Its steps come before
+	// the replicas' sweep, which reads them when they are every replica's.
+	{name: "located", do: (*analysis).located},
+	{name: "pool_rids", when: "located", creates: []string{"pool_rids"}},
+	{name: "gap_steps", when: "located", creates: []string{"gap_steps"}},
+	// One replica's segments are the pool's, and the pool's replicas' steps
+	// are in gap_steps: the replicas' own sort and sweep run only for
+	// several replicas that are not all the pool's, or when no wait is
+	// located.
+	{name: "replica_events", when: "replicas & !pooled", creates: []string{"replica_events"}},
+	{name: "replica_sweep", when: "replicas & !pooled", creates: []string{"replica_sweep"}},
+	{name: "replica_sweep_gap", when: "pooled", creates: []string{"replica_sweep"}},
 	{name: "replica_sweep_pool", when: "!replicas", creates: []string{"replica_sweep"}},
 	{name: "replica_segments", creates: []string{"replica_segments"}, drops: []string{"replica_sweep"},
 		args: func(st *runState) []any { return []any{sql.Named("t0", st.t0), sql.Named("t1", st.t1)} }},
 	// The steps are in the segments now; their memory goes to what follows.
-	{name: "drop_replica_events", when: "replicas", dropOnly: true, drops: []string{"replica_events"}},
+	{name: "drop_replica_events", when: "replicas & !pooled", dropOnly: true, drops: []string{"replica_events"}},
 	{name: "caps", do: (*analysis).resolveCaps, uses: []string{"replicas", "caps"}, creates: []string{"caps"}},
-	// Where the idle time comes from (docs/metrics.md): the attribution
-	// sweep, when some span knows where it waited.
-	{name: "located", do: (*analysis).located},
-	{name: "pool_rids", when: "located", creates: []string{"pool_rids"}},
-	{name: "gap_steps", when: "located", creates: []string{"gap_steps"}},
 	{name: "gap_replica", when: "located", creates: []string{"gap_replica"}, drops: []string{"gap_steps"}},
 	{name: "gap_intervals", when: "located", creates: []string{"gap_intervals"}, drops: []string{"spans.arrived_us"},
 		args: func(st *runState) []any { return []any{sql.Named("pool_cap", st.caps.Pool)} }},

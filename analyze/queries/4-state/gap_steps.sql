@@ -7,7 +7,8 @@
 -- engine queue's (de) on [engine_arrived_at, admitted_at). A span's steps
 -- at one instant share a row (at most four rows a span: queued, arrived,
 -- admitted, released); each step is −1, 0 or +1, so gap_replica counts rows
--- as sweep does.
+-- as sweep does. When every replica with a step is the pool's (pooled), the
+-- replicas' sweep reads these rows too (replica_sweep_gap).
 -- The four kinds of row (k) come from one scan joined with four rows, not
 -- from a UNION ALL of four scans: DuckDB's sort of a UNION ALL runs out of
 -- memory once it spills (gap_intervals).
