@@ -800,10 +800,10 @@ func (a *analysis) metricRows() ([]schemas.Metrics, error) {
 }
 
 // located finds whether some span knows where it waited (the gap
-// attribution's sweep runs only then), and whether a span outside the pool's
-// replicas has a step of state (the condition pooled).
+// attribution's sweep runs only then), and whether a span that names no
+// replica has a step of state (the condition pooled).
 func (a *analysis) located(st *runState) error {
-	if err := a.db.QueryRowContext(a.ctx, query("located")).Scan(&st.located, &st.strayedSteps); err != nil {
+	if err := a.db.QueryRowContext(a.ctx, query("located")).Scan(&st.located, &st.unnamedSteps); err != nil {
 		return fmt.Errorf("analyze located: %w", err)
 	}
 	return nil

@@ -87,7 +87,7 @@ var conditions = map[string]func(st *runState) bool{
 	// replica's steps in (rid, at_us) order, and the replicas' sweep reads
 	// it rather than sorting the same steps again (replica_events).
 	"pooled": func(st *runState) bool {
-		return st.located && st.replicaCount > 1 && !st.strayedSteps
+		return st.located && st.replicaCount > 1 && !st.unnamedSteps
 	},
 	// durations: some span carries durations only (time_origin request):
 	// the run is one window, and windows.parquet has no row.
@@ -167,7 +167,7 @@ type runState struct {
 	spans           int64 // every span
 	arrivals        bool  // spans.parquet has engine_arrived_at
 	located         bool  // some span knows where it waited
-	strayedSteps    bool  // a span outside the pool's replicas has a step of state
+	unnamedSteps    bool  // a span of the unnamed replica has a step of state
 	join            *schemas.JoinCoverage
 	unnumbered      bool
 	t0, t1          int64 // the extent, µs

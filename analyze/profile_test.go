@@ -187,19 +187,23 @@ func TestProfileQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The engine's spans of both requests on r0 and r1, canonical, none
-	// with an instant between queued and admitted that would locate its
-	// wait: the replicas sort their own steps (replica_events). In "all"
-	// the waits are located and the durations-only span, of no replica,
-	// has no step of state, so the replicas' sweep reads gap_steps
+	// The engine's spans of both requests on r0 and r1, canonical, each
+	// arrived at the engine when it queued there, and a third span that
+	// names no replica but was admitted and released: a step of state
+	// outside the pool, so the replicas sort their own steps
+	// (replica_events). In "all" the durations-only span, of no replica,
+	// has no step of state, and the replicas' sweep reads gap_steps
 	// (pooled).
 	var twoReplicas []schemas.Span
 	for _, sp := range spans {
 		if sp.Source == "vllm-otel" {
-			sp.Source, sp.Attempt = "spans", i32(1)
+			sp.Source, sp.Attempt, sp.EngineArrivedAt = "spans", i32(1), sp.QueuedAt
 			twoReplicas = append(twoReplicas, sp)
 		}
 	}
+	stray := twoReplicas[0]
+	stray.SpanID, stray.RequestID, stray.Replica, stray.EngineArrivedAt = "d-en", "d", nil, nil
+	twoReplicas = append(twoReplicas, stray)
 	own := writeDataset(t, twoReplicas, nil, &schemas.Manifest{RunID: "own"})
 
 	cases := []struct {
@@ -209,7 +213,7 @@ func TestProfileQueries(t *testing.T) {
 	}{
 		{"all", all, map[string]bool{"large": true, "split": true, "durations": true, "arrivals": true, "located": true, "joined": true, "unnumbered": false, "samples": true, "replicas": true, "pooled": true, "unnamed": true}},
 		{"none", none, map[string]bool{"large": false, "split": false, "durations": false, "arrivals": false, "located": false, "joined": false, "unnumbered": true, "samples": false, "replicas": false, "pooled": false, "unnamed": false}},
-		{"own", own, map[string]bool{"large": false, "split": false, "durations": false, "arrivals": true, "located": false, "joined": false, "unnumbered": false, "samples": true, "replicas": true, "pooled": false, "unnamed": false}},
+		{"own", own, map[string]bool{"large": false, "split": false, "durations": false, "arrivals": true, "located": true, "joined": false, "unnumbered": false, "samples": true, "replicas": true, "pooled": false, "unnamed": false}},
 	}
 	ran := map[string]bool{}
 	for _, tc := range cases {
