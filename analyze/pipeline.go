@@ -233,10 +233,10 @@ var pipeline = slices.Concat([]step{
 	// macros
 	{name: "span_metrics", creates: []string{"t_queue_us", "t_first_token_us", "ttft_us", "t_stream_us", "t_in_flight_us",
 		"t_total_us", "gateway_overhead_us", "t_queue", "t_first_token", "ttft", "t_stream", "t_in_flight", "t_total",
-		"gateway_overhead", "stream_tps", "end_to_end_tps", "tpot", "out_hi_us", "out_lo_us", "in_hi_us", "in_lo_us",
+		"gateway_overhead", "stream_tps", "end_to_end_tps", "tpot", "out_hi_us", "out_lo_us", "in_hi_us", "in_lo_us", "out_counted", "in_counted",
 		"block_of", "block_bits", "in_block"}},
 	{name: "sorted_quantiles", creates: []string{"sorted_quantiles"}},
-	{name: "sweep", creates: []string{"sweep"}},
+	{name: "sweep", creates: []string{"has_state_step", "sweep"}},
 
 	// load
 	{name: "spans_path", both: true, args: func(st *runState) []any { return []any{sql.Named("path", st.spansPath)} }},

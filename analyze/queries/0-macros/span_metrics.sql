@@ -24,11 +24,15 @@ CREATE OR REPLACE MACRO tpot(first_token_us, last_token_us, output_tokens) AS CA
 -- The interval [lo_us, hi_us] each quantity is prorated over (docs/metrics.md
 -- "Prorated quantities"), for quantities and quantities_large: output tokens
 -- on [first_token, last_token], input tokens on [admitted, first_token], each
--- bound falling back to the span's later instants when NULL.
+-- bound falling back to the span's later instants when NULL. A quantity
+-- counts when it and its interval's end are known: output tokens of every
+-- span, input tokens of successful ones (out_counted, in_counted).
 CREATE OR REPLACE MACRO out_hi_us(last_token_us, released_us) AS coalesce(last_token_us, released_us);
 CREATE OR REPLACE MACRO out_lo_us(first_token_us, last_token_us, released_us) AS coalesce(first_token_us, out_hi_us(last_token_us, released_us));
 CREATE OR REPLACE MACRO in_hi_us(first_token_us, last_token_us, released_us) AS coalesce(first_token_us, last_token_us, released_us);
 CREATE OR REPLACE MACRO in_lo_us(admitted_us, first_token_us, last_token_us, released_us) AS coalesce(admitted_us, in_hi_us(first_token_us, last_token_us, released_us));
+CREATE OR REPLACE MACRO out_counted(output_tokens, last_token_us, released_us) AS output_tokens IS NOT NULL AND out_hi_us(last_token_us, released_us) IS NOT NULL;
+CREATE OR REPLACE MACRO in_counted(ok, input_tokens, first_token_us, last_token_us, released_us) AS input_tokens IS NOT NULL AND ok AND in_hi_us(first_token_us, last_token_us, released_us) IS NOT NULL;
 -- Sets of spans by idx (delivered_bits, join_solo, join_cand, join_unpaired)
 -- are tables of blocks: a row per block of 65,536 consecutive idx that holds
 -- a span of the set (blk), with a bitstring (bits) whose bit idx % 65,536 is

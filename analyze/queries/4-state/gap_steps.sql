@@ -17,7 +17,7 @@ WITH s AS (
     SELECT rid, queued_us AS q, arrived_us AS e, admitted_us AS a, released_us AS r,
         coalesce(queued_us < admitted_us AND arrived_us BETWEEN queued_us AND admitted_us, false) AS loc
     FROM spans SEMI JOIN pool_rids USING (rid)
-    WHERE admitted_us <= released_us OR queued_us < admitted_us
+    WHERE has_state_step(queued_us, admitted_us, released_us)
 ), st AS (
     SELECT rid,
         CASE k WHEN 0 THEN q WHEN 1 THEN e WHEN 2 THEN a ELSE r END AS at_us,

@@ -9,4 +9,4 @@
 -- such a step gap_steps holds every replica's steps (the condition pooled).
 SELECT EXISTS (SELECT 1 FROM spans WHERE queued_us < admitted_us AND arrived_us BETWEEN queued_us AND admitted_us),
        EXISTS (SELECT 1 FROM spans SEMI JOIN replica_ids ON replica_ids.rid = spans.rid AND NOT replica_ids.named
-               WHERE admitted_us <= released_us OR queued_us < admitted_us);
+               WHERE has_state_step(queued_us, admitted_us, released_us));

@@ -10,8 +10,8 @@ CREATE OR REPLACE VIEW quantities AS
 SELECT 'out' AS kind, ok, in_block(delivered_blocks.bits, idx) AS delivered, output_tokens AS qty,
        out_lo_us(first_token_us, last_token_us, released_us) AS lo_us, out_hi_us(last_token_us, released_us) AS hi_us
 FROM spans LEFT JOIN delivered_blocks ON delivered_blocks.blk = block_of(idx)
-WHERE output_tokens IS NOT NULL AND out_hi_us(last_token_us, released_us) IS NOT NULL
+WHERE out_counted(output_tokens, last_token_us, released_us)
 UNION ALL
 SELECT 'in' AS kind, true AS ok, false AS delivered, input_tokens AS qty,
        in_lo_us(admitted_us, first_token_us, last_token_us, released_us) AS lo_us, in_hi_us(first_token_us, last_token_us, released_us) AS hi_us
-FROM spans WHERE input_tokens IS NOT NULL AND ok AND in_hi_us(first_token_us, last_token_us, released_us) IS NOT NULL;
+FROM spans WHERE in_counted(ok, input_tokens, first_token_us, last_token_us, released_us);

@@ -18,5 +18,5 @@ SELECT CASE k WHEN 0 THEN 'out' ELSE 'in' END AS kind,
               ELSE in_hi_us(first_token_us, last_token_us, released_us) END AS hi_us
 -- k: 0 output tokens, 1 input tokens
 FROM spans LEFT JOIN delivered_blocks ON delivered_blocks.blk = block_of(idx), (VALUES (0), (1)) AS ks(k)
-WHERE CASE k WHEN 0 THEN output_tokens IS NOT NULL AND out_hi_us(last_token_us, released_us) IS NOT NULL
-             ELSE input_tokens IS NOT NULL AND ok AND in_hi_us(first_token_us, last_token_us, released_us) IS NOT NULL END;
+WHERE CASE k WHEN 0 THEN out_counted(output_tokens, last_token_us, released_us)
+             ELSE in_counted(ok, input_tokens, first_token_us, last_token_us, released_us) END;

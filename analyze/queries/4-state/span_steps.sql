@@ -16,6 +16,6 @@ SELECT rid,
                WHEN 1 THEN 0 ELSE 1 END)::TINYINT AS dq
 -- k: 0 admitted, 1 released, 2 queued
 FROM spans, (VALUES (0), (1), (2)) AS ks(k)
-WHERE CASE k WHEN 0 THEN admitted_us <= released_us OR queued_us < admitted_us
+WHERE CASE k WHEN 0 THEN has_state_step(queued_us, admitted_us, released_us)
              WHEN 1 THEN admitted_us <= released_us
              ELSE queued_us < admitted_us END;
