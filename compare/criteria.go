@@ -220,12 +220,20 @@ func parseCriteria(file string, b []byte) (schemas.Criteria, error) {
 	return c, nil
 }
 
+// maxSeconds is the longest time.Duration, in seconds.
+const maxSeconds = float64(math.MaxInt64) / 1e9
+
 // ParseSeconds reads a warm-up or cool-down: a Go duration with a unit
-// ("2m", "90s", "1m30s") or a number of seconds ("120", "90.5").
+// ("2m", "90s", "1m30s") or a number of seconds ("120", "90.5"). Both forms
+// hold the same range, a Go duration's (about 292 years either way):
+// time.ParseDuration refuses "1e10s", so a plain number does too.
 func ParseSeconds(s string) (float64, error) {
 	if v, err := strconv.ParseFloat(s, 64); err == nil {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return 0, fmt.Errorf("want a finite duration, got %q", s)
+		}
+		if math.Abs(v) > maxSeconds {
+			return 0, fmt.Errorf("want a duration of at most %.0f seconds (about 292 years), got %q", maxSeconds, s)
 		}
 		return v, nil
 	}

@@ -45,12 +45,12 @@ func TestParseCriteriaValues(t *testing.T) {
 }
 
 func TestParseSeconds(t *testing.T) {
-	for in, want := range map[string]float64{"2m": 120, "90s": 90, "90": 90, "0": 0, "1h": 3600, "250ms": 0.25, "-1m": -60} {
+	for in, want := range map[string]float64{"2m": 120, "90s": 90, "90": 90, "0": 0, "1h": 3600, "250ms": 0.25, "-1m": -60, "9e9": 9e9} {
 		if got, err := ParseSeconds(in); err != nil || got != want {
 			t.Errorf("ParseSeconds(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "2 m", "soon", "1:30"} {
+	for _, in := range []string{"", "2 m", "soon", "1:30", "1e10", "-1e301", "NaN", "1e10s"} {
 		if _, err := ParseSeconds(in); err == nil {
 			t.Errorf("ParseSeconds(%q): no error", in)
 		}
