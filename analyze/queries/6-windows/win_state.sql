@@ -1,26 +1,44 @@
 -- win_state: exact measures of the pool's state per window, from its segments
 -- clipped to the run extent (µs; integrals in request·µs).
+--
+-- One scan of the segments, grouped by the window each starts in: a segment
+-- inside one window (most of them) is summed into it there; the few that
+-- cross a bound (at most one a bound: the segments do not overlap) are kept
+-- in their group's list (crossing) and spread over their windows from it. A
+-- scan for each kind would read a large run's segments from its database
+-- file twice, and decompress them twice.
 CREATE OR REPLACE TABLE win_state AS
 WITH s AS (
-    SELECT greatest(lo, params.t0) AS lo, least(hi, params.t1) AS hi, inf, qd
+    SELECT greatest(lo, params.t0) AS lo, least(hi, params.t1) AS hi, inf, qd, params.width AS width, params.cap AS cap
     FROM pool_segments, params WHERE hi > params.t0 AND lo < params.t1
-), x AS (
-    SELECT unnest(range(lo // params.width, (hi - 1) // params.width + 1)) AS window_index, lo, hi, inf, qd FROM s, params
-    WHERE lo // params.width < (hi - 1) // params.width
+), starts AS MATERIALIZED (
+    SELECT lo // width AS window_index,
+        sum(hi - lo) FILTER (WHERE inside AND qd > 0) AS backlog_us,
+        sum(hi - lo) FILTER (WHERE inside AND qd > 0 AND inf < cap) AS gap_us,
+        sum(hi - lo) FILTER (WHERE inside AND inf > cap) AS over_cap_us,
+        sum((hi - lo) * inf) FILTER (WHERE inside) AS in_flight_us,
+        sum((hi - lo) * qd) FILTER (WHERE inside) AS queue_us,
+        list({'lo': lo, 'hi': hi, 'inf': inf, 'qd': qd}) FILTER (WHERE NOT inside) AS crossing
+    FROM (SELECT *, lo // width = (hi - 1) // width AS inside FROM s)
+    GROUP BY window_index
+), crossing AS (
+    SELECT c.lo, c.hi, c.inf, c.qd FROM (SELECT unnest(crossing) AS c FROM starts)
+), parts AS (
+    SELECT unnest(range(lo // params.width, (hi - 1) // params.width + 1)) AS window_index, lo, hi, inf, qd, params.width AS width, params.cap AS cap
+    FROM crossing, params
 ), y AS (
-    SELECT window_index, least(hi, (window_index + 1) * params.width) - greatest(lo, window_index * params.width) AS len, inf, qd, params.cap
-    FROM x, params
+    SELECT window_index, backlog_us, gap_us, over_cap_us, in_flight_us, queue_us FROM starts
     UNION ALL
-    -- A segment inside one window (most of them) takes it directly: unnesting a
-    -- one-element range per row costs more than the rest of the query.
-    SELECT lo // params.width AS window_index, hi - lo AS len, inf, qd, params.cap
-    FROM s, params
-    WHERE lo // params.width = (hi - 1) // params.width
+    SELECT window_index,
+        sum(len) FILTER (WHERE qd > 0), sum(len) FILTER (WHERE qd > 0 AND inf < cap), sum(len) FILTER (WHERE inf > cap),
+        sum(len * inf), sum(len * qd)
+    FROM (SELECT window_index, least(hi, (window_index + 1) * width) - greatest(lo, window_index * width) AS len, inf, qd, cap FROM parts)
+    GROUP BY window_index
 )
 SELECT window_index,
-    coalesce(sum(len) FILTER (WHERE qd > 0), 0)::BIGINT AS backlog_us,
-    coalesce(sum(len) FILTER (WHERE qd > 0 AND inf < cap), 0)::BIGINT AS gap_us,
-    coalesce(sum(len) FILTER (WHERE inf > cap), 0)::BIGINT AS over_cap_us,
-    sum(len * inf)::HUGEINT AS in_flight_us,
-    sum(len * qd)::HUGEINT AS queue_us
+    coalesce(sum(backlog_us), 0)::BIGINT AS backlog_us,
+    coalesce(sum(gap_us), 0)::BIGINT AS gap_us,
+    coalesce(sum(over_cap_us), 0)::BIGINT AS over_cap_us,
+    sum(in_flight_us)::HUGEINT AS in_flight_us,
+    sum(queue_us)::HUGEINT AS queue_us
 FROM y GROUP BY window_index;
