@@ -1,0 +1,28 @@
+-- curve_conc_large: curve_conc of a large run, the same rows, from an ASOF
+-- join partitioned by the hour of the instant (hour_us). Unpartitioned, the
+-- join sorts every midpoint and every segment as one part, externally at 100 M
+-- spans, and merges them on one thread; by the hour each part sorts in memory
+-- and the parts join on every core. A midpoint's segment may have started in
+-- an earlier hour: each hour's part also holds the last segment that started
+-- before it (carried, with its own bounds), so a segment of the hour at its
+-- first µs still comes after it and wins the ASOF join. In a run that fits in
+-- memory the partitions cost more than they save (BENCHMARKS.md), so such a
+-- run reads curve_conc.
+CREATE OR REPLACE VIEW curve_conc AS
+WITH mid AS (
+    SELECT (first_token_us + last_token_us) // 2 AS t, stream_tps(first_token_us, last_token_us, output_tokens) AS stream_tps
+    FROM curve_spans WHERE stream_tps(first_token_us, last_token_us, output_tokens) IS NOT NULL
+), hours AS (
+    -- the last segment to start in each hour that has one
+    SELECT lo // 3600000000 AS h, max(lo) AS lo, max_by(hi, lo) AS hi, max_by(inf, lo) AS inf
+    FROM pool_segments GROUP BY h
+), carried AS (
+    SELECT mh.h, hours.lo, hours.hi, hours.inf
+    FROM (SELECT DISTINCT t // 3600000000 AS h FROM mid) mh ASOF JOIN hours ON mh.h > hours.h
+), segs AS (
+    SELECT lo // 3600000000 AS h, lo, hi, inf FROM pool_segments
+    UNION ALL
+    SELECT h, lo, hi, inf FROM carried
+)
+SELECT CASE WHEN mid.t < segs.hi THEN segs.inf ELSE 0 END AS in_flight, mid.stream_tps
+FROM mid ASOF LEFT JOIN segs ON mid.t // 3600000000 = segs.h AND mid.t >= segs.lo;
