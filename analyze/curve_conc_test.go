@@ -40,17 +40,26 @@ func TestCurveConcByHour(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// A stream of two µs around each midpoint; its output tokens, i, tell
-	// the rows apart (stream_tps = i · 500000).
-	if _, err := db.ExecContext(ctx, "CREATE TABLE curve_spans (first_token_us BIGINT, last_token_us BIGINT, output_tokens BIGINT)"); err != nil {
+	// A successful span whose stream lasts two µs around each midpoint; its
+	// output tokens, i, tell the rows apart (stream_tps = i · 500000). The
+	// extent holds them all.
+	if _, err := db.ExecContext(ctx, `CREATE TABLE spans (ok BOOLEAN, queued_us BIGINT, admitted_us BIGINT,
+		first_token_us BIGINT, last_token_us BIGINT, released_us BIGINT, output_tokens BIGINT)`); err != nil {
 		t.Fatal(err)
 	}
 	want := map[int64]int64{}
 	for i, m := range mids {
-		if _, err := db.ExecContext(ctx, "INSERT INTO curve_spans VALUES (?, ?, ?)", m[0]-1, m[0]+1, i+1); err != nil {
+		if _, err := db.ExecContext(ctx, "INSERT INTO spans VALUES (true, ?, ?, ?, ?, ?, ?)",
+			m[0]-3, m[0]-2, m[0]-1, m[0]+1, m[0]+1, i+1); err != nil {
 			t.Fatal(err)
 		}
 		want[int64(i+1)*500000] = m[1]
+	}
+	if _, err := db.ExecContext(ctx, "CREATE TABLE params AS SELECT 0::BIGINT AS t0, ?::BIGINT AS t1", 6*h); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.exec("curve_values"); err != nil {
+		t.Fatal(err)
 	}
 	for _, view := range []string{"curve_conc", "curve_conc_large"} {
 		if err := a.exec(view); err != nil {

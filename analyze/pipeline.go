@@ -365,7 +365,7 @@ var pipeline = slices.Concat([]step{
 	{name: "replica_state", do: (*analysis).replicaStates, uses: []string{"replica_state"}, drops: []string{"replica_segments", "replica_gaps"}},
 
 	// curves
-	{name: "curve_values", creates: []string{"curve_spans", "curve_values"}},
+	{name: "curve_values", creates: []string{"curve_spans", "curve_values", "curve_mids"}},
 	{name: "curve_conc", when: "!large", creates: []string{"curve_conc"}},
 	{name: "curve_conc_large", when: "large", creates: []string{"curve_conc"}},
 	{name: "curves", do: (*analysis).curves, uses: []string{"curves"}},

@@ -137,11 +137,20 @@ func checkOrder(steps []step, on map[string]bool) []string {
 		}
 	}
 	create := func(s *step, live map[string]bool) {
+		own := reads(stepText(s), objs)
 		for _, c := range s.creates {
 			if by, ok := unread[c]; ok && by != s.name {
 				errs = append(errs, fmt.Sprintf("%s replaces %s, which %s made and no step read", s.name, c, by))
 			}
-			live[c], unread[c] = true, s.name
+			live[c] = true
+			// An object that another of the step's views reads (curve_spans,
+			// read through curve_mids) is read when that view is: the view
+			// is the one a later step must read.
+			if len(s.creates) > 1 && slices.Contains(own, c) {
+				delete(unread, c)
+				continue
+			}
+			unread[c] = s.name
 		}
 	}
 	drop := func(s *step) {

@@ -9,9 +9,9 @@
 -- memory the partitions cost more than they save (BENCHMARKS.md), so such a
 -- run reads curve_conc.
 CREATE OR REPLACE VIEW curve_conc AS
-WITH mid AS (
-    SELECT (first_token_us + last_token_us) // 2 AS t, stream_tps(first_token_us, last_token_us, output_tokens) AS stream_tps
-    FROM curve_spans WHERE stream_tps(first_token_us, last_token_us, output_tokens) IS NOT NULL
+WITH mid AS MATERIALIZED (
+    -- read twice (the hours that have a midpoint, the join), computed once
+    SELECT t, stream_tps FROM curve_mids
 ), hours AS (
     -- the last segment to start in each hour that has one
     SELECT lo // 3600000000 AS h, max(lo) AS lo, max_by(hi, lo) AS hi, max_by(inf, lo) AS inf
