@@ -1,13 +1,14 @@
 -- curve_conc_large: curve_conc of a large run, the same rows, from an ASOF
--- join partitioned by the hour of the instant (hour_us). Unpartitioned, the
--- join sorts every midpoint and every segment as one part, externally at 100 M
--- spans, and merges them on one thread; by the hour each part sorts in memory
--- and the parts join on every core. A midpoint's segment may have started in
--- an earlier hour: each hour's part also holds the last segment that started
--- before it (carried, with its own bounds), so a segment of the hour at its
--- first µs still comes after it and wins the ASOF join. In a run that fits in
--- memory the partitions cost more than they save (BENCHMARKS.md), so such a
--- run reads curve_conc.
+-- join partitioned by the hour of the instant (h = µs // 3600000000; any
+-- bucketing that never decreases with the instant gives the same rows).
+-- Unpartitioned, the join sorts every midpoint and every segment as one part,
+-- externally at 100 M spans, and merges them on one thread; by the hour each
+-- part sorts in memory and the parts join on every core. A midpoint's segment
+-- may have started in an earlier hour: each hour's part also holds the last
+-- segment that started before it (carried, with its own bounds), so a segment
+-- of the hour at its first µs still comes after it and wins the ASOF join. In
+-- a run that fits in memory the partitions cost more than they save
+-- (BENCHMARKS.md), so such a run reads curve_conc.
 CREATE OR REPLACE VIEW curve_conc AS
 WITH mid AS MATERIALIZED (
     -- read twice (the hours that have a midpoint, the join), computed once
