@@ -29,8 +29,10 @@ func TestCurveConcByHour(t *testing.T) {
 		{h - 20, 0}, {h - 10, 3}, {h, 3}, {h + 150, 5}, {2*h - 1, 0}, {2 * h, 7}, {2*h + 49, 7},
 		{3*h + 7, 2}, {4 * h, 2}, {4*h + 10, 0}, {5 * h, 0}, {5*h + 5, 9}, {5*h + 6, 0},
 	}
-	if err := a.exec("span_metrics"); err != nil {
-		t.Fatal(err)
+	for _, macros := range []string{"span_metrics", "sweep"} {
+		if err := a.exec(macros); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := db.ExecContext(ctx, "CREATE TABLE pool_segments (lo BIGINT, hi BIGINT, inf BIGINT, qd BIGINT)"); err != nil {
 		t.Fatal(err)

@@ -236,7 +236,7 @@ var pipeline = slices.Concat([]step{
 		"gateway_overhead", "stream_tps", "end_to_end_tps", "tpot", "out_hi_us", "out_lo_us", "in_hi_us", "in_lo_us", "out_counted", "in_counted",
 		"block_of", "block_bits", "in_block"}},
 	{name: "sorted_quantiles", creates: []string{"sorted_quantiles"}},
-	{name: "sweep", creates: []string{"has_state_step", "sweep"}},
+	{name: "sweep", creates: []string{"has_state_step", "in_gap", "over_cap", "state_at", "sweep"}},
 
 	// load
 	{name: "spans_path", both: true, args: func(st *runState) []any { return []any{sql.Named("path", st.spansPath)} }},

@@ -17,6 +17,16 @@
 -- in_flight on [admitted_at, released_at) when those are in order, or
 -- queue_depth on [queued_at, admitted_at) when that is not empty.
 CREATE OR REPLACE MACRO has_state_step(queued_us, admitted_us, released_us) AS admitted_us <= released_us OR queued_us < admitted_us;
+-- in_gap, over_cap: a state (in_flight inf, queue_depth qd) against a cap,
+-- as the windows and the attribution measure it (docs/metrics.md): a gap
+-- while requests wait with a slot free, over the cap while more run than it
+-- allows.
+CREATE OR REPLACE MACRO in_gap(inf, qd, cap) AS qd > 0 AND inf < cap;
+CREATE OR REPLACE MACRO over_cap(inf, cap) AS inf > cap;
+-- state_at: the value v of a segment ending at hi (found by an ASOF join on
+-- its start) at the instant t: v while the segment lasts, 0 after it (the
+-- sweep leaves out the segments where the state is 0).
+CREATE OR REPLACE MACRO state_at(t, hi, v) AS CASE WHEN t < hi THEN v ELSE 0 END;
 CREATE OR REPLACE MACRO sweep(tbl) AS TABLE
 WITH run AS (
     SELECT * EXCLUDE (at_us, di, dq), lag(at_us) OVER () AS lo, at_us AS hi,

@@ -15,7 +15,7 @@ WITH held AS (
 ), gated AS (
     SELECT lo, hi FROM gap_replica WHERE gq > 0
 ), gap AS (
-    SELECT lo, hi FROM pool_segments WHERE qd > 0 AND inf < $pool_cap::BIGINT
+    SELECT lo, hi FROM pool_segments WHERE in_gap(inf, qd, $pool_cap::BIGINT)
 ), unloc AS (
     SELECT queued_us AS lo, admitted_us AS hi FROM spans
     WHERE queued_us < admitted_us

@@ -25,5 +25,5 @@ WITH mid AS MATERIALIZED (
     UNION ALL
     SELECT h, lo, hi, inf FROM carried
 )
-SELECT CASE WHEN mid.t < segs.hi THEN segs.inf ELSE 0 END AS in_flight, mid.stream_tps
+SELECT state_at(mid.t, segs.hi, segs.inf) AS in_flight, mid.stream_tps
 FROM mid ASOF LEFT JOIN segs ON mid.t // 3600000000 = segs.h AND mid.t >= segs.lo;

@@ -12,7 +12,7 @@ WITH s AS (
 SELECT window_index,
     sum(len)::BIGINT AS sampled_us,
     coalesce(sum(len) FILTER (WHERE qd > 0), 0)::BIGINT AS backlog_us,
-    coalesce(sum(len) FILTER (WHERE qd > 0 AND inf < cap), 0)::BIGINT AS gap_us,
+    coalesce(sum(len) FILTER (WHERE in_gap(inf, qd, cap)), 0)::BIGINT AS gap_us,
     sum(len * inf)::HUGEINT AS in_flight_us,
     sum(len * qd)::HUGEINT AS queue_us
 FROM y GROUP BY window_index;

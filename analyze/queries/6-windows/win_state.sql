@@ -14,8 +14,8 @@ WITH s AS (
 ), starts AS MATERIALIZED (
     SELECT lo // width AS window_index,
         sum(hi - lo) FILTER (WHERE inside AND qd > 0) AS backlog_us,
-        sum(hi - lo) FILTER (WHERE inside AND qd > 0 AND inf < cap) AS gap_us,
-        sum(hi - lo) FILTER (WHERE inside AND inf > cap) AS over_cap_us,
+        sum(hi - lo) FILTER (WHERE inside AND in_gap(inf, qd, cap)) AS gap_us,
+        sum(hi - lo) FILTER (WHERE inside AND over_cap(inf, cap)) AS over_cap_us,
         sum((hi - lo) * inf) FILTER (WHERE inside) AS in_flight_us,
         sum((hi - lo) * qd) FILTER (WHERE inside) AS queue_us,
         list({'lo': lo, 'hi': hi, 'inf': inf, 'qd': qd}) FILTER (WHERE NOT inside) AS crossing
@@ -30,7 +30,7 @@ WITH s AS (
     SELECT window_index, backlog_us, gap_us, over_cap_us, in_flight_us, queue_us FROM starts
     UNION ALL
     SELECT window_index,
-        sum(len) FILTER (WHERE qd > 0), sum(len) FILTER (WHERE qd > 0 AND inf < cap), sum(len) FILTER (WHERE inf > cap),
+        sum(len) FILTER (WHERE qd > 0), sum(len) FILTER (WHERE in_gap(inf, qd, cap)), sum(len) FILTER (WHERE over_cap(inf, cap)),
         sum(len * inf), sum(len * qd)
     FROM (SELECT window_index, least(hi, (window_index + 1) * width) - greatest(lo, window_index * width) AS len, inf, qd, cap FROM parts)
     GROUP BY window_index
