@@ -302,7 +302,7 @@ var pipeline = slices.Concat([]step{
 	{name: "logical_requests", creates: []string{"logical_requests"}},
 	{name: "win_events", creates: []string{"win_events"}, drops: []string{
 		"logical_requests", "request_facts", "multi_facts", "multi_requests",
-		"spans.request_id", "spans.attempt", "spans.solo"}},
+		"spans.req", "spans.attempt", "spans.solo"}},
 
 	// side: the pool's and the replicas' sweeps run on one thread; beside
 	// them, on the side connection, go quality_source and requests.parquet,

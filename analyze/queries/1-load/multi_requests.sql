@@ -5,6 +5,8 @@
 -- (request_facts), and a solo span is its request's facts by itself. Grouping
 -- every span with count(*) alone costs about half of grouping it with the
 -- facts' aggregates, and the arrivals no longer join every first attempt to
--- its request (win_events).
+-- its request (win_events). req, −1 less the smallest idx of its spans, is
+-- the request's key in the spans table (load_spans): negative, so never a
+-- solo span's idx.
 CREATE OR REPLACE TABLE multi_requests AS
-SELECT request_id, true AS multi FROM span_src GROUP BY request_id HAVING count(*) > 1;
+SELECT request_id, -1 - min(idx) AS req FROM span_src GROUP BY request_id HAVING count(*) > 1;

@@ -4,9 +4,11 @@
 -- Each joined span keeps its own row's request_id (joined_gateway), so this
 -- is the grouping multi_requests would make of the joined file; made here,
 -- it also picks the spans join_numbers numbers, and the spans are grouped
--- by request once instead of twice.
+-- by request once instead of twice. req (load_spans) is −1 less the
+-- smallest row number of the request's rows: negative, so never a joined
+-- span's idx.
 CREATE OR REPLACE TABLE multi_requests AS
-SELECT request_id, true AS multi
+SELECT request_id, -1 - min(file_row_number) AS req
 FROM spans_file
 WHERE joined_row(source IN $engine, file_row_number)
 GROUP BY request_id HAVING count(*) > 1;

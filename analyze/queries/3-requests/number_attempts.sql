@@ -9,7 +9,7 @@ CREATE OR REPLACE TABLE spans AS
 SELECT spans.* REPLACE (coalesce(spans.attempt, u.n) AS attempt)
 FROM spans LEFT JOIN (
     SELECT s.idx,
-           (row_number() OVER (PARTITION BY s.request_id ORDER BY s.queued_us NULLS LAST, src.span_id, s.idx) - 1)::INTEGER AS n
+           (row_number() OVER (PARTITION BY s.req ORDER BY s.queued_us NULLS LAST, src.span_id, s.idx) - 1)::INTEGER AS n
     FROM spans s JOIN span_src src ON src.idx = s.idx
-    WHERE s.request_id IN (SELECT request_id FROM spans WHERE attempt IS NULL)
+    WHERE s.req IN (SELECT req FROM spans WHERE attempt IS NULL)
 ) u ON u.idx = spans.idx;

@@ -14,7 +14,8 @@
 -- count it, from request_facts (has_first, retries) rather than a second join
 -- of the spans: NOT IN holds for every retry when no span has attempt 0, for
 -- none when a span of a NULL request_id has attempt 0, and otherwise for the
--- retries of the named requests without a first attempt.
+-- retries of the named requests without a first attempt. req is NULL exactly
+-- when request_id is (load_spans).
 SELECT
     count(*) FILTER (WHERE queued_us IS NULL) AS missing_queued_at,
     count(*) FILTER (WHERE admitted_us IS NULL) AS missing_admitted_at,
@@ -25,8 +26,8 @@ SELECT
         OR first_token_us > last_token_us OR first_token_us > released_us OR last_token_us > released_us) IS TRUE) AS out_of_order,
     (SELECT CASE
         WHEN NOT coalesce(bool_or(has_first), false) THEN coalesce(sum(retries), 0)
-        WHEN bool_or(has_first AND request_id IS NULL) THEN 0
-        ELSE coalesce(sum(retries) FILTER (WHERE NOT has_first AND request_id IS NOT NULL), 0)
+        WHEN bool_or(has_first AND req IS NULL) THEN 0
+        ELSE coalesce(sum(retries) FILTER (WHERE NOT has_first AND req IS NOT NULL), 0)
      END::BIGINT FROM request_facts) AS unlinked_retries,
     count(*) FILTER (WHERE NOT (admitted_us <= released_us) OR admitted_us IS NULL OR released_us IS NULL
         OR NOT (queued_us <= admitted_us) OR queued_us IS NULL) AS spans_outside_state,

@@ -1,4 +1,4 @@
--- request_facts: one row per request: the release of its last span (rc, NULL
+-- request_facts: one row per request (req, load_spans' key for request_id): the release of its last span (rc, NULL
 -- while none has a release), its first arrival (first_queued_us: the
 -- earliest queued_at of its spans), whether any span succeeded, whether it has a first
 -- attempt (has_first) and how many retries (attempt > 0), for quality's
@@ -16,7 +16,7 @@
 -- choice to make: the one successful span of any other is its delivered span.
 -- request_ties ranks the spans of the requests with a choice.
 CREATE OR REPLACE TABLE multi_facts AS
-SELECT request_id,
+SELECT req,
        max(released_us) AS rc,
        bool_or(ok) AS any_ok,
        coalesce(bool_or(attempt = 0), false) AS has_first,
@@ -25,10 +25,10 @@ SELECT request_id,
        CASE WHEN count(*) FILTER (WHERE ok) = 1 THEN any_value(idx) FILTER (WHERE ok) END AS delivered_idx,
        min(queued_us) AS first_queued_us
 FROM spans WHERE NOT solo
-GROUP BY request_id;
+GROUP BY req;
 CREATE OR REPLACE VIEW request_facts AS
 SELECT * FROM multi_facts
 UNION ALL
-SELECT request_id, released_us, ok, coalesce(attempt = 0, false), (attempt > 0 IS TRUE)::BIGINT, (ok IS TRUE)::BIGINT,
+SELECT req, released_us, ok, coalesce(attempt = 0, false), (attempt > 0 IS TRUE)::BIGINT, (ok IS TRUE)::BIGINT,
        CASE WHEN ok THEN idx END, queued_us
 FROM spans WHERE solo;
