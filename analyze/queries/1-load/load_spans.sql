@@ -14,8 +14,9 @@
 -- a request of several spans. Equal request_ids give equal keys and a NULL
 -- gives NULL, so GROUP BY, USING and IS NOT DISTINCT FROM make the same
 -- requests of req as of request_id, and a BIGINT costs less than a string to
--- store, group and join (BENCHMARKS.md). req, attempt and solo are dropped once the
--- windows' events are counted (analyze.go): nothing later reads them.
+-- store, group and join (BENCHMARKS.md). req, attempt and solo are dropped
+-- once the windows' events are counted (analyze.go): nothing later reads
+-- them.
 CREATE OR REPLACE TABLE spans AS
 SELECT
     idx, CASE WHEN span_times.request_id IS NOT NULL THEN coalesce(m.req, idx) END AS req, attempt, rid, status = 'ok' AS ok, queued_us, arrived_us, admitted_us, first_token_us, last_token_us, released_us,

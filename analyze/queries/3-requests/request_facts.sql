@@ -1,8 +1,9 @@
--- request_facts: one row per request (req, load_spans' key for request_id): the release of its last span (rc, NULL
--- while none has a release), its first arrival (first_queued_us: the
--- earliest queued_at of its spans), whether any span succeeded, whether it has a first
--- attempt (has_first) and how many retries (attempt > 0), for quality's
--- unlinked retries, and its delivered span (docs/metrics.md): the first
+-- request_facts: one row per request (req, load_spans' key for its
+-- request_id): the release of its last span (rc, NULL while none has a
+-- release), its first arrival (first_queued_us: the earliest queued_at of
+-- its spans), whether any span succeeded, whether it has a first attempt
+-- (has_first) and how many retries (attempt > 0), for quality's unlinked
+-- retries, and its delivered span (docs/metrics.md): the first
 -- successful span by released_at (NULLs last), ties by span_id, then input
 -- order; NULL without a successful span. After number_attempts, it gives the
 -- logical requests, the delivered spans and the retry links.

@@ -3,9 +3,10 @@
 -- at queued_at, logical requests at the release of their last span.
 --
 -- An arrival completes with its request (logical_requests, joined by a
--- request_id that is not NULL, req in the spans table). A solo span (load_spans) is its request, so
--- only the first attempts of requests of several spans are joined to their
--- facts (multi_facts): at 10 M spans about 0.6 M rows instead of 10 M.
+-- request_id that is not NULL, req in the spans table). A solo span
+-- (load_spans) is its request, so only the first attempts of requests of
+-- several spans are joined to their facts (multi_facts): at 10 M spans about
+-- 0.6 M rows instead of 10 M.
 CREATE OR REPLACE TABLE win_events AS
 WITH att AS (
     SELECT least(released_us // params.width, params.last) AS window_index,
