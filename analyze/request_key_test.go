@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"database/sql"
+	"errors"
 	"io"
 	"log/slog"
 	"slices"
@@ -84,7 +85,7 @@ func TestRequestKey(t *testing.T) {
 				}
 				keys = append(keys, r)
 			}
-			if err := rows.Close(); err != nil {
+			if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(keys, c.keys) {
