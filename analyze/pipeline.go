@@ -367,7 +367,7 @@ var pipeline = slices.Concat([]step{
 	// curves
 	{name: "curve_values", creates: []string{"curve_spans", "curve_values", "curve_mids"}},
 	{name: "curve_conc", when: "!large", creates: []string{"curve_conc"}},
-	{name: "curve_conc_large", when: "large", creates: []string{"curve_conc"}},
+	{name: "curve_conc_large", when: "large", creates: []string{"hour_of", "curve_conc"}},
 	{name: "curves", do: (*analysis).curves, uses: []string{"curves"}},
 	{name: "side_wait", wait: true},
 
