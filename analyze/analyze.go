@@ -58,6 +58,12 @@ type Options struct {
 	joinStatements bool
 	// joinGroupRows, when not 0, stands for joinRowGroupRows.
 	joinGroupRows int
+	// curveSlice, when not 0, stands for curveSliceRows: a test has the
+	// merge read a few midpoints at a time.
+	curveSlice int64
+	// sqlCurve has curve_conc.sql's ASOF join give the concurrency curve
+	// rather than the merge (curve_merge.go): a test compares the two.
+	sqlCurve bool
 }
 
 // MaxWindows bounds the windows of one analysis: each costs a row in every
@@ -137,7 +143,7 @@ func Run(ctx context.Context, opt Options) (*schemas.RunResult, error) {
 	}
 	defer os.RemoveAll(tmpDir)
 
-	db, conns, err := openDB(ctx, tmpDir, 2)
+	db, conns, err := openDB(ctx, tmpDir, 3)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +159,7 @@ func Run(ctx context.Context, opt Options) (*schemas.RunResult, error) {
 		}
 	}()
 
-	a := &analysis{ctx: ctx, db: conns[0], side: conns[1], log: log, cpu: cpuTime(), progress: startProgress(opt.Progress)}
+	a := &analysis{ctx: ctx, db: conns[0], side: conns[1], reader: conns[2], log: log, cpu: cpuTime(), progress: startProgress(opt.Progress)}
 	res, err := a.run(opt, width.Microseconds(), spansPath, man, tmpDir)
 	a.progress.stop()
 	if err != nil {
@@ -287,14 +293,17 @@ func readManifest(dir string) (schemas.Manifest, error) {
 
 // analysis runs the named statements of queries/ in order on one connection,
 // db. side, when set, is a second connection to the same database, for work
-// that runs beside db's (onSide).
+// that runs beside db's (onSide); reader, a third, is where the merged
+// curve reads its inputs while db's statement reads the merge
+// (curveConcMerged).
 type analysis struct {
-	ctx  context.Context
-	db   *sql.Conn
-	side *sql.Conn
-	name string // the connection's name in the debug log: "" (db) or "side"
-	log  *slog.Logger
-	cpu  time.Duration // the process's CPU time at the last logQuery (--debug)
+	ctx    context.Context
+	db     *sql.Conn
+	side   *sql.Conn
+	reader *sql.Conn
+	name   string // the connection's name in the debug log: "" (db) or "side"
+	log    *slog.Logger
+	cpu    time.Duration // the process's CPU time at the last logQuery (--debug)
 
 	progress *progress // nil without Options.Progress
 }
@@ -405,6 +414,9 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 	defer func() {
 		if st.sideTask != nil {
 			st.sideTask.stop()
+		}
+		if st.curveRelease != nil {
+			st.curveRelease()
 		}
 	}()
 	if err := a.runSteps(st, pipeline); err != nil {
@@ -918,6 +930,20 @@ func (a *analysis) curves(st *runState) error {
 		c.Concurrency = []schemas.ConcurrencyPoint{}
 	}
 	st.curves = c
+	return nil
+}
+
+// curveConcDone releases the merged curve's stream (curveConcMerged) once
+// curves has read it, with the merge's error, if any.
+func (a *analysis) curveConcDone(st *runState) error {
+	release := st.curveRelease
+	st.curveRelease = nil
+	if release == nil {
+		return errors.New("analyze curve_conc_done: no merged curve")
+	}
+	if err := release(); err != nil {
+		return fmt.Errorf("analyze curve_conc: %w", err)
+	}
 	return nil
 }
 

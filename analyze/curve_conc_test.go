@@ -1,32 +1,52 @@
 package analyze
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/tpsreport/tpsreport/analyze/oracle"
+	"github.com/tpsreport/tpsreport/schemas"
 )
 
-// TestCurveConcByHour: the hour-partitioned join of a large run
-// (curve_conc_large) gives each stream's midpoint the pool's in_flight that
-// the plain ASOF join (curve_conc) gives, and both the hand-computed one,
-// where the partitions matter: a segment carried from an earlier hour, one
-// that starts at an hour's first µs, an hour where no segment starts, a
-// midpoint between segments, before the first and after the last.
-func TestCurveConcByHour(t *testing.T) {
+// TestCurveConcMerged: a large run's merge (curve_merge.go, in a build with
+// the duckdb_arrow tag) gives each stream's midpoint the pool's in_flight
+// that the ASOF join (curve_conc.sql) gives, and both the hand-computed one:
+// a midpoint before the first segment, at a segment's first µs, inside one,
+// at its end (hi), between segments and after the last, and two midpoints at
+// one instant. The merge reads a slice of 1, 2, 3 and all the midpoints at a
+// time, so that a slice ends before, inside and after a segment.
+func TestCurveConcMerged(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := testDB(t)
-	a := &analysis{ctx: ctx, db: db}
+	sqldb, conns, err := openDB(ctx, t.TempDir(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, c := range conns {
+			c.Close()
+		}
+		sqldb.Close()
+	})
+	db := conns[0]
+	a := &analysis{ctx: ctx, db: db, reader: conns[1]}
 	const h = int64(3_600_000_000)
 	segments := [][3]int64{ // lo, hi, inf
-		{h - 10, h + 100, 3}, // into hour 1
+		{h - 10, h + 100, 3},
 		{h + 100, h + 200, 5},
-		{2 * h, 2*h + 50, 7},    // at hour 2's first µs
-		{2*h + 50, 4*h + 10, 2}, // through hour 3, where none starts
+		{2 * h, 2*h + 50, 7}, // after a gap
+		{2*h + 50, 4*h + 10, 2},
 		{5*h + 5, 5*h + 6, 9},
 	}
 	mids := [][2]int64{ // midpoint, in_flight there
-		{h - 20, 0}, {h - 10, 3}, {h, 3}, {h + 150, 5}, {2*h - 1, 0}, {2 * h, 7}, {2*h + 49, 7},
+		{h - 20, 0}, {h - 10, 3}, {h, 3}, {h, 3}, {h + 150, 5}, {h + 200, 0}, {2*h - 1, 0}, {2 * h, 7}, {2*h + 49, 7},
 		{3*h + 7, 2}, {4 * h, 2}, {4*h + 10, 0}, {5 * h, 0}, {5*h + 5, 9}, {5*h + 6, 0},
 	}
 	for _, macros := range []string{"span_metrics", "sweep"} {
@@ -63,9 +83,24 @@ func TestCurveConcByHour(t *testing.T) {
 	if err := a.exec("curve_values"); err != nil {
 		t.Fatal(err)
 	}
-	for _, view := range []string{"curve_conc", "curve_conc_large"} {
-		if err := a.exec(view); err != nil {
+	forms := []string{"curve_conc"}
+	if curveMerge {
+		if err := a.exec("curve_mids_sorted"); err != nil {
 			t.Fatal(err)
+		}
+		forms = append(forms, "merged 1", "merged 2", "merged 3", "merged 100")
+	}
+	for _, form := range forms {
+		st := &runState{}
+		if form == "curve_conc" {
+			if err := a.exec("curve_conc"); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			fmt.Sscanf(form, "merged %d", &st.opt.curveSlice)
+			if err := a.curveConcMerged(st); err != nil {
+				t.Fatal(err)
+			}
 		}
 		rows, err := db.QueryContext(ctx, "SELECT in_flight, stream_tps FROM curve_conc")
 		if err != nil {
@@ -84,8 +119,49 @@ func TestCurveConcByHour(t *testing.T) {
 			t.Fatal(err)
 		}
 		rows.Close()
+		if st.curveRelease != nil {
+			if err := a.curveConcDone(st); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("%s: in_flight by stream_tps\n got %v\nwant %v", view, got, want)
+			t.Errorf("%s: in_flight by stream_tps\n got %v\nwant %v", form, got, want)
+		}
+	}
+}
+
+// TestCurveMergedSameOutputs: a whole run's curves.json is the same byte for
+// byte whether the merge (a few midpoints a slice) or curve_conc.sql's ASOF
+// join gives the concurrency curve, on random runs of several replicas, in
+// memory and as a large run.
+func TestCurveMergedSameOutputs(t *testing.T) {
+	t.Parallel()
+	if !curveMerge {
+		t.Skip("this build has no merge (build with -tags duckdb_arrow)")
+	}
+	for seed, largeAt := range map[uint64]int64{11: 0, 12: -1} {
+		r := rand.New(rand.NewPCG(seed, 5))
+		spans, samples := oracle.RandomSpans(r, 1500, oracle.DefaultGenOptions())
+		var outs [2][]byte
+		for i, opt := range []Options{{sqlCurve: true}, {curveSlice: 7, largeAt: largeAt}} {
+			dir := writeDataset(t, spans, samples, nil)
+			opt.Window = 20 * time.Second
+			analyzeDir(t, dir, opt)
+			b, err := os.ReadFile(filepath.Join(dir, schemas.CurvesFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs[i] = b
+		}
+		if !bytes.Equal(outs[0], outs[1]) {
+			t.Errorf("seed %d: curves.json differs when the curve is merged:\n%s\n%s", seed, outs[0], outs[1])
+		}
+		var c schemas.Curves
+		if err := json.Unmarshal(outs[1], &c); err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Concurrency) < 5 {
+			t.Errorf("seed %d: %d concurrency bins, want a curve to compare", seed, len(c.Concurrency))
 		}
 	}
 }

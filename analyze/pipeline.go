@@ -52,8 +52,9 @@ type step struct {
 	// "!joined", "replicas & !pooled": conditions, all of them must
 	// hold); "" always.
 	when string
-	// both runs the statement on the side connection as well: it sets a
-	// variable, which each connection holds on its own.
+	// both runs the statement on the other connections as well (side,
+	// reader): it sets a variable or the database in use, which each
+	// connection holds on its own.
 	both bool
 	// side starts these steps on the side connection; wait waits for them.
 	side []step
@@ -95,6 +96,9 @@ var conditions = map[string]func(st *runState) bool{
 	// large: the run has more than largeRunSpans spans; its tables are
 	// stored in a database file.
 	"large": func(st *runState) bool { return st.beyond(largeRunSpans) },
+	// merged: the build merges the concurrency curve in Go (curveMerge),
+	// and no test asked for the ASOF join instead (Options.sqlCurve).
+	"merged": func(st *runState) bool { return curveMerge && !st.opt.sqlCurve },
 	// split: the run has more than splitRunSpans spans; its distributions
 	// take a statement each.
 	"split": func(st *runState) bool { return st.beyond(splitRunSpans) },
@@ -190,6 +194,9 @@ type runState struct {
 	durationSources []string
 
 	sideTask *sideTask
+	// curveRelease releases the merged curve's stream (curveConcMerged)
+	// once curves has read it, and returns the merge's error.
+	curveRelease func() error
 }
 
 // params are the parameters of params.sql: the extent, the window width
@@ -236,7 +243,7 @@ var pipeline = slices.Concat([]step{
 		"gateway_overhead", "stream_tps", "end_to_end_tps", "tpot", "out_hi_us", "out_lo_us", "in_hi_us", "in_lo_us", "out_counted", "in_counted",
 		"block_of", "block_bits", "in_block"}},
 	{name: "sorted_quantiles", creates: []string{"sorted_quantiles"}},
-	{name: "sweep", creates: []string{"has_state_step", "in_gap", "over_cap", "state_at", "sweep"}},
+	{name: "sweep", creates: []string{"has_state_step", "in_gap", "over_cap", "sweep"}},
 
 	// load
 	{name: "spans_path", both: true, args: func(st *runState) []any { return []any{sql.Named("path", st.spansPath)} }},
@@ -366,9 +373,14 @@ var pipeline = slices.Concat([]step{
 
 	// curves
 	{name: "curve_values", creates: []string{"curve_spans", "curve_values", "curve_mids"}},
-	{name: "curve_conc", when: "!large", creates: []string{"curve_conc"}},
-	{name: "curve_conc_large", when: "large", creates: []string{"hour_of", "curve_conc"}},
+	{name: "curve_conc", when: "!merged", creates: []string{"curve_conc"}},
+	// Or the midpoints are sorted, then merged in Go with the pool's
+	// segments as curves reads them (curve_merge.go).
+	{name: "curve_mids_sorted", when: "merged", creates: []string{"curve_mids_sorted"}},
+	{name: "curve_conc_merged", when: "merged", do: (*analysis).curveConcMerged,
+		uses: []string{"curve_merge_mids", "curve_merge_segments", "curve_conc_merged"}, creates: []string{"curve_conc"}},
 	{name: "curves", do: (*analysis).curves, uses: []string{"curves"}},
+	{name: "curve_conc_done", when: "merged", do: (*analysis).curveConcDone, drops: []string{"curve_conc", "curve_mids_sorted"}},
 	{name: "side_wait", wait: true},
 
 	// windows: each window's metrics. Inputs are dropped after their last
@@ -499,8 +511,11 @@ func (a *analysis) runStep(st *runState, s *step) error {
 	case s.copyTo != nil:
 		err = a.copyRows(s.statement(), s.copyTo(st), s.copyOpts, args...)
 	default:
-		if _, err = a.db.ExecContext(a.ctx, query(s.statement()), args...); err == nil && s.both && a.side != nil {
-			_, err = a.side.ExecContext(a.ctx, query(s.statement()), args...)
+		_, err = a.db.ExecContext(a.ctx, query(s.statement()), args...)
+		for _, c := range []*sql.Conn{a.side, a.reader} {
+			if err == nil && s.both && c != nil {
+				_, err = c.ExecContext(a.ctx, query(s.statement()), args...)
+			}
 		}
 		if err != nil {
 			err = fmt.Errorf("analyze %s: %w", s.name, err)

@@ -23,10 +23,6 @@ CREATE OR REPLACE MACRO has_state_step(queued_us, admitted_us, released_us) AS a
 -- allows.
 CREATE OR REPLACE MACRO in_gap(inf, qd, cap) AS qd > 0 AND inf < cap;
 CREATE OR REPLACE MACRO over_cap(inf, cap) AS inf > cap;
--- state_at: the value v of a segment ending at hi (found by an ASOF join on
--- its start) at the instant t: v while the segment lasts, 0 after it (the
--- sweep leaves out the segments where the state is 0).
-CREATE OR REPLACE MACRO state_at(t, hi, v) AS CASE WHEN t < hi THEN v ELSE 0 END;
 CREATE OR REPLACE MACRO sweep(tbl) AS TABLE
 WITH run AS (
     SELECT * EXCLUDE (at_us, di, dq), lag(at_us) OVER () AS lo, at_us AS hi,

@@ -1,0 +1,6 @@
+-- curve_mids_sorted: the stream midpoints (curve_mids), stored in
+-- the order of t, for the merge that gives each its in_flight
+-- (curve_merge.go): the table's row i (rowid) is the i-th midpoint, and the
+-- merge reads a slice of rows at a time (curve_merge_mids).
+CREATE OR REPLACE TABLE curve_mids_sorted AS
+SELECT t, stream_tps FROM curve_mids ORDER BY t;
