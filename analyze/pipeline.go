@@ -316,7 +316,9 @@ var pipeline = slices.Concat([]step{
 	// which read span_src, the attempts and the delivered flags, none of
 	// which the main connection changes meanwhile. They start once the
 	// request facts are dropped and the spans table narrowed, when their
-	// memory adds to the least.
+	// memory adds to the least. latencies.parquet stays on the main
+	// connection: on the side, its sort met the attribution's (gap_steps)
+	// at 100 M spans, and each spilled what the other held (BENCHMARKS.md).
 	{name: "side", side: []step{
 		{name: "quality_source", do: (*analysis).sourceQuality},
 		{name: "request_spans", when: "!unnumbered", creates: []string{"request_spans"}},

@@ -2,7 +2,7 @@
 -- windows_out and no row, since spans that each count from their own start
 -- share no clock to cut into windows.
 SELECT
-    timezone('UTC', make_timestamp(window_start_us)) AS window_start,
-    timezone('UTC', make_timestamp(window_end_us)) AS window_end,
+    make_timestamptz(window_start_us) AS window_start,
+    make_timestamptz(window_end_us) AS window_end,
     * EXCLUDE (window_index, window_start_us, window_end_us)
 FROM metrics WHERE false
