@@ -99,6 +99,9 @@ var conditions = map[string]func(st *runState) bool{
 	// merged: the build merges the concurrency curve in Go (curveMerge),
 	// and no test asked for the ASOF join instead (Options.sqlCurve).
 	"merged": func(st *runState) bool { return curveMerge && !st.opt.sqlCurve },
+	// packed: latencies_out's sort key packs ttft_req_us and e2e_req_us
+	// into one BIGINT (latencyKey).
+	"packed": func(st *runState) bool { return st.latencyKey != nil },
 	// split: the run has more than splitRunSpans spans; its distributions
 	// take a statement each.
 	"split": func(st *runState) bool { return st.beyond(splitRunSpans) },
@@ -194,6 +197,9 @@ type runState struct {
 	durationSources []string
 
 	sideTask *sideTask
+	// latencyKey sizes latencies_out's packed sort key; nil when the
+	// latencies do not fit it (latencies_out_wide).
+	latencyKey *latencyKey
 	// curveRelease releases the merged curve's stream (curveConcMerged)
 	// once curves has read it, and returns the merge's error.
 	curveRelease func() error
@@ -406,7 +412,14 @@ var pipeline = slices.Concat([]step{
 	}, uses: []string{"metrics_json"}},
 	{name: "windows_out", when: "!durations", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, schemas.WindowsFile) }},
 	{name: "windows_out_none", when: "durations", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, schemas.WindowsFile) }},
-	{name: "latencies_out", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, schemas.LatenciesFile) }},
+	{name: "latency_rows", creates: []string{"latency_rows"}},
+	{name: "latency_key", do: (*analysis).latencyKey, uses: []string{"latency_bits"}},
+	{name: "latencies_out", when: "packed", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, schemas.LatenciesFile) },
+		args: func(st *runState) []any {
+			k := st.latencyKey
+			return []any{sql.Named("e2e_bits", k.e2eBits), sql.Named("ttft_null", k.ttftNull), sql.Named("e2e_null", k.e2eNull)}
+		}},
+	{name: "latencies_out_wide", when: "!packed", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, schemas.LatenciesFile) }},
 
 	// run: the whole run as one window. Its event counts, state measures,
 	// tokens and the counts, means and maxima of its distributions come from
