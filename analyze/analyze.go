@@ -534,10 +534,10 @@ type latencyKey struct {
 // latencyKey sizes latencies_out's sort key from the delivered requests'
 // latencies (latency_bits). latencies.parquet is ordered by completion, then
 // by ttft_req_us, e2e_req_us and tpot_req: four keys of 9 bytes (a value and
-// its NULL byte) pass the 32 bytes of DuckDB's fixed-size sort keys, and the
-// sort of 97 M requests took 1.23× as long as with three (BENCHMARKS.md).
-// When the two latencies fit one BIGINT side by side, latencies_out orders
-// by that one key in their place; else latencies_out_wide keeps the four.
+// its NULL byte) pass the 32 bytes of DuckDB's fixed-size sort keys, which
+// makes the sort slower (BENCHMARKS.md). When the two latencies fit one
+// BIGINT side by side, latencies_out orders by that one key in their place;
+// else latencies_out_wide keeps the four.
 func (a *analysis) latencyKey(st *runState) error {
 	var minT, maxT, minE, maxE sql.NullInt64
 	if err := a.db.QueryRowContext(a.ctx, query("latency_bits")).Scan(&minT, &maxT, &minE, &maxE); err != nil {

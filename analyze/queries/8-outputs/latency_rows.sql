@@ -6,7 +6,7 @@
 -- would cost that file its input order. The instant is made by
 -- make_timestamptz(µs), which converts no time zone (windows_out too);
 -- make_timestamp(µs)::TIMESTAMPTZ converts through the session's (ICU), at
--- about 70 times the cost (BENCHMARKS.md).
+-- many times the cost (BENCHMARKS.md).
 CREATE OR REPLACE VIEW latency_rows AS
 SELECT make_timestamptz(completed_us) AS completed_at,
        ttft_req_us / 1e6 AS ttft_req,
