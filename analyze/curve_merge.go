@@ -56,15 +56,7 @@ func (a *analysis) curveConcMerged(st *runState) error {
 	}
 	m := newCurveMerger(a.ctx, a.reader, n, slice)
 	var release func()
-	err := a.db.Raw(func(c any) error {
-		dc, ok := c.(driver.Conn)
-		if !ok {
-			return errors.New("not a driver connection")
-		}
-		ar, err := duckdb.NewArrowFromConn(dc)
-		if err != nil {
-			return err
-		}
+	err := withArrow(a.db, func(ar *duckdb.Arrow) (err error) {
 		release, err = ar.RegisterView(m, "curve_merge")
 		return err
 	})
@@ -231,15 +223,7 @@ func (m *curveMerger) batch() (arrow.RecordBatch, error) {
 // query runs the named statement on the reader connection and hands each
 // batch of its rows to f.
 func (m *curveMerger) query(name string, f func(arrow.RecordBatch) error, args ...any) error {
-	err := m.reader.Raw(func(c any) error {
-		dc, ok := c.(driver.Conn)
-		if !ok {
-			return errors.New("not a driver connection")
-		}
-		ar, err := duckdb.NewArrowFromConn(dc)
-		if err != nil {
-			return err
-		}
+	err := withArrow(m.reader, func(ar *duckdb.Arrow) error {
 		r, err := ar.QueryContext(m.ctx, query(name), args...)
 		if err != nil {
 			return err
@@ -256,4 +240,20 @@ func (m *curveMerger) query(name string, f func(arrow.RecordBatch) error, args .
 		return fmt.Errorf("analyze %s: %w", name, err)
 	}
 	return nil
+}
+
+// withArrow runs f with DuckDB's Arrow interface to the connection c, which
+// only the driver's own connection gives, inside database/sql's Raw.
+func withArrow(c *sql.Conn, f func(*duckdb.Arrow) error) error {
+	return c.Raw(func(dc any) error {
+		conn, ok := dc.(driver.Conn)
+		if !ok {
+			return errors.New("not a driver connection")
+		}
+		ar, err := duckdb.NewArrowFromConn(conn)
+		if err != nil {
+			return err
+		}
+		return f(ar)
+	})
 }
