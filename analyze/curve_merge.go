@@ -210,9 +210,6 @@ func (m *curveMerger) batch() (arrow.RecordBatch, error) {
 			out[i] = m.inf
 		}
 	}
-	if j != len(lo) {
-		return nil, fmt.Errorf("curve_conc: segment at %d after the last midpoint %d", lo[j], ts[len(ts)-1])
-	}
 	b := array.NewRecordBuilder(memory.DefaultAllocator, m.schema)
 	defer b.Release()
 	b.Field(0).(*array.Int64Builder).AppendValues(out, nil)
