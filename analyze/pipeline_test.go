@@ -112,18 +112,34 @@ func TestPipelineDeclarations(t *testing.T) {
 // reports every object read before it is created or after it is dropped,
 // dropped while not there, or created and never read.
 func checkOrder(steps []step, on map[string]bool) []string {
+	return newStepReads(steps).checkOrder(steps, on)
+}
+
+// stepReads are the objects each step of a pipeline reads, found once for
+// every combination of conditions that TestPipelineOrder walks.
+type stepReads map[*step][]string
+
+func newStepReads(steps []step) stepReads {
 	objs := map[string]bool{}
 	for _, s := range allSteps(steps) {
 		for _, c := range s.creates {
 			objs[c] = true
 		}
 	}
+	r := stepReads{}
+	for _, s := range allSteps(steps) {
+		r[s] = reads(stepText(s), objs)
+	}
+	return r
+}
+
+func (rs stepReads) checkOrder(steps []step, on map[string]bool) []string {
 	enabled := func(s *step) bool { return whenHolds(s.when, func(c string) bool { return on[c] }) }
 	var errs []string
 	live := map[string]bool{}
 	unread := map[string]string{} // object -> the step that made it, until a step reads it
 	use := func(s *step, live map[string]bool) {
-		for _, r := range reads(stepText(s), objs) {
+		for _, r := range rs[s] {
 			// A step that makes several objects may read one it made
 			// (request_facts, a view over multi_facts).
 			if len(s.creates) > 1 && slices.Contains(s.creates, r) {
@@ -137,7 +153,7 @@ func checkOrder(steps []step, on map[string]bool) []string {
 		}
 	}
 	create := func(s *step, live map[string]bool) {
-		own := reads(stepText(s), objs)
+		own := rs[s]
 		for _, c := range s.creates {
 			if by, ok := unread[c]; ok && by != s.name {
 				errs = append(errs, fmt.Sprintf("%s replaces %s, which %s made and no step read", s.name, c, by))
@@ -191,7 +207,7 @@ func checkOrder(steps []step, on map[string]bool) []string {
 			continue
 		case s.wait:
 			for _, ss := range side {
-				for _, r := range reads(stepText(ss), objs) {
+				for _, r := range rs[ss] {
 					if sideLive[r] && !live[r] && !slices.Contains(ss.creates, r) && !createdBySide(side, r) {
 						errs = append(errs, fmt.Sprintf("%s (side) reads %s, which the main steps dropped before side_wait", ss.name, r))
 					}
@@ -229,6 +245,7 @@ func createdBySide(side []*step, name string) bool {
 // created is read later or written out.
 func TestPipelineOrder(t *testing.T) {
 	names := slices.Sorted(maps.Keys(conditions))
+	rs := newStepReads(pipeline)
 	checked := 0
 combos:
 	for mask := 0; mask < 1<<len(names); mask++ {
@@ -244,7 +261,7 @@ combos:
 			}
 		}
 		checked++
-		for _, e := range checkOrder(pipeline, on) {
+		for _, e := range rs.checkOrder(pipeline, on) {
 			t.Errorf("%v: %s", on, e)
 		}
 	}
