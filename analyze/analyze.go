@@ -65,6 +65,14 @@ type Options struct {
 	// sqlCurve has curve_conc.sql's ASOF join give the concurrency curve
 	// rather than the merge (curve_merge.go): a test compares the two.
 	sqlCurve bool
+	// sweep, where not 0, stands for the sweep's sizes (pool_sweep.go): a
+	// test has it cut slices of a few steps, read them for a few spans at a
+	// time and stream a few segments a batch.
+	sweep sweepSizes
+	// sqlSweep has state_events.sql and pool_segments.sql give the pool's
+	// segments rather than the sweep (pool_sweep.go): a test compares the
+	// two.
+	sqlSweep bool
 	// wideLatencies has latencies_out_wide's four sort keys order
 	// latencies.parquet whatever the latencies (latencyKey).
 	wideLatencies bool

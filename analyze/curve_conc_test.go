@@ -49,7 +49,7 @@ func TestCurveConcMerged(t *testing.T) {
 		{h - 20, 0}, {h - 10, 3}, {h, 3}, {h, 3}, {h + 150, 5}, {h + 200, 0}, {2*h - 1, 0}, {2 * h, 7}, {2*h + 49, 7},
 		{3*h + 7, 2}, {4 * h, 2}, {4*h + 10, 0}, {5 * h, 0}, {5*h + 5, 9}, {5*h + 6, 0},
 	}
-	for _, macros := range []string{"span_metrics", "sweep"} {
+	for _, macros := range []string{"span_metrics", "state_macros", "sweep"} {
 		if err := a.exec(macros); err != nil {
 			t.Fatal(err)
 		}

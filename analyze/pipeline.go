@@ -99,6 +99,10 @@ var conditions = map[string]func(st *runState) bool{
 	// merged: the build merges the concurrency curve in Go (curveMerge),
 	// and no test asked for the ASOF join instead (Options.sqlCurve).
 	"merged": func(st *runState) bool { return curveMerge && !st.opt.sqlCurve },
+	// swept: the build sweeps the pool's steps in Go (poolSweep), and no
+	// test asked for state_events.sql and pool_segments.sql instead
+	// (Options.sqlSweep).
+	"swept": func(st *runState) bool { return poolSweep && !st.opt.sqlSweep },
 	// packed: latencies_out's sort key packs ttft_req_us and e2e_req_us
 	// into one BIGINT (latencyKey).
 	"packed": func(st *runState) bool { return st.latencyKey != nil },
@@ -249,7 +253,10 @@ var pipeline = slices.Concat([]step{
 		"gateway_overhead", "stream_tps", "end_to_end_tps", "tpot", "out_hi_us", "out_lo_us", "in_hi_us", "in_lo_us", "out_counted", "in_counted",
 		"block_of", "block_bits", "in_block"}},
 	{name: "sorted_quantiles", creates: []string{"sorted_quantiles"}},
-	{name: "sweep", creates: []string{"has_state_step", "in_gap", "over_cap", "sweep"}},
+	{name: "state_macros", creates: []string{"has_state_step", "in_gap", "over_cap"}},
+	// The table macro sweeps the pool's steps in SQL (unless swept in Go)
+	// and the replicas' (sweep_replicas, once the replicas are counted).
+	{name: "sweep", when: "!swept", creates: []string{"sweep"}},
 
 	// load
 	{name: "spans_path", both: true, args: func(st *runState) []any { return []any{sql.Named("path", st.spansPath)} }},
@@ -337,10 +344,14 @@ var pipeline = slices.Concat([]step{
 	{name: "quantities", when: "!large", creates: []string{"quantities"}},
 	{name: "quantities_large", when: "large", creates: []string{"quantities"}},
 	{name: "span_steps", creates: []string{"span_steps"}},
-	{name: "state_events", creates: []string{"state_events"}},
+	{name: "state_events", when: "!swept", creates: []string{"state_events"}},
 	// The pool's steps are in its segments now: the replicas' are sorted
 	// only then.
-	{name: "pool_segments", creates: []string{"pool_segments"}, drops: []string{"state_events"}},
+	{name: "pool_segments", when: "!swept", creates: []string{"pool_segments"}, drops: []string{"state_events"}},
+	// Or the steps are sorted and swept in Go a slice of time at a time,
+	// the state carried across (pool_sweep.go).
+	{name: "pool_sweep", when: "swept", do: (*analysis).poolSweepSegments,
+		uses: []string{"pool_sweep_bins", "pool_sweep_rows", "pool_sweep_steps", "pool_sweep_segments"}, creates: []string{"pool_segments"}},
 	{name: "replica_count", do: (*analysis).replicaCount},
 	// Where the idle time comes from (docs/metrics.md): the attribution
 	// sweep, when some span knows where it waited. Its steps come before
@@ -352,6 +363,7 @@ var pipeline = slices.Concat([]step{
 	// are in gap_steps: the replicas' own sort and sweep run only for
 	// several replicas that are not all the pool's, or when no wait is
 	// located.
+	{name: "sweep_replicas", query: "sweep", when: "swept & replicas", creates: []string{"sweep"}},
 	{name: "replica_events", when: "replicas & !pooled", creates: []string{"replica_events"}},
 	{name: "replica_sweep", when: "replicas & !pooled", creates: []string{"replica_sweep"}},
 	{name: "replica_sweep_gap", when: "pooled", creates: []string{"replica_sweep"}},

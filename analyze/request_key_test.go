@@ -53,7 +53,7 @@ func TestRequestKey(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			db := testDB(t)
 			a := &analysis{ctx: t.Context(), db: db, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-			for _, name := range []string{"span_metrics", "sweep"} {
+			for _, name := range []string{"span_metrics", "state_macros", "sweep"} {
 				if err := a.exec(name); err != nil {
 					t.Fatal(err)
 				}

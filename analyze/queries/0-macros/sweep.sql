@@ -13,16 +13,8 @@
 -- matching a filter about ten times as fast as it sums a column (21 M steps:
 -- three running counts 0.27 s, two running sums 2.2 s; the pool's whole
 -- sweep 1.75 s against 4.0 s).
--- has_state_step: whether a span steps the state (span_steps, gap_steps):
--- in_flight on [admitted_at, released_at) when those are in order, or
--- queue_depth on [queued_at, admitted_at) when that is not empty.
-CREATE OR REPLACE MACRO has_state_step(queued_us, admitted_us, released_us) AS admitted_us <= released_us OR queued_us < admitted_us;
--- in_gap, over_cap: a state (in_flight inf, queue_depth qd) against a cap,
--- as the windows and the attribution measure it (docs/metrics.md): a gap
--- while requests wait with a slot free, over the cap while more run than it
--- allows.
-CREATE OR REPLACE MACRO in_gap(inf, qd, cap) AS qd > 0 AND inf < cap;
-CREATE OR REPLACE MACRO over_cap(inf, cap) AS inf > cap;
+-- The pool's own sweep runs in Go in a build with the duckdb_arrow tag
+-- (analyze/pool_sweep.go); this one serves the replicas' sweeps there.
 CREATE OR REPLACE MACRO sweep(tbl) AS TABLE
 WITH run AS (
     SELECT * EXCLUDE (at_us, di, dq), lag(at_us) OVER () AS lo, at_us AS hi,

@@ -1,0 +1,32 @@
+//go:build !duckdb_arrow
+
+package analyze
+
+import (
+	"errors"
+	"fmt"
+)
+
+// A build without DuckDB's Arrow interface (the duckdb_arrow tag) cannot
+// stream batches from Go to DuckDB: the concurrency curve comes from
+// curve_conc.sql's ASOF join rather than the merge (curve_merge.go), and
+// the pool's segments from state_events.sql and pool_segments.sql rather
+// than the sweep (pool_sweep.go). The same values, slower.
+const (
+	curveMerge = false
+	poolSweep  = false
+)
+
+var errNoArrow = errors.New("this build has no Arrow interface (build with -tags duckdb_arrow)")
+
+// curveConcMerged is never run in this build (the condition merged never
+// holds).
+func (a *analysis) curveConcMerged(*runState) error {
+	return fmt.Errorf("analyze curve_conc: %w", errNoArrow)
+}
+
+// poolSweepSegments is never run in this build (the condition swept never
+// holds).
+func (a *analysis) poolSweepSegments(*runState) error {
+	return fmt.Errorf("analyze pool_sweep: %w", errNoArrow)
+}

@@ -1,0 +1,323 @@
+//go:build duckdb_arrow
+
+package analyze
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	duckdb "github.com/duckdb/duckdb-go/v2"
+)
+
+// The pool's segments come from a sweep in Go of its steps (span_steps), a
+// slice of time at a time, with the state carried from one slice to the
+// next. The steps are read once, a chunk of spans at a time, each into its
+// slice's file (stepFiles); then each slice's are sorted by a radix sort
+// and swept, and the segments are the Arrow stream that
+// pool_sweep_segments.sql stores as pool_segments. The SQL path
+// (state_events.sql, then pool_segments.sql) sorts every step of the run in
+// one statement, externally past memory, and sweeps them on one thread
+// (BENCHMARKS.md). Both give the same rows in the same order:
+// TestPoolSweep checks them against each other and against hand-computed
+// segments.
+//
+// The segments are sweep.sql's: for each instant hi at which some step
+// applies, the segment [lo, hi) from the instant before, with the in_flight
+// (inf) and queue_depth (qd) that every step before hi makes, unless both
+// are 0.
+
+// poolSweep tells whether this build sweeps the pool in Go: only a build
+// with DuckDB's Arrow interface can pass it the segments.
+const poolSweep = true
+
+// The sweep's sizes (sweepSizes): a slice holds about 4 Mi steps, 64 MB to
+// sort (the keys and the sort's buffer), but never less than a minute's;
+// the steps are read for 4 Mi spans at a time, and streamed 1 Mi segments a
+// batch.
+const (
+	poolSweepBucket = 60_000_000
+	poolSweepRows   = 1 << 22
+	poolSweepChunk  = 1 << 22
+	poolSweepBatch  = 1 << 20
+)
+
+// poolSweepSegments sweeps the pool's steps into pool_segments.
+func (a *analysis) poolSweepSegments(st *runState) (err error) {
+	z := st.opt.sweep
+	if z.bucket == 0 {
+		z.bucket, z.rows = poolSweepBucket, poolSweepRows
+	}
+	if z.chunk == 0 {
+		z.chunk = poolSweepChunk
+	}
+	if z.batch == 0 {
+		z.batch = poolSweepBatch
+	}
+	slices, total, err := a.sweepSlices(z.bucket, z.rows)
+	if err != nil {
+		return err
+	}
+	files := newStepFiles(st.tmpDir, slices)
+	defer files.remove()
+	start := time.Now()
+	if err := a.distributeSteps(files, z.chunk); err != nil {
+		return err
+	}
+	var steps int64
+	for _, n := range files.counts {
+		steps += n
+	}
+	// The slices hold every step once: the bins counted them all.
+	if steps != total {
+		return fmt.Errorf("analyze pool_sweep_steps: read %d steps, the bins counted %d", steps, total)
+	}
+	read := time.Since(start)
+
+	s := newPoolSweeper(a.ctx, files, z.batch)
+	var release func()
+	err = withArrow(a.db, func(ar *duckdb.Arrow) (err error) {
+		release, err = ar.RegisterView(s, "pool_sweep")
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("analyze pool_sweep: %w", err)
+	}
+	_, err = a.db.ExecContext(a.ctx, query("pool_sweep_segments"))
+	if serr := s.Err(); serr != nil {
+		err = serr // the cause, which DuckDB's error quotes
+	}
+	// The view goes before the stream it scans.
+	_, dropErr := a.db.ExecContext(context.WithoutCancel(a.ctx), "DROP VIEW IF EXISTS pool_sweep")
+	release()
+	if err = errors.Join(err, dropErr); err != nil {
+		return fmt.Errorf("analyze pool_sweep_segments: %w", err)
+	}
+	if s.next != len(slices) {
+		return fmt.Errorf("analyze pool_sweep_segments: swept %d slices of %d", s.next, len(slices))
+	}
+	a.log.Debug("pool sweep", "slices", len(slices), "steps", total, "segments", s.segments,
+		"read", read.Round(time.Millisecond), "sort", s.sortTime.Round(time.Millisecond))
+	return nil
+}
+
+// sweepSlices cuts the run's steps into slices of about rows steps from
+// their counts per bin of bucket µs (pool_sweep_bins), and gives the count
+// of all steps.
+func (a *analysis) sweepSlices(bucket, rows int64) ([]sweepSlice, int64, error) {
+	r, err := a.db.QueryContext(a.ctx, query("pool_sweep_bins"), sql.Named("bucket", bucket))
+	if err != nil {
+		return nil, 0, fmt.Errorf("analyze pool_sweep_bins: %w", err)
+	}
+	defer r.Close()
+	var bins [][2]int64 // bin, steps
+	for r.Next() {
+		var b [2]int64
+		if err := r.Scan(&b[0], &b[1]); err != nil {
+			return nil, 0, fmt.Errorf("analyze pool_sweep_bins: %w", err)
+		}
+		bins = append(bins, b)
+	}
+	if err := r.Err(); err != nil {
+		return nil, 0, fmt.Errorf("analyze pool_sweep_bins: %w", err)
+	}
+	s, total := cutSlices(bins, bucket, rows)
+	return s, total, nil
+}
+
+// distributeSteps reads the pool's steps for chunk spans at a time
+// (pool_sweep_steps: the spans table's rows in order, which DuckDB reads
+// without a scan of the others) into their slices' files.
+func (a *analysis) distributeSteps(files *stepFiles, chunk int64) error {
+	var rows int64
+	if err := a.db.QueryRowContext(a.ctx, query("pool_sweep_rows")).Scan(&rows); err != nil {
+		return fmt.Errorf("analyze pool_sweep_rows: %w", err)
+	}
+	for from := int64(0); from < rows; from += chunk {
+		err := withArrow(a.db, func(ar *duckdb.Arrow) error {
+			r, err := ar.QueryContext(a.ctx, query("pool_sweep_steps"), sql.Named("from", from), sql.Named("to", from+chunk))
+			if err != nil {
+				return err
+			}
+			defer r.Release()
+			for r.Next() {
+				rec := r.RecordBatch()
+				t, ok1 := rec.Column(0).(*array.Int64)
+				di, ok2 := rec.Column(1).(*array.Int8)
+				dq, ok3 := rec.Column(2).(*array.Int8)
+				if !ok1 || !ok2 || !ok3 || t.NullN() > 0 || di.NullN() > 0 || dq.NullN() > 0 {
+					return errors.New("not BIGINT, TINYINT and TINYINT values")
+				}
+				ts, dis, dqs := t.Int64Values(), di.Int8Values(), dq.Int8Values()
+				for i, v := range ts {
+					if err := files.add(v, dis[i], dqs[i]); err != nil {
+						return err
+					}
+				}
+			}
+			return r.Err()
+		})
+		if err != nil {
+			return fmt.Errorf("analyze pool_sweep_steps: %w", err)
+		}
+	}
+	if err := files.done(); err != nil {
+		return fmt.Errorf("analyze pool_sweep_steps: %w", err)
+	}
+	return nil
+}
+
+// poolSweeper is the sweep, as the array.RecordReader that DuckDB's Arrow
+// scan reads: each batch holds up to batch segments in order of time.
+type poolSweeper struct {
+	ctx    context.Context
+	files  *stepFiles
+	schema *arrow.Schema
+	batch  int
+
+	mu   sync.Mutex
+	next int      // the next slice to sweep
+	keys []uint64 // the current slice's steps, sorted
+	buf  []uint64 // the sort's scratch
+	base int64    // their instants' offset: the slice's start
+	pos  int      // the next step of keys to apply
+	// segments made, and the time spent sorting, for the debug log.
+	segments int64
+	sortTime time.Duration
+	// The sweep's state: the steps before the instant at, which is the last
+	// one whose steps have applied (have: some has).
+	inf, qd int64
+	at      int64
+	have    bool
+	cur     arrow.RecordBatch
+	err     error
+}
+
+func newPoolSweeper(ctx context.Context, files *stepFiles, batch int) *poolSweeper {
+	return &poolSweeper{
+		ctx: ctx, files: files, batch: batch,
+		schema: arrow.NewSchema([]arrow.Field{
+			{Name: "lo", Type: arrow.PrimitiveTypes.Int64},
+			{Name: "hi", Type: arrow.PrimitiveTypes.Int64},
+			{Name: "inf", Type: arrow.PrimitiveTypes.Int64},
+			{Name: "qd", Type: arrow.PrimitiveTypes.Int64},
+		}, nil),
+	}
+}
+
+func (s *poolSweeper) Schema() *arrow.Schema { return s.schema }
+
+// Retain and Release: the reader is the sweep's own; its one batch at a
+// time is released as the next is made, and by poolSweepSegments at the
+// end.
+func (s *poolSweeper) Retain() {}
+
+func (s *poolSweeper) Release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur != nil {
+		s.cur.Release()
+		s.cur = nil
+	}
+}
+
+func (s *poolSweeper) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+func (s *poolSweeper) Record() arrow.RecordBatch { return s.RecordBatch() }
+
+func (s *poolSweeper) RecordBatch() arrow.RecordBatch {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur
+}
+
+func (s *poolSweeper) Next() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur != nil {
+		s.cur.Release()
+		s.cur = nil
+	}
+	if s.err != nil {
+		return false
+	}
+	s.cur, s.err = s.sweep()
+	return s.err == nil && s.cur != nil
+}
+
+// sweep sweeps on until it has a batch of segments or the steps run out
+// (nil then).
+func (s *poolSweeper) sweep() (arrow.RecordBatch, error) {
+	b := array.NewRecordBuilder(memory.DefaultAllocator, s.schema)
+	defer b.Release()
+	var cols [4]*array.Int64Builder
+	for i := range cols {
+		cols[i] = b.Field(i).(*array.Int64Builder)
+		cols[i].Reserve(s.batch)
+	}
+	n := 0
+	for n < s.batch {
+		if s.pos == len(s.keys) {
+			if s.next == len(s.files.slices) {
+				break
+			}
+			if err := s.read(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		// The steps of one instant apply together: the segment that ends
+		// there has the state from before all of them.
+		off := s.keys[s.pos] >> stepCodeBits
+		t := s.base + int64(off)
+		if s.have && t > s.at && (s.inf != 0 || s.qd != 0) {
+			cols[0].UnsafeAppend(s.at)
+			cols[1].UnsafeAppend(t)
+			cols[2].UnsafeAppend(s.inf)
+			cols[3].UnsafeAppend(s.qd)
+			n++
+		}
+		for ; s.pos < len(s.keys) && s.keys[s.pos]>>stepCodeBits == off; s.pos++ {
+			di, dq := stepOf(s.keys[s.pos])
+			s.inf += di
+			s.qd += dq
+		}
+		s.at, s.have = t, true
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	s.segments += int64(n)
+	return b.NewRecordBatch(), nil
+}
+
+// read reads the next slice's steps from its file and sorts them.
+func (s *poolSweeper) read() error {
+	if err := s.ctx.Err(); err != nil {
+		return err
+	}
+	i := s.next
+	keys, err := s.files.read(i, s.keys)
+	if err != nil {
+		return fmt.Errorf("analyze pool_sweep: %w", err)
+	}
+	start := time.Now()
+	if len(keys) > 0 {
+		s.buf = grow(s.buf, len(keys))
+		keys, s.buf = radixSort(keys, s.buf)
+	}
+	s.sortTime += time.Since(start)
+	s.keys, s.base, s.pos = keys, s.files.slices[i].from, 0
+	s.next++
+	return nil
+}

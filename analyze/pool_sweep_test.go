@@ -1,0 +1,320 @@
+package analyze
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tpsreport/tpsreport/analyze/oracle"
+	"github.com/tpsreport/tpsreport/schemas"
+)
+
+// sweepDB opens a database with the macros and the view span_steps over a
+// table spans of the given (queued_us, admitted_us, released_us), a NULL
+// where a value is nil.
+func sweepDB(t *testing.T, spans [][3]*int64) *analysis {
+	t.Helper()
+	ctx := context.Background()
+	sqldb, conns, err := openDB(ctx, t.TempDir(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, c := range conns {
+			c.Close()
+		}
+		sqldb.Close()
+	})
+	a := &analysis{ctx: ctx, db: conns[0], reader: conns[1], log: slog.New(slog.DiscardHandler)}
+	for _, q := range []string{"span_metrics", "state_macros", "sweep"} {
+		if err := a.exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.db.ExecContext(ctx, "CREATE TABLE spans (rid INTEGER, queued_us BIGINT, admitted_us BIGINT, released_us BIGINT)"); err != nil {
+		t.Fatal(err)
+	}
+	app, err := a.db.PrepareContext(ctx, "INSERT INTO spans VALUES (0, ?, ?, ?)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close()
+	for _, s := range spans {
+		var args [3]any
+		for i, v := range s {
+			if v != nil {
+				args[i] = *v
+			}
+		}
+		if _, err := app.ExecContext(ctx, args[:]...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.exec("span_steps"); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// poolSegments runs the pool's steps of the pipeline with opt and gives
+// pool_segments in its stored order.
+func poolSegments(t *testing.T, a *analysis, opt Options) [][4]int64 {
+	t.Helper()
+	st := &runState{opt: opt, tmpDir: t.TempDir()}
+	if err := a.runNamed(st, "state_events", "pool_segments", "pool_sweep"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := a.db.QueryContext(a.ctx, "SELECT lo, hi, inf, qd FROM pool_segments")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out [][4]int64
+	for rows.Next() {
+		var s [4]int64
+		if err := rows.Scan(&s[0], &s[1], &s[2], &s[3]); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(st.tmpDir, "*")); len(left) > 0 {
+		t.Errorf("the sweep left %q behind", left)
+	}
+	return out
+}
+
+// sweepForms are the ways the tests make the pool's segments: the SQL, and
+// the sweep with slices of one instant and of a few (bins of 1 and 25 µs),
+// batches of a few segments, and the defaults.
+func sweepForms() map[string]Options {
+	forms := map[string]Options{"sql": {sqlSweep: true}}
+	if poolSweep {
+		forms["slices of 1 step"] = Options{sweep: sweepSizes{bucket: 1, rows: 1, chunk: 1, batch: 1}}
+		forms["slices of 2 steps"] = Options{sweep: sweepSizes{bucket: 1, rows: 2, chunk: 2, batch: 2}}
+		forms["slices of 3 steps"] = Options{sweep: sweepSizes{bucket: 1, rows: 3, chunk: 4, batch: 3}}
+		forms["bins of 25 µs"] = Options{sweep: sweepSizes{bucket: 25, rows: 4, chunk: 3, batch: 5}}
+		forms["defaults"] = Options{}
+	}
+	return forms
+}
+
+// TestPoolSweep: the pool's segments by hand, from both the SQL
+// (state_events.sql, pool_segments.sql) and, in a build with the
+// duckdb_arrow tag, the sweep in Go (pool_sweep.go) with slices from one
+// step to all of them. The spans step at one instant together (20, 30, 40:
+// at 40 one span is admitted and released, and the state stays), leave the
+// state at 0 between 50 and 100 (no segment), have no release (admitted
+// with no slot step), no instant at all, and an admission before the queue.
+// The test fails when a segment takes the state after its last instant's
+// steps, when the steps of one instant apply one at a time, or when the
+// state is not carried from one slice to the next.
+func TestPoolSweep(t *testing.T) {
+	t.Parallel()
+	a := sweepDB(t, [][3]*int64{
+		{i64(10), i64(20), i64(50)},
+		{i64(20), i64(20), i64(30)},
+		{i64(30), i64(40), i64(40)},
+		{i64(100), i64(110), nil},
+		{nil, nil, i64(5)},
+		{i64(200), i64(150), i64(160)},
+	})
+	want := [][4]int64{ // lo, hi, in_flight, queue_depth
+		{10, 20, 0, 1},
+		{20, 30, 2, 0},
+		{30, 40, 1, 1},
+		{40, 50, 1, 0},
+		{100, 110, 0, 1},
+		{150, 160, 1, 0},
+	}
+	for name, opt := range sweepForms() {
+		if got := poolSegments(t, a, opt); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: pool_segments\n got %v\nwant %v", name, got, want)
+		}
+	}
+}
+
+// TestPoolSweepRandom: on random spans, many of them at a few instants and
+// some with a NULL, the sweep gives the SQL's segments in the SQL's order
+// with every slicing, and is refused nothing at the ends of the range of
+// instants.
+func TestPoolSweepRandom(t *testing.T) {
+	t.Parallel()
+	if !poolSweep {
+		t.Skip("this build has no sweep in Go (build with -tags duckdb_arrow)")
+	}
+	r := rand.New(rand.NewPCG(7, 27))
+	val := func(base, spread int64) *int64 {
+		if r.IntN(40) == 0 {
+			return nil
+		}
+		return i64(base + r.Int64N(spread))
+	}
+	var spans [][3]*int64
+	for range 3000 {
+		q := val(1000, 400)
+		if q == nil {
+			q = i64(1200)
+		}
+		spans = append(spans, [3]*int64{val(*q-5, 10), val(*q, 30), val(*q+20, 200)})
+	}
+	// Instants far apart: a slice that held them both would not fit a key.
+	spans = append(spans, [3]*int64{i64(math.MinInt64 + 1), i64(math.MinInt64 + 2), i64(-1 << 61)})
+	spans = append(spans, [3]*int64{i64(1 << 61), i64(1<<61 + 3), i64(math.MaxInt64 - 1)})
+	a := sweepDB(t, spans)
+	want := poolSegments(t, a, Options{sqlSweep: true})
+	if len(want) < 500 {
+		t.Fatalf("%d segments, want a sweep to compare", len(want))
+	}
+	for name, opt := range map[string]Options{
+		"slices of 37 steps": {sweep: sweepSizes{bucket: 1, rows: 37, chunk: 101, batch: 11}},
+		"bins of 25 µs":      {sweep: sweepSizes{bucket: 25, rows: 500, chunk: 1000, batch: 100}},
+		"defaults":           {},
+	} {
+		got := poolSegments(t, a, opt)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: %d segments against the SQL's %d, or in another order", name, len(got), len(want))
+		}
+	}
+}
+
+// TestCutSlices: the slices cover the bins once, each with at most rows
+// steps but for a bin that holds more, and end before a bin 2^58 µs past
+// their first.
+func TestCutSlices(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		bins   [][2]int64
+		bucket int64
+		rows   int64
+		want   []sweepSlice
+	}{
+		{nil, 10, 5, nil},
+		{[][2]int64{{3, 100}}, 10, 5, []sweepSlice{{from: 30, last: true}}},
+		{[][2]int64{{1, 2}, {2, 3}, {4, 1}}, 10, 5, []sweepSlice{{from: 10, to: 40}, {from: 40, last: true}}},
+		{[][2]int64{{1, 2}, {2, 3}, {4, 1}}, 10, 6, []sweepSlice{{from: 10, last: true}}},
+		{[][2]int64{{-2, 7}, {0, 1}, {9, 1}}, 10, 5, []sweepSlice{{from: -20, to: 0}, {from: 0, last: true}}},
+		{[][2]int64{{math.MinInt64 / 10, 1}, {math.MinInt64/10 + 1, 1}}, 10, 1, []sweepSlice{{from: math.MinInt64 / 10 * 10, to: math.MinInt64/10*10 + 10}, {from: math.MinInt64/10*10 + 10, last: true}}},
+		{[][2]int64{{math.MinInt64/10 - 1, 1}}, 10, 1, []sweepSlice{{from: math.MinInt64, last: true}}},
+		{[][2]int64{{0, 1}, {1<<58 - 1, 1}, {1 << 58, 1}, {1<<58 + 1, 1}}, 1, 10, []sweepSlice{{from: 0, to: 1 << 58}, {from: 1 << 58, last: true}}},
+		{[][2]int64{{math.MinInt64 / 10, 1}, {math.MaxInt64 / 10, 1}}, 10, 10, []sweepSlice{{from: math.MinInt64 / 10 * 10, to: math.MaxInt64 / 10 * 10}, {from: math.MaxInt64 / 10 * 10, last: true}}},
+	} {
+		got, total := cutSlices(tc.bins, tc.bucket, tc.rows)
+		var n int64
+		for _, b := range tc.bins {
+			n += b[1]
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) || total != n {
+			t.Errorf("cutSlices(%v, %d, %d) = %v, %d; want %v, %d", tc.bins, tc.bucket, tc.rows, got, total, tc.want, n)
+		}
+	}
+}
+
+// TestRadixSort: the radix sort orders random keys as slices.Sort does,
+// keys that share their high bytes or differ only there among them.
+func TestRadixSort(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, mask := range []uint64{math.MaxUint64, 0xff, 0xffff_0000, 1<<63 | 0xf, 0} {
+		for _, n := range []int{1, 2, 255, 257, 10_000} {
+			keys := make([]uint64, n)
+			for i := range keys {
+				keys[i] = r.Uint64() & mask
+			}
+			want := slices.Clone(keys)
+			slices.Sort(want)
+			got, _ := radixSort(keys, make([]uint64, n))
+			if !slices.Equal(got, want) {
+				t.Errorf("mask %#x, %d keys: not sorted", mask, n)
+			}
+		}
+	}
+}
+
+// TestStepCode: every step packs into a key's low bits and back.
+func TestStepCode(t *testing.T) {
+	t.Parallel()
+	for di := int8(-1); di <= 1; di++ {
+		for dq := int8(-1); dq <= 1; dq++ {
+			c, err := stepCode(di, dq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gi, gq := stepOf(12345<<stepCodeBits | c); gi != int64(di) || gq != int64(dq) {
+				t.Errorf("step (%d, %d) came back as (%d, %d)", di, dq, gi, gq)
+			}
+		}
+	}
+	if _, err := stepCode(2, 0); err == nil {
+		t.Error("a step of 2 packed")
+	}
+}
+
+// TestPoolSweepSameOutputs: a whole run's summary.json, curves.json and
+// windows.parquet are the same byte for byte whether the sweep in Go (slices
+// of a few steps, a few segments a batch) or the SQL makes the pool's
+// segments, on random runs of several replicas, in memory and as a large
+// run.
+func TestPoolSweepSameOutputs(t *testing.T) {
+	t.Parallel()
+	if !poolSweep {
+		t.Skip("this build has no sweep in Go (build with -tags duckdb_arrow)")
+	}
+	files := []string{schemas.SummaryFile, schemas.CurvesFile, schemas.WindowsFile}
+	for seed, largeAt := range map[uint64]int64{21: 0, 22: -1} {
+		r := rand.New(rand.NewPCG(seed, 9))
+		spans, samples := oracle.RandomSpans(r, 1500, oracle.DefaultGenOptions())
+		var outs [2][][]byte
+		for i, opt := range []Options{{sqlSweep: true}, {sweep: sweepSizes{bucket: 1000, rows: 40, chunk: 50, batch: 9}, largeAt: largeAt}} {
+			dir := writeDataset(t, spans, samples, nil)
+			opt.Window = 20 * time.Second
+			analyzeDir(t, dir, opt)
+			for _, f := range files {
+				b, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				outs[i] = append(outs[i], b)
+			}
+		}
+		for j, f := range files {
+			if !bytes.Equal(outs[0][j], outs[1][j]) {
+				t.Errorf("seed %d: %s differs when the pool is swept in Go", seed, f)
+			}
+		}
+	}
+}
+
+// BenchmarkRadixSort sorts a slice's worth of keys (poolSweepRows, 4 Mi)
+// with 35-bit offsets, as the sweep's are at 10^8 spans a day, against
+// slices.Sort of the same keys.
+func BenchmarkRadixSort(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	keys := make([]uint64, 1<<22)
+	for i := range keys {
+		keys[i] = r.Uint64() & (1<<35 - 1)
+	}
+	work, buf := make([]uint64, len(keys)), make([]uint64, len(keys))
+	b.Run("radix", func(b *testing.B) {
+		for b.Loop() {
+			copy(work, keys)
+			radixSort(work, buf)
+		}
+	})
+	b.Run("slices.Sort", func(b *testing.B) {
+		for b.Loop() {
+			copy(work, keys)
+			slices.Sort(work)
+		}
+	})
+}
