@@ -49,7 +49,7 @@ const (
 )
 
 // poolSweepSegments sweeps the pool's steps into pool_segments.
-func (a *analysis) poolSweepSegments(st *runState) (err error) {
+func (a *analysis) poolSweepSegments(st *runState) error {
 	z := st.opt.sweep
 	if z.bucket == 0 {
 		z.bucket, z.rows = poolSweepBucket, poolSweepRows

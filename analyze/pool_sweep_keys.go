@@ -115,6 +115,9 @@ func (f *stepFiles) path(i int) string {
 // add adds a step at instant t of di to in_flight and dq to queue_depth to
 // its slice.
 func (f *stepFiles) add(t int64, di, dq int8) error {
+	if len(f.slices) == 0 {
+		return fmt.Errorf("a step at %d µs, and no slices: the bins counted none", t)
+	}
 	i := f.find(t)
 	sl := f.slices[i]
 	off := uint64(t) - uint64(sl.from)

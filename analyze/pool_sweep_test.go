@@ -318,3 +318,53 @@ func BenchmarkRadixSort(b *testing.B) {
 		}
 	})
 }
+
+// TestStepFiles: each step is filed in the slice that holds its instant, as
+// its offset from the slice's start and its step, across buffers that fill
+// and are written several times; a slice's file is gone once read; a step
+// before the first slice, or with no slices at all, is refused.
+func TestStepFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	slices := []sweepSlice{{from: 100, to: 200}, {from: 200, to: 1000}, {from: 1000, last: true}}
+	f := newStepFiles(dir, slices)
+	f.bufCap = 16 // two keys a write
+	steps := []struct {
+		t      int64
+		di, dq int8
+	}{{150, 1, -1}, {100, 0, 1}, {999, -1, 0}, {200, 1, 0}, {5000, 0, -1}, {199, -1, 0}, {1000, 0, 1}, {150, 1, 0}}
+	want := make([][]uint64, len(slices))
+	for _, s := range steps {
+		if err := f.add(s.t, s.di, s.dq); err != nil {
+			t.Fatal(err)
+		}
+		i := 0
+		for i < len(slices)-1 && s.t >= slices[i].to {
+			i++
+		}
+		c, _ := stepCode(s.di, s.dq)
+		want[i] = append(want[i], uint64(s.t-slices[i].from)<<stepCodeBits|c)
+	}
+	if err := f.done(); err != nil {
+		t.Fatal(err)
+	}
+	var keys []uint64
+	for i := range slices {
+		var err error
+		if keys, err = f.read(i, keys); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(keys) != fmt.Sprint(want[i]) {
+			t.Errorf("slice %d: keys %v, want %v", i, keys, want[i])
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) > 0 {
+		t.Errorf("files left after reading: %q", left)
+	}
+	if err := newStepFiles(dir, slices).add(99, 1, 0); err == nil {
+		t.Error("a step before the first slice was filed")
+	}
+	if err := newStepFiles(dir, nil).add(99, 1, 0); err == nil {
+		t.Error("a step was filed with no slices")
+	}
+}
