@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -24,19 +23,8 @@ import (
 // time, so that a slice ends before, inside and after a segment.
 func TestCurveConcMerged(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	sqldb, conns, err := openDB(ctx, t.TempDir(), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for _, c := range conns {
-			c.Close()
-		}
-		sqldb.Close()
-	})
-	db := conns[0]
-	a := &analysis{ctx: ctx, db: db, reader: conns[1]}
+	a := readerAnalysis(t)
+	ctx, db := a.ctx, a.db
 	const h = int64(3_600_000_000)
 	segments := [][3]int64{ // lo, hi, inf
 		{h - 10, h + 100, 3},

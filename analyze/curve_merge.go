@@ -5,11 +5,9 @@ package analyze
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -75,16 +73,14 @@ func (a *analysis) curveConcMerged(st *runState) error {
 	return nil
 }
 
-// curveMerger is the merge, as the array.RecordReader that DuckDB's Arrow
-// scan reads: each batch is one slice of midpoints with their in_flight.
+// curveMerger is the merge: each batch of its stream (batchStream) is one
+// slice of midpoints with their in_flight.
 type curveMerger struct {
 	ctx    context.Context
 	reader *sql.Conn
-	schema *arrow.Schema
 	n      int64 // midpoints in all
 	slice  int64 // midpoints a batch
 
-	mu   sync.Mutex
 	next int64 // the rowid of the next slice's first midpoint
 	last int64 // the last midpoint merged (math.MinInt64 before the first)
 	// upto is the lo of the last segment read (math.MinInt64 before the
@@ -93,66 +89,25 @@ type curveMerger struct {
 	upto    int64
 	have    bool
 	hi, inf int64
-	cur     arrow.RecordBatch
-	err     error
 }
 
-func newCurveMerger(ctx context.Context, reader *sql.Conn, n, slice int64) *curveMerger {
-	return &curveMerger{
-		ctx: ctx, reader: reader, n: n, slice: slice, last: math.MinInt64, upto: math.MinInt64,
-		schema: arrow.NewSchema([]arrow.Field{
-			{Name: "in_flight", Type: arrow.PrimitiveTypes.Int64},
-			{Name: "stream_tps", Type: arrow.PrimitiveTypes.Float64},
-		}, nil),
-	}
-}
+// curveSchema is the merge's batches' schema.
+var curveSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "in_flight", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "stream_tps", Type: arrow.PrimitiveTypes.Float64},
+}, nil)
 
-func (m *curveMerger) Schema() *arrow.Schema { return m.schema }
-
-// Retain and Release: the reader is the merge's own; its one batch at a
-// time is released as the next is made, and by curveConcDone at the end.
-func (m *curveMerger) Retain() {}
-
-func (m *curveMerger) Release() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.cur != nil {
-		m.cur.Release()
-		m.cur = nil
-	}
-}
-
-func (m *curveMerger) Err() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.err
-}
-
-func (m *curveMerger) Record() arrow.RecordBatch { return m.RecordBatch() }
-
-func (m *curveMerger) RecordBatch() arrow.RecordBatch {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.cur
-}
-
-func (m *curveMerger) Next() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.cur != nil {
-		m.cur.Release()
-		m.cur = nil
-	}
-	if m.err != nil || m.next >= m.n {
-		return false
-	}
-	m.cur, m.err = m.batch()
-	return m.err == nil
+func newCurveMerger(ctx context.Context, reader *sql.Conn, n, slice int64) *batchStream {
+	m := &curveMerger{ctx: ctx, reader: reader, n: n, slice: slice, last: math.MinInt64, upto: math.MinInt64}
+	return &batchStream{schema: curveSchema, next: m.batch}
 }
 
 // batch merges the next slice of midpoints with the segments that start
-// up to its last one.
+// up to its last one (nil once every midpoint is merged).
 func (m *curveMerger) batch() (arrow.RecordBatch, error) {
+	if m.next >= m.n {
+		return nil, nil
+	}
 	var ts []int64
 	var tps []float64
 	err := m.query("curve_merge_mids", func(rec arrow.RecordBatch) error {
@@ -210,7 +165,7 @@ func (m *curveMerger) batch() (arrow.RecordBatch, error) {
 			out[i] = m.inf
 		}
 	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, m.schema)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, curveSchema)
 	defer b.Release()
 	b.Field(0).(*array.Int64Builder).AppendValues(out, nil)
 	b.Field(1).(*array.Float64Builder).AppendValues(tps, nil)
@@ -237,20 +192,4 @@ func (m *curveMerger) query(name string, f func(arrow.RecordBatch) error, args .
 		return fmt.Errorf("analyze %s: %w", name, err)
 	}
 	return nil
-}
-
-// withArrow runs f with DuckDB's Arrow interface to the connection c, which
-// only the driver's own connection gives, inside database/sql's Raw.
-func withArrow(c *sql.Conn, f func(*duckdb.Arrow) error) error {
-	return c.Raw(func(dc any) error {
-		conn, ok := dc.(driver.Conn)
-		if !ok {
-			return errors.New("not a driver connection")
-		}
-		ar, err := duckdb.NewArrowFromConn(conn)
-		if err != nil {
-			return err
-		}
-		return f(ar)
-	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -128,4 +129,22 @@ func writeLegacySpans(t testing.TB, path string, spans []schemas.Span) {
 			sp.OutputTokens, sp.CachedTokens, sp.Status, sp.Error, sp.HTTPStatus, sp.TimeResolutionUS, sp.TimeOrigin}
 	}
 	writeParquet(t, path, rows)
+}
+
+// readerAnalysis is an analysis of an empty database with a reader
+// connection (the merge's and the sweep's tests), closed with the test.
+func readerAnalysis(t *testing.T) *analysis {
+	t.Helper()
+	ctx := context.Background()
+	sqldb, conns, err := openDB(ctx, t.TempDir(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, c := range conns {
+			c.Close()
+		}
+		sqldb.Close()
+	})
+	return &analysis{ctx: ctx, db: conns[0], reader: conns[1], log: slog.New(slog.DiscardHandler)}
 }

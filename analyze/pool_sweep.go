@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -80,17 +79,18 @@ func (a *analysis) poolSweepSegments(st *runState) error {
 	}
 	read := time.Since(start)
 
-	s := newPoolSweeper(a.ctx, files, z.batch)
+	s := &poolSweeper{ctx: a.ctx, files: files, batch: z.batch}
+	stream := &batchStream{schema: segmentSchema, next: s.sweep}
 	var release func()
 	err = withArrow(a.db, func(ar *duckdb.Arrow) (err error) {
-		release, err = ar.RegisterView(s, "pool_sweep")
+		release, err = ar.RegisterView(stream, "pool_sweep")
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("analyze pool_sweep: %w", err)
 	}
 	_, err = a.db.ExecContext(a.ctx, query("pool_sweep_segments"))
-	if serr := s.Err(); serr != nil {
+	if serr := stream.Err(); serr != nil {
 		err = serr // the cause, which DuckDB's error quotes
 	}
 	// The view goes before the stream it scans.
@@ -173,15 +173,13 @@ func (a *analysis) distributeSteps(files *stepFiles, chunk int64) error {
 	return nil
 }
 
-// poolSweeper is the sweep, as the array.RecordReader that DuckDB's Arrow
-// scan reads: each batch holds up to batch segments in order of time.
+// poolSweeper is the sweep: each batch of its stream (batchStream) holds up
+// to batch segments in order of time.
 type poolSweeper struct {
-	ctx    context.Context
-	files  *stepFiles
-	schema *arrow.Schema
-	batch  int
+	ctx   context.Context
+	files *stepFiles
+	batch int
 
-	mu   sync.Mutex
 	next int      // the next slice to sweep
 	keys []uint64 // the current slice's steps, sorted
 	buf  []uint64 // the sort's scratch
@@ -195,70 +193,20 @@ type poolSweeper struct {
 	inf, qd int64
 	at      int64
 	have    bool
-	cur     arrow.RecordBatch
-	err     error
 }
 
-func newPoolSweeper(ctx context.Context, files *stepFiles, batch int) *poolSweeper {
-	return &poolSweeper{
-		ctx: ctx, files: files, batch: batch,
-		schema: arrow.NewSchema([]arrow.Field{
-			{Name: "lo", Type: arrow.PrimitiveTypes.Int64},
-			{Name: "hi", Type: arrow.PrimitiveTypes.Int64},
-			{Name: "inf", Type: arrow.PrimitiveTypes.Int64},
-			{Name: "qd", Type: arrow.PrimitiveTypes.Int64},
-		}, nil),
-	}
-}
-
-func (s *poolSweeper) Schema() *arrow.Schema { return s.schema }
-
-// Retain and Release: the reader is the sweep's own; its one batch at a
-// time is released as the next is made, and by poolSweepSegments at the
-// end.
-func (s *poolSweeper) Retain() {}
-
-func (s *poolSweeper) Release() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cur != nil {
-		s.cur.Release()
-		s.cur = nil
-	}
-}
-
-func (s *poolSweeper) Err() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.err
-}
-
-func (s *poolSweeper) Record() arrow.RecordBatch { return s.RecordBatch() }
-
-func (s *poolSweeper) RecordBatch() arrow.RecordBatch {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cur
-}
-
-func (s *poolSweeper) Next() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cur != nil {
-		s.cur.Release()
-		s.cur = nil
-	}
-	if s.err != nil {
-		return false
-	}
-	s.cur, s.err = s.sweep()
-	return s.err == nil && s.cur != nil
-}
+// segmentSchema is the sweep's batches' schema: pool_segments' columns.
+var segmentSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "lo", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "hi", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "inf", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "qd", Type: arrow.PrimitiveTypes.Int64},
+}, nil)
 
 // sweep sweeps on until it has a batch of segments or the steps run out
 // (nil then).
 func (s *poolSweeper) sweep() (arrow.RecordBatch, error) {
-	b := array.NewRecordBuilder(memory.DefaultAllocator, s.schema)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, segmentSchema)
 	defer b.Release()
 	var cols [4]*array.Int64Builder
 	for i := range cols {

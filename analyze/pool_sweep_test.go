@@ -2,9 +2,7 @@ package analyze
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -22,18 +20,8 @@ import (
 // where a value is nil.
 func sweepDB(t *testing.T, spans [][3]*int64) *analysis {
 	t.Helper()
-	ctx := context.Background()
-	sqldb, conns, err := openDB(ctx, t.TempDir(), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for _, c := range conns {
-			c.Close()
-		}
-		sqldb.Close()
-	})
-	a := &analysis{ctx: ctx, db: conns[0], reader: conns[1], log: slog.New(slog.DiscardHandler)}
+	a := readerAnalysis(t)
+	ctx := a.ctx
 	for _, q := range []string{"span_metrics", "state_macros", "sweep"} {
 		if err := a.exec(q); err != nil {
 			t.Fatal(err)
