@@ -108,13 +108,7 @@ func TestLargeRunSameOutputs(t *testing.T) {
 		if left, _ := filepath.Glob(filepath.Join(dir, ".analyze-*")); len(left) > 0 {
 			t.Errorf("left behind: %q", left)
 		}
-		for _, f := range files {
-			b, err := os.ReadFile(filepath.Join(dir, f))
-			if err != nil {
-				t.Fatal(err)
-			}
-			outs[i] = append(outs[i], b)
-		}
+		outs[i] = readOutputs(t, dir, files)
 	}
 	for i, f := range files {
 		if !bytes.Equal(outs[0][i], outs[1][i]) {

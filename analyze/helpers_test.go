@@ -148,3 +148,17 @@ func readerAnalysis(t *testing.T) *analysis {
 	})
 	return &analysis{ctx: ctx, db: conns[0], reader: conns[1], log: slog.New(slog.DiscardHandler)}
 }
+
+// readOutputs reads the named files of dir, in order.
+func readOutputs(t *testing.T, dir string, files []string) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -267,13 +266,7 @@ func TestPoolSweepSameOutputs(t *testing.T) {
 			dir := writeDataset(t, spans, samples, nil)
 			opt.Window = 20 * time.Second
 			analyzeDir(t, dir, opt)
-			for _, f := range files {
-				b, err := os.ReadFile(filepath.Join(dir, f))
-				if err != nil {
-					t.Fatal(err)
-				}
-				outs[i] = append(outs[i], b)
-			}
+			outs[i] = readOutputs(t, dir, files)
 		}
 		for j, f := range files {
 			if !bytes.Equal(outs[0][j], outs[1][j]) {
