@@ -13,8 +13,8 @@
 -- matching a filter about ten times as fast as it sums a column (21 M steps:
 -- three running counts 0.27 s, two running sums 2.2 s; the pool's whole
 -- sweep 1.75 s against 4.0 s).
--- The pool's own sweep runs in Go in a build with the duckdb_arrow tag
--- (analyze/pool_sweep.go); this one serves the replicas' sweeps there.
+-- In a build with the duckdb_arrow tag the pool's own sweep runs in Go
+-- (analyze/pool_sweep.go), and this macro serves the replicas' sweeps alone.
 CREATE OR REPLACE MACRO sweep(tbl) AS TABLE
 WITH run AS (
     SELECT * EXCLUDE (at_us, di, dq), lag(at_us) OVER () AS lo, at_us AS hi,
