@@ -37,7 +37,7 @@ type sweepSlice struct {
 // the count of all steps. The first slice starts with the first bin, every
 // other where the one before ends. A slice also ends before a bin 2^58 µs
 // (9,000 years) after its start, so that its instants' offsets from there
-// fit a sort key (stepSorter).
+// fit a sort key (stepFiles).
 func cutSlices(bins [][2]int64, bucket, rows int64) ([]sweepSlice, int64) {
 	var out []sweepSlice
 	var total, n int64
