@@ -424,7 +424,7 @@ var pipeline = slices.Concat([]step{
 	}, uses: []string{"metrics_json"}},
 	{name: "windows_out", when: "!durations", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, schemas.WindowsFile) }},
 	{name: "windows_out_none", when: "durations", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, schemas.WindowsFile) }},
-	{name: "latency_rows", creates: []string{"latency_rows"}},
+	{name: "latency_rows", creates: []string{"latency_rows", "latency_columns"}},
 	{name: "latency_key", do: (*analysis).latencyKey, uses: []string{"latency_bits"}},
 	{name: "latencies_out", when: "packed", copyTo: func(st *runState) string { return filepath.Join(st.tmpDir, schemas.LatenciesFile) },
 		args: func(st *runState) []any {

@@ -8,10 +8,7 @@
 -- field ($ttft_null, $e2e_null): the same order from three sort keys, which
 -- fit DuckDB's fixed-size sort key where four do not (latencyKey in
 -- analyze.go sizes the fields; latencies_out_wide when they do not fit).
--- The instant is made by make_timestamptz(µs), which converts no time zone
--- (windows_out too); make_timestamp(µs)::TIMESTAMPTZ converts through the
--- session's (ICU), at many times the cost (BENCHMARKS.md).
-SELECT make_timestamptz(completed_us) AS completed_at, ttft_req_us / 1e6 AS ttft_req, tpot_req, e2e_req_us / 1e6 AS e2e_req
+SELECT unnest(latency_columns(completed_us, ttft_req_us, tpot_req, e2e_req_us))
 FROM (
     SELECT * FROM latency_rows
     ORDER BY completed_us, (coalesce(ttft_req_us, $ttft_null) << $e2e_bits) | coalesce(e2e_req_us, $e2e_null), tpot_req NULLS LAST
