@@ -33,15 +33,24 @@ func writeDataset(t testing.TB, spans []schemas.Span, samples []schemas.Sample, 
 // ends.
 func testDB(t testing.TB) *sql.Conn {
 	t.Helper()
-	db, conns, err := openDB(context.Background(), t.TempDir(), 1)
+	return testConns(t, 1)[0]
+}
+
+// testConns opens an analysis database for t with n connections, closed
+// when t ends.
+func testConns(t testing.TB, n int) []*sql.Conn {
+	t.Helper()
+	db, conns, err := openDB(context.Background(), t.TempDir(), n)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		conns[0].Close()
+		for _, c := range conns {
+			c.Close()
+		}
 		db.Close()
 	})
-	return conns[0]
+	return conns
 }
 
 // writeParquet writes rows to path with parquet-go's writer and options.
@@ -135,18 +144,8 @@ func writeLegacySpans(t testing.TB, path string, spans []schemas.Span) {
 // connection (the merge's and the sweep's tests), closed with the test.
 func readerAnalysis(t *testing.T) *analysis {
 	t.Helper()
-	ctx := context.Background()
-	sqldb, conns, err := openDB(ctx, t.TempDir(), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for _, c := range conns {
-			c.Close()
-		}
-		sqldb.Close()
-	})
-	return &analysis{ctx: ctx, db: conns[0], reader: conns[1], log: slog.New(slog.DiscardHandler)}
+	conns := testConns(t, 2)
+	return &analysis{ctx: context.Background(), db: conns[0], reader: conns[1], log: slog.New(slog.DiscardHandler)}
 }
 
 // readOutputs reads the named files of dir, in order.
