@@ -73,6 +73,9 @@ type Options struct {
 	// segments rather than the sweep (pool_sweep.go): a test compares the
 	// two.
 	sqlSweep bool
+	// sqlSolo has join_solo.sql settle join_solo rather than join_solo.go:
+	// a test compares the two.
+	sqlSolo bool
 	// wideLatencies has latencies_out_wide's four sort keys order
 	// latencies.parquet whatever the latencies (latencyKey).
 	wideLatencies bool

@@ -11,10 +11,12 @@ import (
 // stream batches from Go to DuckDB: the concurrency curve comes from
 // curve_conc.sql's ASOF join rather than the merge (curve_merge.go), and
 // the pool's segments from state_events.sql and pool_segments.sql rather
-// than the sweep (pool_sweep.go). The same values, slower.
+// than the sweep (pool_sweep.go), and join_solo from join_solo.sql rather
+// than join_solo.go. The same values, slower.
 const (
 	curveMerge = false
 	poolSweep  = false
+	soloInGo   = false
 )
 
 var errNoArrow = errors.New("this build has no Arrow interface (build with -tags duckdb_arrow)")
@@ -29,4 +31,10 @@ func (a *analysis) curveConcMerged(*runState) error {
 // holds).
 func (a *analysis) poolSweepSegments(*runState) error {
 	return fmt.Errorf("analyze pool_sweep: %w", errNoArrow)
+}
+
+// joinSoloGo is never run in this build (the condition soloed never
+// holds).
+func (a *analysis) joinSoloGo(*runState) error {
+	return fmt.Errorf("analyze join_solo: %w", errNoArrow)
 }

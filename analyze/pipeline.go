@@ -3,6 +3,7 @@ package analyze
 import (
 	"database/sql"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -103,6 +104,10 @@ var conditions = map[string]func(st *runState) bool{
 	// test asked for state_events.sql and pool_segments.sql instead
 	// (Options.sqlSweep).
 	"swept": func(st *runState) bool { return poolSweep && !st.opt.sqlSweep },
+	// soloed: the build settles join_solo in Go (soloInGo), the run's row
+	// numbers fit its partner array, and no test asked for join_solo.sql
+	// instead (Options.sqlSolo).
+	"soloed": func(st *runState) bool { return soloInGo && !st.opt.sqlSolo && st.spans <= math.MaxInt32 },
 	// packed: latencies_out's sort key packs ttft_req_us and e2e_req_us
 	// into one BIGINT (latencyKey).
 	"packed": func(st *runState) bool { return st.latencyKey != nil },
@@ -268,7 +273,10 @@ var pipeline = slices.Concat([]step{
 	{name: "join_match", when: "joined", creates: []string{"join_match"},
 		args: func(*runState) []any { return []any{sql.Named("tolerance_us", joinToleranceUS)} }},
 	{name: "raw_max", when: "joined", args: func(st *runState) []any { return []any{sql.Named("raw_max", st.spans-1)} }},
-	{name: "join_solo", when: "joined", creates: []string{"join_solo"}},
+	{name: "join_solo", when: "joined & !soloed", creates: []string{"join_solo"}},
+	// Or in Go, from join_match's pairs read once (join_solo.go).
+	{name: "join_solo_go", when: "joined & soloed", do: (*analysis).joinSoloGo,
+		uses: []string{"join_solo_pairs", "join_solo_stream"}, creates: []string{"join_solo"}},
 	{name: "join_cand", when: "joined", creates: []string{"join_cand"}, drops: []string{"join_match"}},
 	{name: "join_pairs_table", when: "joined", creates: []string{"join_pairs"}},
 	{name: "join_rounds", when: "joined", do: (*analysis).joinRounds, uses: []string{"join_pairs"}, drops: []string{"join_cand"}},

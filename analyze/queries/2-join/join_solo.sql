@@ -9,6 +9,9 @@
 -- span_metrics) that the gateway spans' groups look their one engine span up
 -- in, where a semi join of the two groupings would build and probe a hash
 -- table of nearly every pair.
+-- A build with DuckDB's Arrow interface settles the same pairs in Go
+-- (join_solo.go) from join_match's pairs read once, and runs this statement
+-- only when a test asks for it.
 CREATE OR REPLACE TABLE join_solo AS
 WITH join_solo_ei AS (
     SELECT block_of(ei) AS blk, block_bits(ei) AS bits

@@ -1,0 +1,161 @@
+//go:build duckdb_arrow
+
+package analyze
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	duckdb "github.com/duckdb/duckdb-go/v2"
+)
+
+// join_solo's pairs (join_solo.sql: the candidates whose gateway span and
+// engine span have no other candidate) are settled here, in Go, from
+// join_match's pairs read once: an array indexed by row number holds each
+// span's one partner, or that it has none or several. join_solo.sql groups
+// join_match by gateway span and by engine span, two hash aggregates of
+// every pair, where this is one pass over them and one over the spans
+// (BENCHMARKS.md). The pairs go back as the Arrow stream that
+// join_solo_stream.sql stores as join_solo, in gateway row order. Both give
+// the same pairs: TestJoinSolo checks them against each other and against
+// hand-computed pairs.
+
+// soloInGo tells whether this build settles join_solo in Go: only a build
+// with DuckDB's Arrow interface can pass it the pairs.
+const soloInGo = true
+
+// soloBatch is the rows of each batch the stream hands DuckDB.
+const soloBatch = 1 << 20
+
+// The partner array's values besides a partner's row number.
+const (
+	noPartner    = -1
+	manyPartners = -2
+)
+
+// joinSoloGo settles join_solo from join_match's pairs.
+func (a *analysis) joinSoloGo(st *runState) error {
+	if st.spans > math.MaxInt32 {
+		// The condition soloed keeps such a run on join_solo.sql.
+		return fmt.Errorf("analyze join_solo: %d spans overflow the partner array", st.spans)
+	}
+	n := int(st.spans)
+	// partner[i]: the one span row i pairs with (a gateway span's engine
+	// span, an engine span's gateway span), noPartner or manyPartners. The
+	// gateway's and the engine's row numbers are distinct rows of one
+	// file, so one array holds both; gateway marks which are the gateway's.
+	partner := make([]int32, n)
+	for i := range partner {
+		partner[i] = noPartner
+	}
+	gateway := make([]uint64, (n+63)/64)
+	meet := func(x, y int32) {
+		switch p := partner[x]; p {
+		case noPartner:
+			partner[x] = y
+		case y, manyPartners:
+		default:
+			partner[x] = manyPartners
+		}
+	}
+	var pairs int64
+	err := withArrow(a.db, func(ar *duckdb.Arrow) error {
+		r, err := ar.QueryContext(a.ctx, query("join_solo_pairs"))
+		if err != nil {
+			return err
+		}
+		defer r.Release()
+		for r.Next() {
+			rec := r.RecordBatch()
+			g, ok1 := rec.Column(0).(*array.Int64)
+			e, ok2 := rec.Column(1).(*array.Int64)
+			if !ok1 || !ok2 || g.NullN() > 0 || e.NullN() > 0 {
+				return errors.New("not BIGINT values")
+			}
+			es := e.Int64Values()
+			for i, gi := range g.Int64Values() {
+				ei := es[i]
+				if gi < 0 || gi >= int64(n) || ei < 0 || ei >= int64(n) {
+					return fmt.Errorf("pair (%d, %d) outside the %d rows", gi, ei, n)
+				}
+				meet(int32(gi), int32(ei))
+				meet(int32(ei), int32(gi))
+				gateway[gi/64] |= 1 << (gi % 64)
+			}
+			pairs += int64(len(es))
+		}
+		return r.Err()
+	})
+	if err != nil {
+		return fmt.Errorf("analyze join_solo_pairs: %w", err)
+	}
+
+	s := &soloStream{partner: partner, gateway: gateway}
+	stream := &batchStream{schema: soloSchema, next: s.next}
+	var release func()
+	err = withArrow(a.db, func(ar *duckdb.Arrow) (err error) {
+		release, err = ar.RegisterView(stream, "join_solo_go")
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("analyze join_solo: %w", err)
+	}
+	_, err = a.db.ExecContext(a.ctx, query("join_solo_stream"))
+	if serr := stream.Err(); serr != nil {
+		err = serr // the cause, which DuckDB's error quotes
+	}
+	// The view goes before the stream it scans.
+	_, dropErr := a.db.ExecContext(context.WithoutCancel(a.ctx), "DROP VIEW IF EXISTS join_solo_go")
+	release()
+	if err = errors.Join(err, dropErr); err != nil {
+		return fmt.Errorf("analyze join_solo_stream: %w", err)
+	}
+	if s.row != n {
+		return fmt.Errorf("analyze join_solo_stream: streamed %d rows of %d", s.row, n)
+	}
+	a.log.Debug("join solo", "pairs", pairs, "solo", s.solo)
+	return nil
+}
+
+// soloSchema is the stream's schema: join_solo's columns.
+var soloSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "gi", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "ei", Type: arrow.PrimitiveTypes.Int64},
+}, nil)
+
+// soloStream makes join_solo's batches: the gateway spans in row order
+// whose one partner has no other.
+type soloStream struct {
+	partner []int32
+	gateway []uint64
+	row     int   // the next row to look at
+	solo    int64 // pairs streamed
+}
+
+func (s *soloStream) next() (arrow.RecordBatch, error) {
+	var gi, ei []int64
+	for ; s.row < len(s.partner) && len(gi) < soloBatch; s.row++ {
+		if s.gateway[s.row/64]&(1<<(s.row%64)) == 0 {
+			continue
+		}
+		e := s.partner[s.row]
+		if e >= 0 && s.partner[e] == int32(s.row) {
+			gi = append(gi, int64(s.row))
+			ei = append(ei, int64(e))
+		}
+	}
+	if len(gi) == 0 {
+		return nil, nil
+	}
+	s.solo += int64(len(gi))
+	b := array.NewRecordBuilder(memory.DefaultAllocator, soloSchema)
+	defer b.Release()
+	b.Field(0).(*array.Int64Builder).AppendValues(gi, nil)
+	b.Field(1).(*array.Int64Builder).AppendValues(ei, nil)
+	return b.NewRecordBatch(), nil
+}
