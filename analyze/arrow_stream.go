@@ -3,9 +3,11 @@
 package analyze
 
 import (
+	"context"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -83,4 +85,52 @@ func withArrow(c *sql.Conn, f func(*duckdb.Arrow) error) error {
 		}
 		return f(ar)
 	})
+}
+
+// storeStream runs the statement name, which stores the batches of stream
+// by scanning them as the view view; the view is registered for the
+// statement alone. The stream's own error, which DuckDB's quotes, is the one
+// returned.
+func (a *analysis) storeStream(stream *batchStream, view, name string) error {
+	var release func()
+	err := withArrow(a.db, func(ar *duckdb.Arrow) (err error) {
+		release, err = ar.RegisterView(stream, view)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("analyze %s: %w", view, err)
+	}
+	_, err = a.db.ExecContext(a.ctx, query(name))
+	if serr := stream.Err(); serr != nil {
+		err = serr
+	}
+	// The view goes before the stream it scans.
+	_, dropErr := a.db.ExecContext(context.WithoutCancel(a.ctx), "DROP VIEW IF EXISTS "+view)
+	release()
+	if err = errors.Join(err, dropErr); err != nil {
+		return fmt.Errorf("analyze %s: %w", name, err)
+	}
+	return nil
+}
+
+// eachBatch runs the statement name on the connection c and hands each
+// batch of its rows, as DuckDB's Arrow interface gives them, to f.
+func eachBatch(ctx context.Context, c *sql.Conn, name string, f func(arrow.RecordBatch) error, args ...any) error {
+	err := withArrow(c, func(ar *duckdb.Arrow) error {
+		r, err := ar.QueryContext(ctx, query(name), args...)
+		if err != nil {
+			return err
+		}
+		defer r.Release()
+		for r.Next() {
+			if err := f(r.RecordBatch()); err != nil {
+				return err
+			}
+		}
+		return r.Err()
+	})
+	if err != nil {
+		return fmt.Errorf("analyze %s: %w", name, err)
+	}
+	return nil
 }

@@ -175,21 +175,5 @@ func (m *curveMerger) batch() (arrow.RecordBatch, error) {
 // query runs the named statement on the reader connection and hands each
 // batch of its rows to f.
 func (m *curveMerger) query(name string, f func(arrow.RecordBatch) error, args ...any) error {
-	err := withArrow(m.reader, func(ar *duckdb.Arrow) error {
-		r, err := ar.QueryContext(m.ctx, query(name), args...)
-		if err != nil {
-			return err
-		}
-		defer r.Release()
-		for r.Next() {
-			if err := f(r.RecordBatch()); err != nil {
-				return err
-			}
-		}
-		return r.Err()
-	})
-	if err != nil {
-		return fmt.Errorf("analyze %s: %w", name, err)
-	}
-	return nil
+	return eachBatch(m.ctx, m.reader, name, f, args...)
 }

@@ -3,7 +3,6 @@
 package analyze
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -11,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	duckdb "github.com/duckdb/duckdb-go/v2"
 )
 
 // join_solo's pairs (join_solo.sql: the candidates whose gateway span and
@@ -64,56 +62,33 @@ func (a *analysis) joinSoloGo(st *runState) error {
 		}
 	}
 	var pairs int64
-	err := withArrow(a.db, func(ar *duckdb.Arrow) error {
-		r, err := ar.QueryContext(a.ctx, query("join_solo_pairs"))
-		if err != nil {
-			return err
+	err := eachBatch(a.ctx, a.db, "join_solo_pairs", func(rec arrow.RecordBatch) error {
+		g, ok1 := rec.Column(0).(*array.Int64)
+		e, ok2 := rec.Column(1).(*array.Int64)
+		if !ok1 || !ok2 || g.NullN() > 0 || e.NullN() > 0 {
+			return errors.New("not BIGINT values")
 		}
-		defer r.Release()
-		for r.Next() {
-			rec := r.RecordBatch()
-			g, ok1 := rec.Column(0).(*array.Int64)
-			e, ok2 := rec.Column(1).(*array.Int64)
-			if !ok1 || !ok2 || g.NullN() > 0 || e.NullN() > 0 {
-				return errors.New("not BIGINT values")
+		es := e.Int64Values()
+		for i, gi := range g.Int64Values() {
+			ei := es[i]
+			if gi < 0 || gi >= int64(n) || ei < 0 || ei >= int64(n) {
+				return fmt.Errorf("pair (%d, %d) outside the %d rows", gi, ei, n)
 			}
-			es := e.Int64Values()
-			for i, gi := range g.Int64Values() {
-				ei := es[i]
-				if gi < 0 || gi >= int64(n) || ei < 0 || ei >= int64(n) {
-					return fmt.Errorf("pair (%d, %d) outside the %d rows", gi, ei, n)
-				}
-				meet(int32(gi), int32(ei))
-				meet(int32(ei), int32(gi))
-				gateway[gi/64] |= 1 << (gi % 64)
-			}
-			pairs += int64(len(es))
+			meet(int32(gi), int32(ei))
+			meet(int32(ei), int32(gi))
+			gateway[gi/64] |= 1 << (gi % 64)
 		}
-		return r.Err()
+		pairs += int64(len(es))
+		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("analyze join_solo_pairs: %w", err)
+		return err
 	}
 
 	s := &soloStream{partner: partner, gateway: gateway}
 	stream := &batchStream{schema: soloSchema, next: s.next}
-	var release func()
-	err = withArrow(a.db, func(ar *duckdb.Arrow) (err error) {
-		release, err = ar.RegisterView(stream, "join_solo_go")
+	if err := a.storeStream(stream, "join_solo_go", "join_solo_stream"); err != nil {
 		return err
-	})
-	if err != nil {
-		return fmt.Errorf("analyze join_solo: %w", err)
-	}
-	_, err = a.db.ExecContext(a.ctx, query("join_solo_stream"))
-	if serr := stream.Err(); serr != nil {
-		err = serr // the cause, which DuckDB's error quotes
-	}
-	// The view goes before the stream it scans.
-	_, dropErr := a.db.ExecContext(context.WithoutCancel(a.ctx), "DROP VIEW IF EXISTS join_solo_go")
-	release()
-	if err = errors.Join(err, dropErr); err != nil {
-		return fmt.Errorf("analyze join_solo_stream: %w", err)
 	}
 	if s.row != n {
 		return fmt.Errorf("analyze join_solo_stream: streamed %d rows of %d", s.row, n)

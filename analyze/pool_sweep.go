@@ -12,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	duckdb "github.com/duckdb/duckdb-go/v2"
 )
 
 // The pool's segments come from a sweep in Go of its steps (span_steps), a
@@ -81,23 +80,8 @@ func (a *analysis) poolSweepSegments(st *runState) error {
 
 	s := &poolSweeper{ctx: a.ctx, files: files, batch: z.batch}
 	stream := &batchStream{schema: segmentSchema, next: s.sweep}
-	var release func()
-	err = withArrow(a.db, func(ar *duckdb.Arrow) (err error) {
-		release, err = ar.RegisterView(stream, "pool_sweep")
+	if err := a.storeStream(stream, "pool_sweep", "pool_sweep_segments"); err != nil {
 		return err
-	})
-	if err != nil {
-		return fmt.Errorf("analyze pool_sweep: %w", err)
-	}
-	_, err = a.db.ExecContext(a.ctx, query("pool_sweep_segments"))
-	if serr := stream.Err(); serr != nil {
-		err = serr // the cause, which DuckDB's error quotes
-	}
-	// The view goes before the stream it scans.
-	_, dropErr := a.db.ExecContext(context.WithoutCancel(a.ctx), "DROP VIEW IF EXISTS pool_sweep")
-	release()
-	if err = errors.Join(err, dropErr); err != nil {
-		return fmt.Errorf("analyze pool_sweep_segments: %w", err)
 	}
 	if s.next != len(slices) {
 		return fmt.Errorf("analyze pool_sweep_segments: swept %d slices of %d", s.next, len(slices))
@@ -140,31 +124,23 @@ func (a *analysis) distributeSteps(files *stepFiles, chunk int64) error {
 		return fmt.Errorf("analyze pool_sweep_rows: %w", err)
 	}
 	for from := int64(0); from < rows; from += chunk {
-		err := withArrow(a.db, func(ar *duckdb.Arrow) error {
-			r, err := ar.QueryContext(a.ctx, query("pool_sweep_steps"), sql.Named("from", from), sql.Named("to", from+chunk))
-			if err != nil {
-				return err
+		err := eachBatch(a.ctx, a.db, "pool_sweep_steps", func(rec arrow.RecordBatch) error {
+			t, ok1 := rec.Column(0).(*array.Int64)
+			di, ok2 := rec.Column(1).(*array.Int8)
+			dq, ok3 := rec.Column(2).(*array.Int8)
+			if !ok1 || !ok2 || !ok3 || t.NullN() > 0 || di.NullN() > 0 || dq.NullN() > 0 {
+				return errors.New("not BIGINT, TINYINT and TINYINT values")
 			}
-			defer r.Release()
-			for r.Next() {
-				rec := r.RecordBatch()
-				t, ok1 := rec.Column(0).(*array.Int64)
-				di, ok2 := rec.Column(1).(*array.Int8)
-				dq, ok3 := rec.Column(2).(*array.Int8)
-				if !ok1 || !ok2 || !ok3 || t.NullN() > 0 || di.NullN() > 0 || dq.NullN() > 0 {
-					return errors.New("not BIGINT, TINYINT and TINYINT values")
-				}
-				ts, dis, dqs := t.Int64Values(), di.Int8Values(), dq.Int8Values()
-				for i, v := range ts {
-					if err := files.add(v, dis[i], dqs[i]); err != nil {
-						return err
-					}
+			ts, dis, dqs := t.Int64Values(), di.Int8Values(), dq.Int8Values()
+			for i, v := range ts {
+				if err := files.add(v, dis[i], dqs[i]); err != nil {
+					return err
 				}
 			}
-			return r.Err()
-		})
+			return nil
+		}, sql.Named("from", from), sql.Named("to", from+chunk))
 		if err != nil {
-			return fmt.Errorf("analyze pool_sweep_steps: %w", err)
+			return err
 		}
 	}
 	if err := files.done(); err != nil {
