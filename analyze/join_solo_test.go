@@ -84,6 +84,11 @@ func TestJoinSolo(t *testing.T) {
 		{70002, 9},
 	}
 	want := [][2]int64{{0, 10}, {1, 11}, {7, 17}, {70000, 70001}, {70002, 9}}
+	// A run of more rows than the assembly takes settles join_solo by the
+	// statement, which spills where the partner array would not fit.
+	if conditions["soloed"](&runState{spans: maxAssembleRows + 1}) {
+		t.Errorf("join_solo settled in Go for %d rows", maxAssembleRows+1)
+	}
 	for name, opt := range soloForms() {
 		if got := joinSolo(t, 70003, pairs, opt); !slices.Equal(got, want) {
 			t.Errorf("%s: join_solo = %v, want %v", name, got, want)
