@@ -11,7 +11,8 @@
 -- table of nearly every pair.
 -- A build with DuckDB's Arrow interface settles the same pairs in Go
 -- (join_solo.go) from join_match's pairs read once, and runs this statement
--- only when a test asks for it.
+-- only for a run of more rows than that takes (the condition soloed) or
+-- when a test asks for it.
 CREATE OR REPLACE TABLE join_solo AS
 WITH join_solo_ei AS (
     SELECT block_of(ei) AS blk, block_bits(ei) AS bits
