@@ -39,7 +39,8 @@ const (
 // joinSoloGo settles join_solo from join_match's pairs.
 func (a *analysis) joinSoloGo(st *runState) error {
 	if st.spans > math.MaxInt32 {
-		// The condition soloed keeps far smaller runs on join_solo.sql.
+		// Unreached: the condition soloed sends every run of more than
+		// maxAssembleRows rows, far fewer than this, to join_solo.sql.
 		return fmt.Errorf("analyze join_solo: %d spans overflow the partner array", st.spans)
 	}
 	n := int(st.spans)
