@@ -159,9 +159,9 @@ func TestRoundTrip(t *testing.T) {
 	}
 
 	// The integer columns are DELTA_BINARY_PACKED, the others as the struct's
-	// tags say; the schema is still the struct's, so that parquet-go writes
-	// Spans without going through rows.
-	delta := []string{"attempt", "queued_at", "admitted_at", "first_token_at", "last_token_at", "released_at",
+	// tags say, and every column is zstd (codec.go); the schema is still the
+	// struct's, so that parquet-go writes Spans without going through rows.
+	delta := []string{"attempt", "queued_at", "engine_arrived_at", "admitted_at", "first_token_at", "last_token_at", "released_at",
 		"input_tokens", "output_tokens", "cached_tokens", "http_status"}
 	for _, rg := range f.Metadata().RowGroups {
 		for _, c := range rg.Columns {
@@ -169,6 +169,9 @@ func TestRoundTrip(t *testing.T) {
 			got := slices.Contains(c.MetaData.Encoding, pqformat.DeltaBinaryPacked)
 			if want := slices.Contains(delta, name); got != want {
 				t.Errorf("column %s: encodings %v, DELTA_BINARY_PACKED %v, want %v", name, c.MetaData.Encoding, got, want)
+			}
+			if c.MetaData.Codec != pqformat.Zstd {
+				t.Errorf("column %s: codec %v, want ZSTD", name, c.MetaData.Codec)
 			}
 		}
 	}
