@@ -64,9 +64,10 @@
 //
 // and the run around them: ingest.go (Run, the read and write pipeline),
 // inputs.go (expanding, opening, decompressing and hashing inputs),
-// writer.go (the dataset's writers and the manifest's counts),
-// spanwriter.go (spans.parquet, row groups encoded in parallel) and
-// dataset.go (temporary outputs, committed by renaming).
+// writer.go (the dataset's writers and the manifest's counts), codec.go
+// (spans.parquet's zstd codecs), spanwriter.go (spans.parquet, row groups
+// encoded in parallel) and dataset.go (temporary outputs, committed by
+// renaming).
 //
 // # Adding a format
 //
