@@ -66,7 +66,8 @@ var spansSchema = func() *parquet.Schema {
 	return parquet.NewSchema(s.Name(), fieldGroup{Node: s, fields: fields})
 }()
 
-// encodedField is a struct field whose node is given another encoding.
+// encodedField is a struct field whose node is given another encoding or
+// codec.
 type encodedField struct {
 	parquet.Node // the field's node with its encoding
 	field        parquet.Field
