@@ -76,6 +76,10 @@ type Options struct {
 	// sqlSolo has join_solo.sql settle join_solo rather than join_solo.go:
 	// a test compares the two.
 	sqlSolo bool
+	// sqlMatch has the statements (join_raw.sql, join_match.sql,
+	// join_cand.sql) match the join's candidates rather than join_go.go: a
+	// test compares the two.
+	sqlMatch bool
 	// wideLatencies has latencies_out_wide's four sort keys order
 	// latencies.parquet whatever the latencies (latencyKey).
 	wideLatencies bool

@@ -12,11 +12,14 @@ import (
 // curve_conc.sql's ASOF join rather than the merge (curve_merge.go), and
 // the pool's segments from state_events.sql and pool_segments.sql rather
 // than the sweep (pool_sweep.go), and join_solo from join_solo.sql rather
-// than join_solo.go. The same values, slower.
+// than join_solo.go, and the join's candidates from join_raw.sql,
+// join_match.sql and join_cand.sql rather than join_go.go. The same values,
+// slower.
 const (
 	curveMerge = false
 	poolSweep  = false
 	soloInGo   = false
+	matchInGo  = false
 )
 
 var errNoArrow = errors.New("this build has no Arrow interface (build with -tags duckdb_arrow)")
@@ -37,4 +40,9 @@ func (a *analysis) poolSweepSegments(*runState) error {
 // holds).
 func (a *analysis) joinSoloGo(*runState) error {
 	return fmt.Errorf("analyze join_solo: %w", errNoArrow)
+}
+
+// joinGo is never run in this build (the condition matched never holds).
+func (a *analysis) joinGo(*runState) error {
+	return fmt.Errorf("analyze join_go: %w", errNoArrow)
 }

@@ -182,14 +182,27 @@ func assembleJoined(ctx context.Context, out, tmpDir, spansPath string, in joinI
 
 // checkSchema finds spans.parquet's columns and checks their types.
 func (a *assembly) checkSchema() error {
-	a.fields = map[string]parquet.Field{}
-	for _, fl := range a.f.Schema().Fields() {
-		a.fields[fl.Name()] = fl
+	a.fields = fieldsOf(a.f)
+	return checkColumns(a.f, a.fields, spanColumns)
+}
+
+// fieldsOf gives f's top-level fields by name.
+func fieldsOf(f *parquet.File) map[string]parquet.Field {
+	fields := map[string]parquet.Field{}
+	for _, fl := range f.Schema().Fields() {
+		fields[fl.Name()] = fl
 	}
-	for _, want := range spanColumns {
+	return fields
+}
+
+// checkColumns checks that f (whose fields are fields) has each of
+// spans.parquet's columns cols, flat and of the type ingest writes
+// (timestamps in µs), else returns an errCannotAssemble error.
+func checkColumns(f *parquet.File, fields map[string]parquet.Field, cols []parquet.Field) error {
+	for _, want := range cols {
 		name := want.Name()
-		fl, ok := a.fields[name]
-		if _, err := column(a.f, name); !ok || err != nil || !fl.Leaf() || fl.Repeated() {
+		fl, ok := fields[name]
+		if _, err := column(f, name); !ok || err != nil || !fl.Leaf() || fl.Repeated() {
 			return fmt.Errorf("%w: spans.parquet has no flat column %s", errCannotAssemble, name)
 		}
 		if kind := want.Type().Kind(); fl.Type().Kind() != kind {
@@ -472,15 +485,47 @@ func eachLevel[T int32 | int64](row int, def []byte, vals []T, fn func(row int, 
 func scanStrings(f *parquet.File, name string, fn func(row int, b []byte, ok bool)) error {
 	var buf []parquet.Value
 	return eachPage(f, name, 0, int(f.NumRows()), nil, func(row int, p parquet.Page) error {
-		var err error
-		if buf, err = pageValues(p, buf); err != nil {
-			return err
+		return pageStrings(row, p, &buf, fn)
+	})
+}
+
+// pageStrings calls fn with the values of page p of a flat BYTE_ARRAY
+// column, whose first row is row. A page that is not dictionary-encoded
+// holds its values as one array of bytes and their offsets, read as they
+// are; the others are read value by value, into buf.
+func pageStrings(row int, p parquet.Page, buf *[]parquet.Value, fn func(row int, b []byte, ok bool)) error {
+	if p.Dictionary() == nil && p.Type().Kind() == parquet.ByteArray {
+		data := p.Data()
+		vals, offs := data.ByteArray()
+		def := p.DefinitionLevels()
+		if len(def) == 0 {
+			for i := 0; i+1 < len(offs); i++ {
+				fn(row+i, vals[offs[i]:offs[i+1]], true)
+			}
+			return nil
 		}
-		for i, v := range buf {
-			fn(row+i, v.ByteArray(), !v.IsNull())
+		j := 0
+		for i, d := range def {
+			if d == 0 {
+				fn(row+i, nil, false)
+				continue
+			}
+			if j+1 >= len(offs) {
+				return fmt.Errorf("a page holds %d values, fewer than its levels say", len(offs)-1)
+			}
+			fn(row+i, vals[offs[j]:offs[j+1]], true)
+			j++
 		}
 		return nil
-	})
+	}
+	var err error
+	if *buf, err = pageValues(p, *buf); err != nil {
+		return err
+	}
+	for i, v := range *buf {
+		fn(row+i, v.ByteArray(), !v.IsNull())
+	}
+	return nil
 }
 
 // fastZstd compresses the files written here as DuckDB's COPY does in
@@ -593,57 +638,67 @@ func (t *strTable) id(b []byte) uint32 {
 func (a *assembly) readStrs(name string, s, e []uint32, t *strTable) error {
 	clear(s)
 	clear(e)
-	put := func(r int, id uint32) {
+	err := scanStrIDs(a.f, name, t, func(r int, id uint32) {
+		if id == 0 {
+			return
+		}
 		if a.eng[r] {
 			e[a.pos[r]] = id
 		} else {
 			s[a.pos[r]] = id
 		}
-	}
-	var buf []parquet.Value
-	var dict parquet.Dictionary
-	var ids []uint32 // table ids of dict's entries
-	err := eachPage(a.f, name, 0, a.n, nil, func(row int, p parquet.Page) error {
-		if d := p.Dictionary(); d != nil {
-			if d != dict {
-				dict, ids = d, ids[:0]
-				for i := range d.Len() {
-					ids = append(ids, t.id(d.Index(int32(i)).ByteArray()))
-				}
-			}
-			data := p.Data()
-			idx := data.Int32()
-			def := p.DefinitionLevels()
-			if len(def) == 0 {
-				for i, x := range idx {
-					put(row+i, ids[x])
-				}
-				return nil
-			}
-			j := 0
-			for i, d := range def {
-				if d != 0 {
-					put(row+i, ids[idx[j]])
-					j++
-				}
-			}
-			return nil
-		}
-		var err error
-		if buf, err = pageValues(p, buf); err != nil {
-			return err
-		}
-		for i, v := range buf {
-			if !v.IsNull() {
-				put(row+i, t.id(v.ByteArray()))
-			}
-		}
-		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("assemble %s: %w", name, err)
 	}
 	return nil
+}
+
+// scanStrIDs calls fn with each row's value of a BYTE_ARRAY column of f as
+// its number in t, 0 when NULL. A page of a dictionary-encoded column holds
+// the indexes of its values in the chunk's dictionary: each dictionary entry
+// is numbered once, not each row's bytes.
+func scanStrIDs(f *parquet.File, name string, t *strTable, fn func(row int, id uint32)) error {
+	var dict parquet.Dictionary
+	var ids []uint32 // table ids of dict's entries
+	var buf []parquet.Value
+	return eachPage(f, name, 0, int(f.NumRows()), nil, func(row int, p parquet.Page) error {
+		d := p.Dictionary()
+		if d == nil {
+			return pageStrings(row, p, &buf, func(r int, b []byte, ok bool) {
+				if ok {
+					fn(r, t.id(b))
+				} else {
+					fn(r, 0)
+				}
+			})
+		}
+		if d != dict {
+			dict, ids = d, ids[:0]
+			for i := range d.Len() {
+				ids = append(ids, t.id(d.Index(int32(i)).ByteArray()))
+			}
+		}
+		data := p.Data()
+		idx := data.Int32()
+		def := p.DefinitionLevels()
+		if len(def) == 0 {
+			for i, x := range idx {
+				fn(row+i, ids[x])
+			}
+			return nil
+		}
+		j := 0
+		for i, d := range def {
+			if d != 0 {
+				fn(row+i, ids[idx[j]])
+				j++
+			} else {
+				fn(row+i, 0)
+			}
+		}
+		return nil
+	})
 }
 
 // assembleColumns writes the columns the join sets, each to a file of its

@@ -110,7 +110,8 @@ func joinedRun(n int, layout string) []schemas.Span {
 // every column of the joined file (gw as gateway_overhead), is the same row
 // for row, and so is every other output. In the gateway-first layout the
 // gateway's full row groups are copied into the joined file. The statements'
-// run settles join_solo by join_solo.sql, the assembly's by join_solo.go.
+// run matches the candidates by join_raw.sql to join_cand.sql, the
+// assembly's in Go (join_go.go).
 func TestAssembleMatchesSQL(t *testing.T) {
 	const groupRows = 500
 	for _, tc := range []struct {
@@ -137,7 +138,7 @@ func TestAssembleMatchesSQL(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				analyzeDir(t, dirs[i], Options{Window: 30 * time.Second, joinStatements: statements, sqlSolo: statements, joinGroupRows: groupRows,
+				analyzeDir(t, dirs[i], Options{Window: 30 * time.Second, joinStatements: statements, sqlSolo: statements, sqlMatch: statements, joinGroupRows: groupRows,
 					Log: slog.New(slog.NewTextHandler(&logs[i], &slog.HandlerOptions{Level: slog.LevelDebug}))})
 			}
 			m := regexp.MustCompile(`joined spans assembled" rows=(\d+) row_groups=(\d+) copied_row_groups=(\d+)`).FindStringSubmatch(logs[0].String())
@@ -150,13 +151,14 @@ func TestAssembleMatchesSQL(t *testing.T) {
 			if !bytes.Contains(logs[1].Bytes(), []byte("joined spans written by the statements")) {
 				t.Fatal("the statements did not write the joined file")
 			}
-			// The statements' run settles join_solo by join_solo.sql too, so
-			// that the two runs compare join_solo.go with it as well.
-			if got := bytes.Contains(logs[0].Bytes(), []byte(`msg="join solo"`)); got != soloInGo {
-				t.Errorf("join_solo settled in Go: %v, want %v", got, soloInGo)
+			// The statements' run matches the candidates and settles
+			// join_solo by the statements too, so that the two runs compare
+			// join_go.go with them as well.
+			if got := bytes.Contains(logs[0].Bytes(), []byte(`msg="join matched in Go"`)); got != matchInGo {
+				t.Errorf("join matched in Go: %v, want %v", got, matchInGo)
 			}
-			if bytes.Contains(logs[1].Bytes(), []byte(`msg="join solo"`)) {
-				t.Error("the statements' run settled join_solo in Go")
+			if bytes.Contains(logs[1].Bytes(), []byte(`msg="join matched in Go"`)) || bytes.Contains(logs[1].Bytes(), []byte(`msg="join solo"`)) {
+				t.Error("the statements' run matched or settled join_solo in Go")
 			}
 			sameFiles(t, dirs, schemas.SummaryFile, schemas.CurvesFile, schemas.WindowsFile, schemas.LatenciesFile)
 			db := testDB(t)

@@ -1,13 +1,17 @@
 package analyze
 
 import (
+	"bytes"
 	"database/sql"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/tpsreport/tpsreport/ingest"
 	"github.com/tpsreport/tpsreport/schemas"
@@ -50,8 +54,40 @@ func (a *analysis) spanSources(st *runState) error {
 	if err != nil {
 		return fmt.Errorf("analyze span_sources: %w", err)
 	}
+	if matchInGo && st.gateway > 0 && st.engine > 0 {
+		st.matchable = matchable(st.spansPath)
+	}
 	return nil
 }
+
+// maxMatchRows bounds the spans.parquet rows the match in Go takes
+// (join_go.go): its arrays hold about 80 bytes a row at their peak (the
+// process peaked at 1.6 GB matching 20 M rows), 3.2 GB at 40 M rows, while
+// DuckDB holds next to nothing. A larger run is matched by the statements,
+// which spill instead.
+const maxMatchRows = 40_000_000
+
+// matchable tells whether the match in Go reads spans.parquet's columns: a
+// file not written by ingest may hold other types, which the statements
+// read.
+func matchable(path string) bool {
+	f, closeFile, err := openParquet(path)
+	if err != nil {
+		return false
+	}
+	defer closeFile()
+	var want []parquet.Field
+	for _, c := range spanColumns {
+		if slices.Contains(matchColumns, c.Name()) {
+			want = append(want, c)
+		}
+	}
+	return checkColumns(f, fieldsOf(f), want) == nil
+}
+
+// matchColumns are the columns of spans.parquet the match in Go reads.
+var matchColumns = []string{"source", "span_id", "request_id", "status", "replica", "queued_at", "admitted_at",
+	"first_token_at", "last_token_at", "released_at", "time_resolution_us"}
 
 // joinRounds repeats join_pairs until a round adds no pair (or maxJoinRounds).
 func (a *analysis) joinRounds(*runState) error {
@@ -210,4 +246,37 @@ func (a *analysis) joinParts(g, e, out string) error {
 		err = a.copyRows("joined_file", out, "", sql.Named("gateway_part", g), sql.Named("engine_part", e))
 	}
 	return err
+}
+
+// joinKey is the key an id offers (join_raw.sql): without the OpenAI id
+// prefix (chatcmpl-, cmpl-) and our attempt suffix (#retryN, #N).
+func joinKey(b []byte) []byte {
+	if bytes.HasPrefix(b, []byte("chatcmpl-")) {
+		b = b[len("chatcmpl-"):]
+	} else if bytes.HasPrefix(b, []byte("cmpl-")) {
+		b = b[len("cmpl-"):]
+	}
+	// The suffix '#(retry)?[0-9]+$' can only start at the last '#'.
+	if i := bytes.LastIndexByte(b, '#'); i >= 0 {
+		s := bytes.TrimPrefix(b[i+1:], []byte("retry"))
+		if len(s) > 0 && !slices.ContainsFunc(s, func(c byte) bool { return c < '0' || c > '9' }) {
+			b = b[:i]
+		}
+	}
+	return b
+}
+
+// trimV1Suffix cuts vLLM V1's internal suffix, '-' and 8 lowercase hex
+// digits, off an engine's request id (join_match.sql's second engine key).
+func trimV1Suffix(k []byte) ([]byte, bool) {
+	n := len(k)
+	if n < 9 || k[n-9] != '-' {
+		return nil, false
+	}
+	for _, c := range k[n-8:] {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return nil, false
+		}
+	}
+	return k[:n-9], true
 }

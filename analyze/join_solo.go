@@ -21,7 +21,10 @@ import (
 // (BENCHMARKS.md). The pairs go back as the Arrow stream that
 // join_solo_stream.sql stores as join_solo, in gateway row order. Both give
 // the same pairs: TestJoinSolo checks them against each other and against
-// hand-computed pairs.
+// hand-computed pairs. This runs when the statements matched the
+// candidates (join_match.sql): in a run of more rows than the match in Go
+// takes (join_go.go, maxMatchRows), which settles join_solo itself with the
+// same partner array.
 
 // soloInGo tells whether this build settles join_solo in Go: only a build
 // with DuckDB's Arrow interface can pass it the pairs.
@@ -43,25 +46,7 @@ func (a *analysis) joinSoloGo(st *runState) error {
 		// maxAssembleRows rows, far fewer than this, to join_solo.sql.
 		return fmt.Errorf("analyze join_solo: %d spans overflow the partner array", st.spans)
 	}
-	n := int(st.spans)
-	// partner[i]: the one span row i pairs with (a gateway span's engine
-	// span, an engine span's gateway span), noPartner or manyPartners. The
-	// gateway's and the engine's row numbers are distinct rows of one
-	// file, so one array holds both; gateway marks which are the gateway's.
-	partner := make([]int32, n)
-	for i := range partner {
-		partner[i] = noPartner
-	}
-	gateway := make([]uint64, (n+63)/64)
-	meet := func(x, y int32) {
-		switch p := partner[x]; p {
-		case noPartner:
-			partner[x] = y
-		case y, manyPartners:
-		default:
-			partner[x] = manyPartners
-		}
-	}
+	p := newPartners(int(st.spans))
 	var pairs int64
 	err := eachBatch(a.ctx, a.db, "join_solo_pairs", func(rec arrow.RecordBatch) error {
 		g, ok1 := rec.Column(0).(*array.Int64)
@@ -72,12 +57,10 @@ func (a *analysis) joinSoloGo(st *runState) error {
 		es := e.Int64Values()
 		for i, gi := range g.Int64Values() {
 			ei := es[i]
-			if gi < 0 || gi >= int64(n) || ei < 0 || ei >= int64(n) {
-				return fmt.Errorf("pair (%d, %d) outside the %d rows", gi, ei, n)
+			if gi < 0 || gi >= st.spans || ei < 0 || ei >= st.spans {
+				return fmt.Errorf("pair (%d, %d) outside the %d rows", gi, ei, st.spans)
 			}
-			meet(int32(gi), int32(ei))
-			meet(int32(ei), int32(gi))
-			gateway[gi/64] |= 1 << (gi % 64)
+			p.add(int32(gi), int32(ei))
 		}
 		pairs += int64(len(es))
 		return nil
@@ -86,16 +69,68 @@ func (a *analysis) joinSoloGo(st *runState) error {
 		return err
 	}
 
-	s := &soloStream{partner: partner, gateway: gateway}
-	stream := &batchStream{schema: soloSchema, next: s.next}
-	if err := a.storeStream(stream, "join_solo_go", "join_solo_stream"); err != nil {
+	solo, err := a.storeSolo(p)
+	if err != nil {
 		return err
 	}
-	if s.row != n {
-		return fmt.Errorf("analyze join_solo_stream: streamed %d rows of %d", s.row, n)
-	}
-	a.log.Debug("join solo", "pairs", pairs, "solo", s.solo)
+	a.log.Debug("join solo", "pairs", pairs, "solo", solo)
 	return nil
+}
+
+// partners holds each span's one partner among the candidate pairs, or
+// that it has none or several: partner[i] is the one span row i pairs with
+// (a gateway span's engine span, an engine span's gateway span), noPartner
+// or manyPartners. The gateway's and the engine's row numbers are distinct
+// rows of one file, so one array holds both; gateway marks which are the
+// gateway's.
+type partners struct {
+	partner []int32
+	gateway []uint64
+}
+
+func newPartners(n int) *partners {
+	p := &partners{partner: make([]int32, n), gateway: make([]uint64, (n+63)/64)}
+	for i := range p.partner {
+		p.partner[i] = noPartner
+	}
+	return p
+}
+
+// add counts the candidate pair of gateway row gi and engine row ei.
+func (p *partners) add(gi, ei int32) {
+	p.meet(gi, ei)
+	p.meet(ei, gi)
+	p.gateway[gi/64] |= 1 << (gi % 64)
+}
+
+func (p *partners) meet(x, y int32) {
+	switch q := p.partner[x]; q {
+	case noPartner:
+		p.partner[x] = y
+	case y, manyPartners:
+	default:
+		p.partner[x] = manyPartners
+	}
+}
+
+// solo tells whether row r is in a solo pair: its one partner has no
+// other.
+func (p *partners) solo(r int32) bool {
+	q := p.partner[r]
+	return q >= 0 && p.partner[q] == r
+}
+
+// storeSolo stores join_solo from p and gives its pairs' count.
+func (a *analysis) storeSolo(p *partners) (int64, error) {
+	s := &soloStream{p: p}
+	stream := &batchStream{schema: soloSchema, next: s.next}
+	if err := a.storeStream(stream, "join_solo_go", "join_solo_stream"); err != nil {
+		return 0, err
+	}
+	if s.row != len(p.partner) {
+		return 0, fmt.Errorf("analyze join_solo_stream: streamed %d rows of %d", s.row, len(p.partner))
+	}
+	return s.solo, nil
 }
 
 // soloSchema is the stream's schema: join_solo's columns.
@@ -107,22 +142,18 @@ var soloSchema = arrow.NewSchema([]arrow.Field{
 // soloStream makes join_solo's batches: the gateway spans in row order
 // whose one partner has no other.
 type soloStream struct {
-	partner []int32
-	gateway []uint64
-	row     int   // the next row to look at
-	solo    int64 // pairs streamed
+	p    *partners
+	row  int   // the next row to look at
+	solo int64 // pairs streamed
 }
 
 func (s *soloStream) next() (arrow.RecordBatch, error) {
 	var gi, ei []int64
-	for ; s.row < len(s.partner) && len(gi) < soloBatch; s.row++ {
-		if s.gateway[s.row/64]&(1<<(s.row%64)) == 0 {
-			continue
-		}
-		e := s.partner[s.row]
-		if e >= 0 && s.partner[e] == int32(s.row) {
+	p := s.p
+	for ; s.row < len(p.partner) && len(gi) < soloBatch; s.row++ {
+		if p.gateway[s.row/64]&(1<<(s.row%64)) != 0 && p.solo(int32(s.row)) {
 			gi = append(gi, int64(s.row))
-			ei = append(ei, int64(e))
+			ei = append(ei, int64(p.partner[s.row]))
 		}
 	}
 	if len(gi) == 0 {

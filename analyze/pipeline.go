@@ -109,6 +109,13 @@ var conditions = map[string]func(st *runState) bool{
 	// rows, where join_solo.sql spills), and no test asked for
 	// join_solo.sql instead (Options.sqlSolo).
 	"soloed": func(st *runState) bool { return soloInGo && !st.opt.sqlSolo && st.spans <= maxAssembleRows },
+	// matched: the build matches the join's candidates in Go (matchInGo),
+	// spans.parquet holds the columns it reads as ingest writes them, the
+	// run has no more rows than it takes (maxMatchRows), and no test asked
+	// for the statements instead (Options.sqlMatch).
+	"matched": func(st *runState) bool {
+		return matchInGo && st.matchable && !st.opt.sqlMatch && st.spans <= maxMatchRows
+	},
 	// packed: latencies_out's sort key packs ttft_req_us and e2e_req_us
 	// into one BIGINT (latencyKey).
 	"packed": func(st *runState) bool { return st.latencyKey != nil },
@@ -183,6 +190,7 @@ type runState struct {
 	gateway, engine int64 // spans of each join role
 	spans           int64 // every span
 	arrivals        bool  // spans.parquet has engine_arrived_at
+	matchable       bool  // the match in Go reads spans.parquet (join.go)
 	located         bool  // some span knows where it waited
 	unnamedSteps    bool  // a span of the unnamed replica has a step of state
 	join            *schemas.JoinCoverage
@@ -268,24 +276,31 @@ var pipeline = slices.Concat([]step{
 	{name: "spans_path", both: true, args: func(st *runState) []any { return []any{sql.Named("path", st.spansPath)} }},
 	{name: "spans_file", when: "arrivals", creates: []string{"spans_file"}},
 	{name: "spans_file_legacy", when: "!arrivals", creates: []string{"spans_file"}},
-	{name: "join_raw", when: "joined", creates: []string{"raw_spans"}, args: func(*runState) []any {
+	// The join's candidates: matched in Go from spans.parquet (join_go.go)
+	// or by the statements join_raw to join_cand.
+	{name: "join_go", when: "joined & matched", do: (*analysis).joinGo,
+		uses:    []string{"join_solo_stream", "join_cand_stream", "join_spare_stream", "join_reps_stream"},
+		creates: []string{"join_solo", "join_cand", "join_spare", "join_solo_reps"}},
+	{name: "join_raw", when: "joined & !matched", creates: []string{"raw_spans"}, args: func(*runState) []any {
 		return []any{sql.Named("gateway", gatewaySources), sql.Named("engine", engineSources)}
 	}},
-	{name: "join_match", when: "joined", creates: []string{"join_match"},
+	{name: "join_match", when: "joined & !matched", creates: []string{"join_match"},
 		args: func(*runState) []any { return []any{sql.Named("tolerance_us", joinToleranceUS)} }},
 	{name: "raw_max", when: "joined", args: func(st *runState) []any { return []any{sql.Named("raw_max", st.spans-1)} }},
-	{name: "join_solo", when: "joined & !soloed", creates: []string{"join_solo"}},
+	{name: "join_solo", when: "joined & !matched & !soloed", creates: []string{"join_solo"}},
 	// Or in Go, from join_match's pairs read once (join_solo.go).
-	{name: "join_solo_go", when: "joined & soloed", do: (*analysis).joinSoloGo,
+	{name: "join_solo_go", when: "joined & !matched & soloed", do: (*analysis).joinSoloGo,
 		uses: []string{"join_solo_pairs", "join_solo_stream"}, creates: []string{"join_solo"}},
-	{name: "join_cand", when: "joined", creates: []string{"join_cand"}, drops: []string{"join_match"}},
+	{name: "join_cand", when: "joined & !matched", creates: []string{"join_cand"}, drops: []string{"join_match"}},
 	{name: "join_pairs_table", when: "joined", creates: []string{"join_pairs"}},
 	{name: "join_rounds", when: "joined", do: (*analysis).joinRounds, uses: []string{"join_pairs"}, drops: []string{"join_cand"}},
-	{name: "join_unpaired", when: "joined", creates: []string{"join_unpaired"}},
+	{name: "join_unpaired", when: "joined & !matched", creates: []string{"join_unpaired"}},
+	{name: "join_unpaired_go", when: "joined & matched", creates: []string{"join_unpaired"}},
 	{name: "join_coverage", when: "joined", do: (*analysis).joinCoverage},
 	// The joined spans' file: assembled in Go from spans.parquet and the
 	// pairs, or by two statements of its columns (join.go, assemble.go).
-	{name: "join_renames", when: "joined", creates: []string{"join_renames"}, drops: []string{"raw_spans"}},
+	{name: "join_renames", when: "joined & !matched", creates: []string{"join_renames"}, drops: []string{"raw_spans"}},
+	{name: "join_renames_go", when: "joined & matched", creates: []string{"join_renames"}, drops: []string{"join_spare", "join_solo_reps"}},
 	{name: "joined_kept", when: "joined", drops: []string{"join_unpaired"}},
 	{name: "joined_row", when: "joined", creates: []string{"joined_row"}},
 	{name: "join_multi", when: "joined", creates: []string{"multi_requests"},

@@ -212,9 +212,12 @@ func TestProfileQueries(t *testing.T) {
 		dir   string
 		facts map[string]bool
 	}{
-		{"all", all, map[string]bool{"packed": true, "merged": curveMerge, "swept": poolSweep, "large": true, "split": true, "durations": true, "arrivals": true, "located": true, "joined": true, "unnumbered": false, "samples": true, "replicas": true, "pooled": true, "unnamed": true, "soloed": soloInGo}},
-		{"none", none, map[string]bool{"packed": false, "merged": false, "swept": false, "large": false, "split": false, "durations": false, "arrivals": false, "located": false, "joined": false, "unnumbered": true, "samples": false, "replicas": false, "pooled": false, "unnamed": false, "soloed": false}},
-		{"own", own, map[string]bool{"packed": true, "merged": curveMerge, "swept": false, "large": false, "split": false, "durations": false, "arrivals": true, "located": true, "joined": false, "unnumbered": false, "samples": true, "replicas": true, "pooled": false, "unnamed": false, "soloed": false}},
+		{"all", all, map[string]bool{"packed": true, "merged": curveMerge, "swept": poolSweep, "large": true, "split": true, "durations": true, "arrivals": true, "located": true, "joined": true, "unnumbered": false, "samples": true, "replicas": true, "pooled": true, "unnamed": true, "soloed": soloInGo, "matched": matchInGo}},
+		// The same dataset with its join's candidates matched by the
+		// statements.
+		{"all/sql-match", all, map[string]bool{"packed": true, "merged": curveMerge, "swept": poolSweep, "large": true, "split": true, "durations": true, "arrivals": true, "located": true, "joined": true, "unnumbered": false, "samples": true, "replicas": true, "pooled": true, "unnamed": true, "soloed": soloInGo, "matched": false}},
+		{"none", none, map[string]bool{"packed": false, "merged": false, "swept": false, "large": false, "split": false, "durations": false, "arrivals": false, "located": false, "joined": false, "unnumbered": true, "samples": false, "replicas": false, "pooled": false, "unnamed": false, "soloed": false, "matched": false}},
+		{"own", own, map[string]bool{"packed": true, "merged": curveMerge, "swept": false, "large": false, "split": false, "durations": false, "arrivals": true, "located": true, "joined": false, "unnumbered": false, "samples": true, "replicas": true, "pooled": false, "unnamed": false, "soloed": false, "matched": false}},
 	}
 	ran := map[string]bool{}
 	for _, tc := range cases {
@@ -222,7 +225,7 @@ func TestProfileQueries(t *testing.T) {
 			if got, want := slices.Sorted(maps.Keys(tc.facts)), slices.Sorted(maps.Keys(conditions)); !slices.Equal(got, want) {
 				t.Fatalf("the dataset states conditions %q, the pipeline has %q", got, want)
 			}
-			opt := Options{Window: 10 * time.Second, sqlCurve: !tc.facts["merged"], sqlSweep: !tc.facts["swept"], sqlSolo: !tc.facts["soloed"], wideLatencies: !tc.facts["packed"]}
+			opt := Options{Window: 10 * time.Second, sqlCurve: !tc.facts["merged"], sqlSweep: !tc.facts["swept"], sqlSolo: !tc.facts["soloed"], sqlMatch: !tc.facts["matched"], wideLatencies: !tc.facts["packed"]}
 			if tc.facts["large"] {
 				opt.largeAt = -1
 			}

@@ -1,6 +1,10 @@
 -- join_raw: what the join reads of the gateway's and the engine's spans of a
 -- run that holds both (docs/metrics.md "Gateway and engine"), from
 -- spans_file; $gateway: the gateway sources, $engine: the engine sources.
+-- join_raw, join_match, join_solo, join_cand, join_unpaired and
+-- join_renames are the join's portable form: a build with DuckDB's Arrow
+-- interface matches the candidates in Go instead (join_go.go), up to
+-- maxMatchRows rows, and stores the same tables.
 -- Only the columns that pair spans: idx (the row number), the role, ok and
 -- replica (join_coverage, join_spans' renames), the join keys and the
 -- instants (µs). join_spans reads the spans' other columns from spans_file.
