@@ -55,11 +55,9 @@ type keyEntry struct {
 	row int32
 }
 
+// cmpKey orders entries by key, then by row.
 func cmpKey(x, y keyEntry) int {
-	if c := cmp.Compare(x.h1, y.h1); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(x.h2, y.h2); c != 0 {
+	if c := cmpHashes(x, y); c != 0 {
 		return c
 	}
 	return cmp.Compare(x.row, y.row)
@@ -448,6 +446,7 @@ func (m *matchSpans) match(gw, en []keyEntry, tolerance int64) []matchCand {
 	return out
 }
 
+// cmpHashes orders entries by key: their two hashes.
 func cmpHashes(x, y keyEntry) int {
 	if c := cmp.Compare(x.h1, y.h1); c != 0 {
 		return c
