@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tpsreport/tpsreport/schemas"
 	"github.com/tpsreport/tpsreport/sim"
 )
 
@@ -109,7 +110,12 @@ func runScale(bin, dir, md, sizeList string, keep bool) error {
 		rd := runDir(n)
 		if c, err := writtenSpans(rd); err == nil && c > 0 {
 			fmt.Fprintf(os.Stderr, "scale: %s holds a %s-span dataset, kept\n", rd, label)
-			// An analysed dataset's outputs are replaced by the next analyze.
+			// An earlier analysis's outputs go first: the next one would
+			// write its own beside them (a fifth of the 100 M run's disk),
+			// where a generated dataset starts without.
+			if err := removeDerived(rd); err != nil {
+				return err
+			}
 		} else {
 			need := int64(float64(n) * perDataset)
 			free, err := checkDisk(dir, need, "generate and ingest "+label+" spans")
@@ -316,6 +322,16 @@ func generateRun(bin, rd string, n int64) (scaleMeasure, error) {
 	m.outBytes = dirBytes(rd)
 	logStep(m)
 	return m, nil
+}
+
+// removeDerived removes the files analyze added to the dataset rd.
+func removeDerived(rd string) error {
+	for _, f := range schemas.DerivedFiles {
+		if err := os.Remove(filepath.Join(rd, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // analyzeInputs lists the files of the dataset rd that analyze reads.
