@@ -178,16 +178,16 @@ func readMatchSpans(path string) (*matchSpans, error) {
 	defer closeFile()
 	n := int(f.NumRows())
 	m := &matchSpans{n: n, span: make([]matchRow, n), first: make([]int64, n), rep: make([]uint32, n), reps: newStrTable()}
-	gateway, engine := sourceSet(gatewaySources), sourceSet(engineSources)
 	var nGW, nEN int
 	sources := newStrTable()
 	var roles []uint8 // by the sources' numbers in sources
 	err = scanStrIDs(f, "source", sources, func(r int, id uint32) {
 		for int(id) >= len(roles) {
 			var role uint8
-			if b := sources.vals[len(roles)]; b != nil && gateway[string(b)] {
+			// Once a source: the lists are short.
+			if b := sources.vals[len(roles)]; b != nil && slices.Contains(gatewaySources, string(b)) {
 				role = roleGateway
-			} else if b != nil && engine[string(b)] {
+			} else if b != nil && slices.Contains(engineSources, string(b)) {
 				role = roleEngine
 			}
 			roles = append(roles, role)
@@ -286,15 +286,6 @@ func readMatchSpans(path string) (*matchSpans, error) {
 	m.gw = slices.Compact(sortKeys(gw1, gw2))
 	wg2.Wait()
 	return m, nil
-}
-
-// sourceSet is a set of sources.
-func sourceSet(sources []string) map[string]bool {
-	set := map[string]bool{}
-	for _, s := range sources {
-		set[s] = true
-	}
-	return set
 }
 
 // readInstants reads the five instants into lo, hi and first, in the order
