@@ -11,7 +11,8 @@ import (
 // stream batches from Go to DuckDB: the concurrency curve comes from
 // curve_conc.sql's ASOF join rather than the merge (curve_merge.go), and
 // the pool's segments from state_events.sql and pool_segments.sql rather
-// than the sweep (pool_sweep.go), and join_solo from join_solo.sql rather
+// than the sweep (pool_sweep.go), and the attribution's from gap_steps.sql
+// and gap_replica.sql rather than gap_sweep.go, and join_solo from join_solo.sql rather
 // than join_solo.go, and the join's candidates from join_raw.sql,
 // join_match.sql and join_cand.sql rather than join_go.go. The same values,
 // slower.
@@ -34,6 +35,18 @@ func (a *analysis) curveConcMerged(*runState) error {
 // holds).
 func (a *analysis) poolSweepSegments(*runState) error {
 	return fmt.Errorf("analyze pool_sweep: %w", errNoArrow)
+}
+
+// gapSweepSegments is never run in this build (the condition swept never
+// holds).
+func (a *analysis) gapSweepSegments(*runState) error {
+	return fmt.Errorf("analyze gap_sweep: %w", errNoArrow)
+}
+
+// storeReplicaGroups is never run in this build (the condition swept never
+// holds).
+func (a *analysis) storeReplicaGroups(*runState) error {
+	return fmt.Errorf("analyze replica_segments_swept: %w", errNoArrow)
 }
 
 // joinSoloGo is never run in this build (the condition soloed never

@@ -84,9 +84,10 @@ var conditions = map[string]func(st *runState) bool{
 	// replicas: spans name more than one replica.
 	"replicas": func(st *runState) bool { return st.replicaCount > 1 },
 	// pooled: several replicas, every step of state on one of the pool's
-	// (pool_rids), and some wait located: gap_steps then holds every
-	// replica's steps in (rid, at_us) order, and the replicas' sweep reads
-	// it rather than sorting the same steps again (replica_events).
+	// (pool_rids), and some wait located: the attribution's steps are then
+	// every replica's, and the replicas' segments come from its sweep (in
+	// Go, or from gap_steps in SQL) rather than from a sort of the same
+	// steps again (replica_events).
 	"pooled": func(st *runState) bool {
 		return st.located && st.replicaCount > 1 && !st.unnamedSteps
 	},
@@ -218,6 +219,12 @@ type runState struct {
 	// latencyKey sizes latencies_out's packed sort key; nil when the
 	// latencies do not fit it (latencies_out_wide).
 	latencyKey *latencyKey
+	// gapFiles are the attribution's steps that the pool's sweep in Go
+	// filed for the attribution's (gap_sweep.go); groups, when the
+	// attribution's sweep made them, are the replicas' summed segments
+	// (replica_segments_swept).
+	gapFiles *gapFiles
+	groups   []replicaGroup
 	// curveRelease releases the merged curve's stream (curveConcMerged)
 	// once curves has read it, and returns the merge's error.
 	curveRelease func() error
@@ -368,36 +375,52 @@ var pipeline = slices.Concat([]step{
 	{name: "quantities", when: "!large", creates: []string{"quantities"}},
 	{name: "quantities_large", when: "large", creates: []string{"quantities"}},
 	{name: "span_steps", creates: []string{"span_steps"}},
+	{name: "replica_count", do: (*analysis).replicaCount},
+	// Where the idle time comes from (docs/metrics.md): the attribution
+	// sweep, when some span knows where it waited. Known before the pool's
+	// sweep in Go, which makes the attribution's steps from the spans it
+	// reads for its own (pool_sweep_located); its steps come before the
+	// replicas' sweep, which reads them when they are every replica's.
+	{name: "located", do: (*analysis).located},
+	{name: "pool_rids", when: "located", creates: []string{"pool_rids"}},
 	{name: "state_events", when: "!swept", creates: []string{"state_events"}},
 	// The pool's steps are in its segments now: the replicas' are sorted
 	// only then.
 	{name: "pool_segments", when: "!swept", creates: []string{"pool_segments"}, drops: []string{"state_events"}},
 	// Or the steps are sorted and swept in Go a slice of time at a time,
-	// the state carried across (pool_sweep.go).
-	{name: "pool_sweep", when: "swept", do: (*analysis).poolSweepSegments,
-		uses: []string{"pool_sweep_bins", "pool_sweep_rows", "pool_sweep_steps", "pool_sweep_segments"}, creates: []string{"pool_segments"}},
-	{name: "replica_count", do: (*analysis).replicaCount},
-	// Where the idle time comes from (docs/metrics.md): the attribution
-	// sweep, when some span knows where it waited. Its steps come before
-	// the replicas' sweep, which reads them when they are every replica's.
-	{name: "located", do: (*analysis).located},
-	{name: "pool_rids", when: "located", creates: []string{"pool_rids"}},
-	{name: "gap_steps", when: "located", creates: []string{"gap_steps"}},
+	// the state carried across (pool_sweep.go); with some wait located, the
+	// attribution's steps are filed from the same spans for gap_sweep.
+	{name: "pool_sweep", when: "swept & !located", do: (*analysis).poolSweepSegments,
+		uses: []string{"pool_sweep_bins", "pool_sweep_rows", "pool_sweep_spans", "pool_sweep_segments"}, creates: []string{"pool_segments"}},
+	{name: "pool_sweep_located", when: "swept & located", do: (*analysis).poolSweepSegments,
+		uses: []string{"pool_sweep_bins", "pool_sweep_rows", "pool_sweep_spans", "pool_rid_list", "pool_sweep_segments"}, creates: []string{"pool_segments"}},
+	{name: "gap_steps", when: "located & !swept", creates: []string{"gap_steps"}},
+	// Or the attribution's steps, filed by the pool's sweep, are sorted and
+	// swept in Go a slice of time at a time, as the pool's are
+	// (gap_sweep.go): its segments, and when pooled the replicas' summed
+	// segments (replica_segments_swept).
+	{name: "gap_sweep", when: "located & swept", do: (*analysis).gapSweepSegments,
+		uses: []string{"gap_sweep_segments"}, creates: []string{"gap_segments"}},
 	// One replica's segments are the pool's, and the pool's replicas' steps
-	// are in gap_steps: the replicas' own sort and sweep run only for
-	// several replicas that are not all the pool's, or when no wait is
-	// located.
-	{name: "sweep_replicas", query: "sweep", when: "swept & replicas", creates: []string{"sweep"}},
+	// are in gap_steps (or swept with the attribution's): the replicas' own
+	// sort and sweep run only for several replicas that are not all the
+	// pool's, or when no wait is located.
+	{name: "sweep_replicas", query: "sweep", when: "swept & replicas & !pooled", creates: []string{"sweep"}},
 	{name: "replica_events", when: "replicas & !pooled", creates: []string{"replica_events"}},
 	{name: "replica_sweep", when: "replicas & !pooled", creates: []string{"replica_sweep"}},
-	{name: "replica_sweep_gap", when: "pooled", creates: []string{"replica_sweep"}},
+	{name: "replica_sweep_gap", when: "pooled & !swept", creates: []string{"replica_sweep"}},
 	{name: "replica_sweep_pool", when: "!replicas", creates: []string{"replica_sweep"}},
-	{name: "replica_segments", creates: []string{"replica_segments"}, drops: []string{"replica_sweep"},
+	{name: "replica_segments", when: "!pooled", creates: []string{"replica_segments"}, drops: []string{"replica_sweep"},
 		args: func(st *runState) []any { return []any{sql.Named("t0", st.t0), sql.Named("t1", st.t1)} }},
+	{name: "replica_segments_gap", query: "replica_segments", when: "pooled & !swept", creates: []string{"replica_segments"}, drops: []string{"replica_sweep"},
+		args: func(st *runState) []any { return []any{sql.Named("t0", st.t0), sql.Named("t1", st.t1)} }},
+	{name: "replica_segments_swept", when: "pooled & swept", do: (*analysis).storeReplicaGroups,
+		uses: []string{"replica_segments_swept"}, creates: []string{"replica_segments"}},
 	// The steps are in the segments now; their memory goes to what follows.
 	{name: "drop_replica_events", when: "replicas & !pooled", dropOnly: true, drops: []string{"replica_events"}},
 	{name: "caps", do: (*analysis).resolveCaps, uses: []string{"replicas", "caps"}, creates: []string{"caps"}},
-	{name: "gap_replica", when: "located", creates: []string{"gap_replica"}, drops: []string{"gap_steps"}},
+	{name: "gap_replica", when: "located & !swept", creates: []string{"gap_replica"}, drops: []string{"gap_steps"}},
+	{name: "gap_replica_swept", when: "located & swept", creates: []string{"gap_replica"}, drops: []string{"gap_segments"}},
 	{name: "gap_intervals", when: "located", creates: []string{"gap_intervals"}, drops: []string{"spans.arrived_us"},
 		args: func(st *runState) []any { return []any{sql.Named("pool_cap", st.caps.Pool)} }},
 	{name: "gap_events", when: "located", creates: []string{"gap_events"}, drops: []string{"gap_intervals"}},

@@ -16,8 +16,10 @@ import (
 
 // The pool's segments come from a sweep in Go of its steps (span_steps), a
 // slice of time at a time, with the state carried from one slice to the
-// next. The steps are read once, a chunk of spans at a time, each into its
-// slice's file (stepFiles); then each slice's are sorted by a radix sort
+// next. The spans are read once, a chunk at a time, and their steps made in
+// Go as span_steps makes them (gapRows), each filed in its slice's file
+// (stepFiles): DuckDB hands over a span's three instants rather than its
+// rows of steps. Then each slice's are sorted by a radix sort
 // and swept, and the segments are the Arrow stream that
 // pool_sweep_segments.sql stores as pool_segments. The SQL path
 // (state_events.sql, then pool_segments.sql) sorts every step of the run in
@@ -46,8 +48,9 @@ const (
 	poolSweepBatch  = 1 << 20
 )
 
-// poolSweepSegments sweeps the pool's steps into pool_segments.
-func (a *analysis) poolSweepSegments(st *runState) error {
+// sweepSizes are the sweeps' sizes: the test's (Options.sweep), or the
+// defaults above.
+func (st *runState) sweepSizes() sweepSizes {
 	z := st.opt.sweep
 	if z.bucket == 0 {
 		z.bucket, z.rows = poolSweepBucket, poolSweepRows
@@ -58,14 +61,35 @@ func (a *analysis) poolSweepSegments(st *runState) error {
 	if z.batch == 0 {
 		z.batch = poolSweepBatch
 	}
-	slices, total, err := a.sweepSlices(z.bucket, z.rows)
+	return z
+}
+
+// poolSweepSegments sweeps the pool's steps into pool_segments.
+func (a *analysis) poolSweepSegments(st *runState) error {
+	z := st.sweepSizes()
+	bins, err := a.sweepBins(z.bucket)
 	if err != nil {
 		return err
 	}
+	slices, total := cutSlices(stepBins(bins), z.bucket, z.rows, 1<<58)
 	files := newStepFiles(st.tmpDir, slices)
 	defer files.remove()
+	// With some wait located, the attribution's steps are made from the
+	// same spans and filed for its sweep (gap_sweep.go), in slices cut from
+	// the same bins.
+	var gap *gapFiles
+	if st.located {
+		if gap, err = a.newGapFiles(st, bins, z); err != nil {
+			return err
+		}
+		defer func() {
+			if st.gapFiles != gap {
+				gap.files.remove()
+			}
+		}()
+	}
 	start := time.Now()
-	if err := a.distributeSteps(files, z.chunk); err != nil {
+	if err := a.distributeSteps(files, gap, z.chunk); err != nil {
 		return err
 	}
 	var steps int64
@@ -74,7 +98,12 @@ func (a *analysis) poolSweepSegments(st *runState) error {
 	}
 	// The slices hold every step once: the bins counted them all.
 	if steps != total {
-		return fmt.Errorf("analyze pool_sweep_steps: read %d steps, the bins counted %d", steps, total)
+		return fmt.Errorf("analyze pool_sweep_spans: made %d steps, the bins counted %d", steps, total)
+	}
+	if gap != nil {
+		if err := gap.check(); err != nil {
+			return err
+		}
 	}
 	read := time.Since(start)
 
@@ -88,53 +117,76 @@ func (a *analysis) poolSweepSegments(st *runState) error {
 	}
 	a.log.Debug("pool sweep", "slices", len(slices), "steps", total, "segments", s.segments,
 		"read", read.Round(time.Millisecond), "sort", s.sortTime.Round(time.Millisecond))
+	st.gapFiles = gap
 	return nil
 }
 
-// sweepSlices cuts the run's steps into slices of about rows steps from
-// their counts per bin of bucket µs (pool_sweep_bins), and gives the count
-// of all steps.
-func (a *analysis) sweepSlices(bucket, rows int64) ([]sweepSlice, int64, error) {
+// sweepBins counts the run's steps and engine arrivals by bin of bucket
+// µs (pool_sweep_bins): bin, steps, arrivals.
+func (a *analysis) sweepBins(bucket int64) ([][3]int64, error) {
 	r, err := a.db.QueryContext(a.ctx, query("pool_sweep_bins"), sql.Named("bucket", bucket))
 	if err != nil {
-		return nil, 0, fmt.Errorf("analyze pool_sweep_bins: %w", err)
+		return nil, fmt.Errorf("analyze pool_sweep_bins: %w", err)
 	}
 	defer r.Close()
-	var bins [][2]int64 // bin, steps
+	var bins [][3]int64
 	for r.Next() {
-		var b [2]int64
-		if err := r.Scan(&b[0], &b[1]); err != nil {
-			return nil, 0, fmt.Errorf("analyze pool_sweep_bins: %w", err)
+		var b [3]int64
+		if err := r.Scan(&b[0], &b[1], &b[2]); err != nil {
+			return nil, fmt.Errorf("analyze pool_sweep_bins: %w", err)
 		}
 		bins = append(bins, b)
 	}
 	if err := r.Err(); err != nil {
-		return nil, 0, fmt.Errorf("analyze pool_sweep_bins: %w", err)
+		return nil, fmt.Errorf("analyze pool_sweep_bins: %w", err)
 	}
-	s, total := cutSlices(bins, bucket, rows)
-	return s, total, nil
+	return bins, nil
 }
 
-// distributeSteps reads the pool's steps for chunk spans at a time
-// (pool_sweep_steps: the spans table's rows in order, which DuckDB reads
-// without a scan of the others) into their slices' files.
-func (a *analysis) distributeSteps(files *stepFiles, chunk int64) error {
+// distributeSteps reads the spans that step the pool's state for chunk
+// spans at a time (pool_sweep_spans: the spans table's rows in order, which
+// DuckDB reads without a scan of the others) and files their steps, as
+// span_steps makes them, in their slices' files: gapRows' rows, less those
+// of an engine arrival alone, which step neither in_flight nor
+// queue_depth. With gap, the pool replicas' spans' rows go to its files
+// too, whole.
+func (a *analysis) distributeSteps(files *stepFiles, gap *gapFiles, chunk int64) error {
 	var rows int64
 	if err := a.db.QueryRowContext(a.ctx, query("pool_sweep_rows")).Scan(&rows); err != nil {
 		return fmt.Errorf("analyze pool_sweep_rows: %w", err)
 	}
+	var steps []gapStep
 	for from := int64(0); from < rows; from += chunk {
-		err := eachBatch(a.ctx, a.db, "pool_sweep_steps", func(rec arrow.RecordBatch) error {
-			t, ok1 := rec.Column(0).(*array.Int64)
-			di, ok2 := rec.Column(1).(*array.Int8)
-			dq, ok3 := rec.Column(2).(*array.Int8)
-			if !ok1 || !ok2 || !ok3 || t.NullN() > 0 || di.NullN() > 0 || dq.NullN() > 0 {
-				return errors.New("not BIGINT, TINYINT and TINYINT values")
+		err := eachBatch(a.ctx, a.db, "pool_sweep_spans", func(rec arrow.RecordBatch) error {
+			rid, ok := rec.Column(0).(*array.Int32)
+			ok = ok && rid.NullN() == 0
+			var in [4]*array.Int64
+			for i := range in {
+				var oki bool
+				in[i], oki = rec.Column(1 + i).(*array.Int64)
+				ok = ok && oki
 			}
-			ts, dis, dqs := t.Int64Values(), di.Int8Values(), dq.Int8Values()
-			for i, v := range ts {
-				if err := files.add(v, dis[i], dqs[i]); err != nil {
-					return err
+			if !ok {
+				return errors.New("not an INTEGER replica and four BIGINT instants")
+			}
+			rids := rid.Int32Values()
+			q, e, at, r := in[0].Int64Values(), in[1].Int64Values(), in[2].Int64Values(), in[3].Int64Values()
+			for i := range q {
+				steps = gapRows(steps[:0], gapInstants{
+					q: q[i], e: e[i], a: at[i], r: r[i],
+					hq: in[0].IsValid(i), he: gap != nil && in[1].IsValid(i), ha: in[2].IsValid(i), hr: in[3].IsValid(i),
+				})
+				for _, st := range steps {
+					if di, dq, _, _ := gapStepOf(st.code); di != 0 || dq != 0 {
+						if err := files.add(st.at, int8(di), int8(dq)); err != nil {
+							return err
+						}
+					}
+				}
+				if gap != nil {
+					if err := gap.add(rids[i], steps); err != nil {
+						return err
+					}
 				}
 			}
 			return nil
@@ -144,7 +196,12 @@ func (a *analysis) distributeSteps(files *stepFiles, chunk int64) error {
 		}
 	}
 	if err := files.done(); err != nil {
-		return fmt.Errorf("analyze pool_sweep_steps: %w", err)
+		return fmt.Errorf("analyze pool_sweep_spans: %w", err)
+	}
+	if gap != nil {
+		if err := gap.files.done(); err != nil {
+			return fmt.Errorf("analyze pool_sweep_spans: %w", err)
+		}
 	}
 	return nil
 }

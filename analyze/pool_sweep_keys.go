@@ -35,10 +35,11 @@ type sweepSlice struct {
 // count; bin b holds the instants in [b·bucket, (b + 1)·bucket)) into slices
 // of at most rows steps, or one bin each where a bin holds more, and gives
 // the count of all steps. The first slice starts with the first bin, every
-// other where the one before ends. A slice also ends before a bin 2^58 µs
-// (9,000 years) after its start, so that its instants' offsets from there
-// fit a sort key (stepFiles).
-func cutSlices(bins [][2]int64, bucket, rows int64) ([]sweepSlice, int64) {
+// other where the one before ends. A slice also ends before a bin span µs
+// after its start, so that the offsets from there of its bins' instants,
+// less than span + bucket, fit a sort key (stepFiles): the pool's keys take
+// span 2^58 µs (9,000 years).
+func cutSlices(bins [][2]int64, bucket, rows int64, span uint64) ([]sweepSlice, int64) {
 	var out []sweepSlice
 	var total, n int64
 	for i, b := range bins {
@@ -53,7 +54,7 @@ func cutSlices(bins [][2]int64, bucket, rows int64) ([]sweepSlice, int64) {
 			continue
 		}
 		from := b[0] * bucket // no overflow: a later bin starts after an instant
-		if n+b[1] <= rows && uint64(from)-uint64(out[len(out)-1].from) < 1<<58 {
+		if n+b[1] <= rows && uint64(from)-uint64(out[len(out)-1].from) < span {
 			n += b[1]
 			continue
 		}
@@ -89,49 +90,66 @@ func stepOf(key uint64) (di, dq int64) {
 // dir, appended a buffer at a time: the steps are read a chunk of spans at
 // a time in the spans' order, so every slice gets some from most chunks.
 // A key is the step's instant's offset from its slice's start in the high
-// bits and its step in the low stepCodeBits.
+// bits and what else orders the steps and what they are in the low ones:
+// for the pool, the step (stepCodeBits); for the attribution, the replica
+// and the steps (gap_sweep_keys.go).
 type stepFiles struct {
-	dir    string
-	slices []sweepSlice
-	bufs   [][]byte
-	counts []int64 // keys added to each slice
-	bufCap int
-	last   int // the slice of the last step added
-	rbuf   []byte
+	dir     string
+	name    string // the files' prefix
+	lowBits int    // the bits below the offset
+	slices  []sweepSlice
+	bufs    [][]byte
+	counts  []int64 // keys added to each slice
+	bufCap  int
+	last    int // the slice of the last step added
+	rbuf    []byte
 }
 
 // stepFileBuffers is the memory of all the slices' buffers together.
 const stepFileBuffers = 64 << 20
 
+// newStepFiles files the pool's steps.
 func newStepFiles(dir string, slices []sweepSlice) *stepFiles {
+	return newKeyFiles(dir, "pool_sweep", slices, stepCodeBits)
+}
+
+// newKeyFiles files keys of lowBits below the offset, in files named after
+// name.
+func newKeyFiles(dir, name string, slices []sweepSlice, lowBits int) *stepFiles {
 	c := min(64<<10, max(4<<10, stepFileBuffers/max(1, len(slices))))
-	return &stepFiles{dir: dir, slices: slices, bufs: make([][]byte, len(slices)), counts: make([]int64, len(slices)), bufCap: c &^ 7}
+	return &stepFiles{dir: dir, name: name, lowBits: lowBits, slices: slices, bufs: make([][]byte, len(slices)), counts: make([]int64, len(slices)), bufCap: c &^ 7}
 }
 
 func (f *stepFiles) path(i int) string {
-	return filepath.Join(f.dir, fmt.Sprintf("pool_sweep_%d.keys", i))
+	return filepath.Join(f.dir, fmt.Sprintf("%s_%d.keys", f.name, i))
 }
 
 // add adds a step at instant t of di to in_flight and dq to queue_depth to
 // its slice.
 func (f *stepFiles) add(t int64, di, dq int8) error {
+	c, err := stepCode(di, dq)
+	if err != nil {
+		return err
+	}
+	return f.addKey(t, c)
+}
+
+// addKey adds the key of instant t and low (less than 2^lowBits) to its
+// slice.
+func (f *stepFiles) addKey(t int64, low uint64) error {
 	if len(f.slices) == 0 {
 		return fmt.Errorf("a step at %d µs, and no slices: the bins counted none", t)
 	}
 	i := f.find(t)
 	sl := f.slices[i]
 	off := uint64(t) - uint64(sl.from)
-	if t < sl.from || off >= 1<<(64-stepCodeBits) {
+	if t < sl.from || off >= 1<<(64-f.lowBits) {
 		return fmt.Errorf("a step at %d µs outside the slices, which start at %d µs: the bins missed it", t, f.slices[0].from)
-	}
-	c, err := stepCode(di, dq)
-	if err != nil {
-		return err
 	}
 	if f.bufs[i] == nil {
 		f.bufs[i] = make([]byte, 0, f.bufCap)
 	}
-	f.bufs[i] = binary.LittleEndian.AppendUint64(f.bufs[i], off<<stepCodeBits|c)
+	f.bufs[i] = binary.LittleEndian.AppendUint64(f.bufs[i], off<<f.lowBits|low)
 	f.counts[i]++
 	if len(f.bufs[i]) == f.bufCap {
 		return f.flush(i)

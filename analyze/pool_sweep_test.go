@@ -26,10 +26,10 @@ func sweepDB(t *testing.T, spans [][3]*int64) *analysis {
 			t.Fatal(err)
 		}
 	}
-	if _, err := a.db.ExecContext(ctx, "CREATE TABLE spans (rid INTEGER, queued_us BIGINT, admitted_us BIGINT, released_us BIGINT)"); err != nil {
+	if _, err := a.db.ExecContext(ctx, "CREATE TABLE spans (rid INTEGER, queued_us BIGINT, admitted_us BIGINT, released_us BIGINT, arrived_us BIGINT)"); err != nil {
 		t.Fatal(err)
 	}
-	app, err := a.db.PrepareContext(ctx, "INSERT INTO spans VALUES (0, ?, ?, ?)")
+	app, err := a.db.PrepareContext(ctx, "INSERT INTO spans VALUES (0, ?, ?, ?, NULL)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestCutSlices(t *testing.T) {
 		{[][2]int64{{0, 1}, {1<<58 - 1, 1}, {1 << 58, 1}, {1<<58 + 1, 1}}, 1, 10, []sweepSlice{{from: 0, to: 1 << 58}, {from: 1 << 58, last: true}}},
 		{[][2]int64{{math.MinInt64 / 10, 1}, {math.MaxInt64 / 10, 1}}, 10, 10, []sweepSlice{{from: math.MinInt64 / 10 * 10, to: math.MaxInt64 / 10 * 10}, {from: math.MaxInt64 / 10 * 10, last: true}}},
 	} {
-		got, total := cutSlices(tc.bins, tc.bucket, tc.rows)
+		got, total := cutSlices(tc.bins, tc.bucket, tc.rows, 1<<58)
 		var n int64
 		for _, b := range tc.bins {
 			n += b[1]

@@ -6,17 +6,15 @@
 -- own way, one after the other, so that two sorted copies are never held at
 -- once. Its three kinds of row (k) come from one scan joined with three rows,
 -- not from a UNION ALL of three scans: DuckDB's sort of a UNION ALL runs out
--- of memory once it spills (gap_intervals). span_row is the span's row in
--- the spans table, by which the sweep in Go reads the steps a chunk of spans
--- at a time (pool_sweep_steps).
+-- of memory once it spills (gap_intervals). The sweep in Go makes the same
+-- steps from the spans (pool_sweep_spans).
 CREATE OR REPLACE VIEW span_steps AS
 SELECT rid,
        CASE k WHEN 0 THEN admitted_us WHEN 1 THEN released_us ELSE queued_us END AS at_us,
        (CASE k WHEN 0 THEN CASE WHEN admitted_us <= released_us THEN 1 ELSE 0 END
                WHEN 1 THEN -1 ELSE 0 END)::TINYINT AS di,
        (CASE k WHEN 0 THEN CASE WHEN queued_us < admitted_us THEN -1 ELSE 0 END
-               WHEN 1 THEN 0 ELSE 1 END)::TINYINT AS dq,
-       spans.rowid AS span_row
+               WHEN 1 THEN 0 ELSE 1 END)::TINYINT AS dq
 -- k: 0 admitted, 1 released, 2 queued
 FROM spans, (VALUES (0), (1), (2)) AS ks(k)
 WHERE CASE k WHEN 0 THEN has_state_step(queued_us, admitted_us, released_us)
