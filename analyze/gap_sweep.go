@@ -3,12 +3,9 @@
 package analyze
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -82,7 +79,7 @@ func (a *analysis) gapSweepSegments(st *runState) error {
 	s := &gapSweeper{ctx: a.ctx, files: g.files, batch: st.sweepSizes().batch, low: g.low,
 		state: make([]gapState, len(g.inPool))}
 	if conditions["pooled"](st) {
-		s.groups = &replicaGroups{t0: st.t0, t1: st.t1, sums: map[groupKey]*replicaGroup{}}
+		s.groups = newReplicaGroups(st.t0, st.t1, len(g.inPool)-1)
 	}
 	stream := &batchStream{schema: gapSegmentSchema, next: s.sweep}
 	if err := a.storeStream(stream, "gap_sweep", "gap_sweep_segments"); err != nil {
@@ -219,27 +216,6 @@ func (s *gapSweeper) read() error {
 	s.keys, s.base, s.pos = keys, s.files.slices[i].from, 0
 	s.next++
 	return nil
-}
-
-// rows gives the groups in order of replica, in_flight, then queued.
-func (g *replicaGroups) rows() []replicaGroup {
-	out := make([]replicaGroup, 0, len(g.sums))
-	for _, k := range slices.SortedFunc(maps.Keys(g.sums), func(x, y groupKey) int {
-		return cmp.Or(cmp.Compare(x.rid, y.rid), cmp.Compare(x.inf, y.inf), boolCompare(x.queued, y.queued))
-	}) {
-		out = append(out, *g.sums[k])
-	}
-	return out
-}
-
-func boolCompare(x, y bool) int {
-	switch {
-	case x == y:
-		return 0
-	case x:
-		return 1
-	}
-	return -1
 }
 
 // replicaGroupSchema is replica_groups' schema, which

@@ -407,3 +407,28 @@ func TestGapRowsMatchSQL(t *testing.T) {
 		t.Errorf("gap_steps has %d rows, gapRows made %d, or others", len(got), len(want))
 	}
 }
+
+// TestReplicaGroups: the groups sum their segments' lengths clipped to the
+// extent [10, 100) and weighted by queue_depth, keep a group whose every
+// segment lies outside it (not inside), carry a sum past 64 bits, and come
+// out in order of replica, in_flight, then queued, whether kept in the
+// arrays or, for an in_flight past maxGroupInf, in the map.
+func TestReplicaGroups(t *testing.T) {
+	t.Parallel()
+	g := newReplicaGroups(10, 100, 2)
+	g.add(2, 0, 20, 3, 0)               // 10 inside
+	g.add(1, 50, 150, maxGroupInf+5, 2) // 50 inside, weighted 100
+	g.add(2, 90, 95, 3, 0)              // 5 more
+	g.add(1, 100, 120, 1, 1)            // outside
+	g.add(2, 40, 60, 3, 1<<62)          // 20 · 2^62 = 5 · 2^64
+	g.add(1, 20, 30, maxGroupInf+5, 1)  // 10 more, weighted 10
+	want := []replicaGroup{
+		{rid: 1, inf: 1, queued: true, seen: true},
+		{rid: 1, inf: maxGroupInf + 5, queued: true, seen: true, inside: true, length: 60, lenQdLo: 110},
+		{rid: 2, inf: 3, queued: false, seen: true, inside: true, length: 15},
+		{rid: 2, inf: 3, queued: true, seen: true, inside: true, length: 20, lenQdHi: 5},
+	}
+	if got := g.rows(); !slices.Equal(got, want) {
+		t.Errorf("groups\n got %+v\nwant %+v", got, want)
+	}
+}
