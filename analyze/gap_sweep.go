@@ -3,7 +3,6 @@
 package analyze
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -76,7 +75,7 @@ func (a *analysis) gapSweepSegments(st *runState) error {
 		return errors.New("analyze gap_sweep: the pool's sweep filed no steps")
 	}
 	defer g.files.remove()
-	s := &gapSweeper{ctx: a.ctx, files: g.files, batch: st.sweepSizes().batch, low: g.low,
+	s := &gapSweeper{sliceKeys: sliceKeys{ctx: a.ctx, files: g.files, name: "gap_sweep"}, batch: st.sweepSizes().batch, low: g.low,
 		state: make([]gapState, len(g.inPool))}
 	if conditions["pooled"](st) {
 		s.groups = newReplicaGroups(st.t0, st.t1, len(g.inPool)-1)
@@ -107,19 +106,11 @@ type gapState struct {
 // gapSweeper is the sweep: each batch of its stream holds up to batch
 // segments, in order of time, then replica.
 type gapSweeper struct {
-	ctx   context.Context
-	files *stepFiles
+	sliceKeys
 	batch int
 	low   int // the key's bits below the offset
-
-	next int      // the next slice to sweep
-	keys []uint64 // the current slice's steps, sorted
-	buf  []uint64 // the sort's scratch
-	base int64    // their instants' offset: the slice's start
-	pos  int      // the next step of keys to apply
-	// segments made, and the time spent sorting, for the debug log.
+	// segments made, for the debug log.
 	segments int64
-	sortTime time.Duration
 
 	state  []gapState     // by rid
 	groups *replicaGroups // nil unless pooled
@@ -195,27 +186,6 @@ func (s *gapSweeper) sweep() (arrow.RecordBatch, error) {
 	}
 	s.segments += int64(n)
 	return b.NewRecordBatch(), nil
-}
-
-// read reads the next slice's steps from its file and sorts them.
-func (s *gapSweeper) read() error {
-	if err := s.ctx.Err(); err != nil {
-		return err
-	}
-	i := s.next
-	keys, err := s.files.read(i, s.keys)
-	if err != nil {
-		return fmt.Errorf("analyze gap_sweep: %w", err)
-	}
-	start := time.Now()
-	if len(keys) > 0 {
-		s.buf = grow(s.buf, len(keys))
-		keys, s.buf = radixSort(keys, s.buf)
-	}
-	s.sortTime += time.Since(start)
-	s.keys, s.base, s.pos = keys, s.files.slices[i].from, 0
-	s.next++
-	return nil
 }
 
 // replicaGroupSchema is replica_groups' schema, which

@@ -34,15 +34,8 @@ type gapTables struct {
 // extent [t0, t1), and gives their tables.
 func attribution(t *testing.T, spans []gapSpan, replicas int64, t0, t1 int64, opt Options) gapTables {
 	t.Helper()
-	a := readerAnalysis(t)
-	ctx := a.ctx
-	for _, q := range []string{"span_metrics", "state_macros", "sweep"} {
-		if err := a.exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	a := stateDB(t, spans)
 	for _, q := range []string{
-		"CREATE TABLE spans (rid INTEGER, queued_us BIGINT, arrived_us BIGINT, admitted_us BIGINT, released_us BIGINT)",
 		"CREATE TABLE replica_ids AS SELECT 'r' || i AS rep, i::INTEGER AS rid, true AS named FROM range(1, $1 + 1) AS t(i)",
 		"CREATE TABLE caps AS SELECT rep, 1::BIGINT AS cap FROM replica_ids",
 	} {
@@ -50,30 +43,9 @@ func attribution(t *testing.T, spans []gapSpan, replicas int64, t0, t1 int64, op
 		if strings.Contains(q, "$1") {
 			args = append(args, replicas)
 		}
-		if _, err := a.db.ExecContext(ctx, q, args...); err != nil {
+		if _, err := a.db.ExecContext(a.ctx, q, args...); err != nil {
 			t.Fatal(err)
 		}
-	}
-	app, err := a.db.PrepareContext(ctx, "INSERT INTO spans VALUES (?, ?, ?, ?, ?)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer app.Close()
-	for _, s := range spans {
-		args := []any{s.rid}
-		for _, v := range []*int64{s.q, s.e, s.a, s.r} {
-			if v != nil {
-				args = append(args, *v)
-			} else {
-				args = append(args, nil)
-			}
-		}
-		if _, err := app.ExecContext(ctx, args...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := a.exec("span_steps"); err != nil {
-		t.Fatal(err)
 	}
 	st := &runState{opt: opt, tmpDir: t.TempDir(), located: true, replicaCount: replicas, t0: t0, t1: t1}
 	if err := a.runNamed(st, "pool_rids", "state_events", "pool_segments", "pool_sweep", "pool_sweep_located",
@@ -85,54 +57,9 @@ func attribution(t *testing.T, spans []gapSpan, replicas int64, t0, t1 int64, op
 		t.Errorf("the sweep left %q behind", left)
 	}
 	return gapTables{
-		replica:  textRows(t, a, "SELECT rid, lo, hi, inf, qd, eq, gq, cap FROM gap_replica"),
-		segments: textRows(t, a, "SELECT rid, inf, queued, len, len_qd, typeof(len), typeof(len_qd) FROM replica_segments"),
+		replica:  tableRows(t, a, "(SELECT rid, lo, hi, inf, qd, eq, gq, cap FROM gap_replica)"),
+		segments: tableRows(t, a, "(SELECT rid, inf, queued, len, len_qd, typeof(len), typeof(len_qd) FROM replica_segments)"),
 	}
-}
-
-// textRows gives the rows of q, each as its values' text, sorted.
-func textRows(t *testing.T, a *analysis, q string) []string {
-	t.Helper()
-	rows, err := a.db.QueryContext(a.ctx, q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, strings.TrimSuffix(fmt.Sprintln(vals...), "\n"))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// gapForms are the ways the tests make the attribution's tables: the SQL,
-// and the sweep in Go with slices of one instant and of a few, batches of
-// a few segments, and the defaults.
-func gapForms() map[string]Options {
-	forms := map[string]Options{"sql": {sqlSweep: true}}
-	if poolSweep {
-		forms["slices of 1 step"] = Options{sweep: sweepSizes{bucket: 1, rows: 1, chunk: 1, batch: 1}}
-		forms["slices of 3 steps"] = Options{sweep: sweepSizes{bucket: 1, rows: 3, chunk: 2, batch: 2}}
-		forms["bins of 25 µs"] = Options{sweep: sweepSizes{bucket: 25, rows: 4, chunk: 3, batch: 5}}
-		forms["defaults"] = Options{}
-	}
-	return forms
 }
 
 // TestGapSweep: the attribution's segments of two replicas by hand, from
@@ -178,7 +105,7 @@ func TestGapSweep(t *testing.T) {
 			"2 2 false <nil> <nil> HUGEINT HUGEINT",
 		},
 	}
-	for name, opt := range gapForms() {
+	for name, opt := range sweepForms() {
 		got := attribution(t, spans, 2, 12, 55, opt)
 		if !slices.Equal(got.replica, want.replica) {
 			t.Errorf("%s: gap_replica\n got %q\nwant %q", name, got.replica, want.replica)
@@ -355,37 +282,18 @@ func TestGapRowsMatchSQL(t *testing.T) {
 	for i := range 2000 {
 		spans = append(spans, gapSpan{int32(1 + i%3), val(), val(), val(), val()})
 	}
-	a := readerAnalysis(t)
-	for _, q := range []string{"span_metrics", "state_macros"} {
-		if err := a.exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, q := range []string{
-		"CREATE TABLE spans (rid INTEGER, queued_us BIGINT, arrived_us BIGINT, admitted_us BIGINT, released_us BIGINT)",
-		"CREATE TABLE pool_rids AS SELECT range::INTEGER AS rid FROM range(1, 4)",
-	} {
-		if _, err := a.db.ExecContext(a.ctx, q); err != nil {
-			t.Fatal(err)
-		}
+	a := stateDB(t, spans)
+	if _, err := a.db.ExecContext(a.ctx, "CREATE TABLE pool_rids AS SELECT range::INTEGER AS rid FROM range(1, 4)"); err != nil {
+		t.Fatal(err)
 	}
 	var want []string
 	for _, s := range spans {
-		args := []any{s.rid}
 		in := gapInstants{}
 		for i, v := range []*int64{s.q, s.e, s.a, s.r} {
-			var x int64
 			if v != nil {
-				x = *v
-				args = append(args, x)
-			} else {
-				args = append(args, nil)
+				*[]*int64{&in.q, &in.e, &in.a, &in.r}[i] = *v
+				*[]*bool{&in.hq, &in.he, &in.ha, &in.hr}[i] = true
 			}
-			*[]*int64{&in.q, &in.e, &in.a, &in.r}[i] = x
-			*[]*bool{&in.hq, &in.he, &in.ha, &in.hr}[i] = v != nil
-		}
-		if _, err := a.db.ExecContext(a.ctx, "INSERT INTO spans VALUES (?, ?, ?, ?, ?)", args...); err != nil {
-			t.Fatal(err)
 		}
 		for _, st := range gapRows(nil, in) {
 			di, dq, de, dg := gapStepOf(st.code)
@@ -397,7 +305,7 @@ func TestGapRowsMatchSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, row := range textRows(t, a, "SELECT rid, at_us, di, dq, de, dg FROM gap_steps") {
+	for _, row := range tableRows(t, a, "(SELECT rid, at_us, di, dq, de, dg FROM gap_steps)") {
 		got = append(got, row+"\n")
 	}
 	if len(want) < 1000 {

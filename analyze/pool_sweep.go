@@ -107,7 +107,7 @@ func (a *analysis) poolSweepSegments(st *runState) error {
 	}
 	read := time.Since(start)
 
-	s := &poolSweeper{ctx: a.ctx, files: files, batch: z.batch}
+	s := &poolSweeper{sliceKeys: sliceKeys{ctx: a.ctx, files: files, name: "pool_sweep"}, batch: z.batch}
 	stream := &batchStream{schema: segmentSchema, next: s.sweep}
 	if err := a.storeStream(stream, "pool_sweep", "pool_sweep_segments"); err != nil {
 		return err
@@ -209,23 +209,31 @@ func (a *analysis) distributeSteps(files *stepFiles, gap *gapFiles, chunk int64)
 // poolSweeper is the sweep: each batch of its stream (batchStream) holds up
 // to batch segments in order of time.
 type poolSweeper struct {
-	ctx   context.Context
-	files *stepFiles
+	sliceKeys
 	batch int
-
-	next int      // the next slice to sweep
-	keys []uint64 // the current slice's steps, sorted
-	buf  []uint64 // the sort's scratch
-	base int64    // their instants' offset: the slice's start
-	pos  int      // the next step of keys to apply
-	// segments made, and the time spent sorting, for the debug log.
+	// segments made, for the debug log.
 	segments int64
-	sortTime time.Duration
 	// The sweep's state: the steps before the instant at, which is the last
 	// one whose steps have applied (have: some has).
 	inf, qd int64
 	at      int64
 	have    bool
+}
+
+// sliceKeys walks a sweep's slices in order, each slice's keys read from
+// its file and sorted: the pool's sweep's and the attribution's.
+type sliceKeys struct {
+	ctx   context.Context
+	files *stepFiles
+	name  string // the sweep, for errors
+
+	next int      // the next slice to read
+	keys []uint64 // the current slice's keys, sorted
+	buf  []uint64 // the sort's scratch
+	base int64    // their instants' offset: the slice's start
+	pos  int      // the next key to apply
+	// the time spent sorting, for the debug log.
+	sortTime time.Duration
 }
 
 // segmentSchema is the sweep's batches' schema: pool_segments' columns.
@@ -282,15 +290,15 @@ func (s *poolSweeper) sweep() (arrow.RecordBatch, error) {
 	return b.NewRecordBatch(), nil
 }
 
-// read reads the next slice's steps from its file and sorts them.
-func (s *poolSweeper) read() error {
+// read reads the next slice's keys from its file and sorts them.
+func (s *sliceKeys) read() error {
 	if err := s.ctx.Err(); err != nil {
 		return err
 	}
 	i := s.next
 	keys, err := s.files.read(i, s.keys)
 	if err != nil {
-		return fmt.Errorf("analyze pool_sweep: %w", err)
+		return fmt.Errorf("analyze %s: %w", s.name, err)
 	}
 	start := time.Now()
 	if len(keys) > 0 {

@@ -16,8 +16,19 @@ import (
 
 // sweepDB opens a database with the macros and the view span_steps over a
 // table spans of the given (queued_us, admitted_us, released_us), a NULL
-// where a value is nil.
+// where a value is nil, of replica 0 and no engine arrivals.
 func sweepDB(t *testing.T, spans [][3]*int64) *analysis {
+	t.Helper()
+	var gs []gapSpan
+	for _, s := range spans {
+		gs = append(gs, gapSpan{q: s[0], a: s[1], r: s[2]})
+	}
+	return stateDB(t, gs)
+}
+
+// stateDB opens a database with the macros and the view span_steps over a
+// table spans of the given spans.
+func stateDB(t *testing.T, spans []gapSpan) *analysis {
 	t.Helper()
 	a := readerAnalysis(t)
 	ctx := a.ctx
@@ -26,22 +37,24 @@ func sweepDB(t *testing.T, spans [][3]*int64) *analysis {
 			t.Fatal(err)
 		}
 	}
-	if _, err := a.db.ExecContext(ctx, "CREATE TABLE spans (rid INTEGER, queued_us BIGINT, admitted_us BIGINT, released_us BIGINT, arrived_us BIGINT)"); err != nil {
+	if _, err := a.db.ExecContext(ctx, "CREATE TABLE spans (rid INTEGER, queued_us BIGINT, arrived_us BIGINT, admitted_us BIGINT, released_us BIGINT)"); err != nil {
 		t.Fatal(err)
 	}
-	app, err := a.db.PrepareContext(ctx, "INSERT INTO spans VALUES (0, ?, ?, ?, NULL)")
+	app, err := a.db.PrepareContext(ctx, "INSERT INTO spans VALUES (?, ?, ?, ?, ?)")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer app.Close()
 	for _, s := range spans {
-		var args [3]any
-		for i, v := range s {
+		args := []any{s.rid}
+		for _, v := range []*int64{s.q, s.e, s.a, s.r} {
 			if v != nil {
-				args[i] = *v
+				args = append(args, *v)
+			} else {
+				args = append(args, nil)
 			}
 		}
-		if _, err := app.ExecContext(ctx, args[:]...); err != nil {
+		if _, err := app.ExecContext(ctx, args...); err != nil {
 			t.Fatal(err)
 		}
 	}
