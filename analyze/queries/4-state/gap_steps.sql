@@ -10,7 +10,7 @@
 -- as sweep does. When every replica with a step is the pool's (pooled), the
 -- replicas' sweep reads these rows too (replica_sweep_gap). This is the
 -- sweep in SQL, of a build without the duckdb_arrow tag; with it the same
--- rows are made in Go from the spans (gap_sweep_spans, gapRows) and swept
+-- rows are made in Go from the spans (pool_sweep_spans, gapRows) and swept
 -- a slice of time at a time (gap_sweep.go).
 -- The four kinds of row (k) come from one scan joined with four rows, not
 -- from a UNION ALL of four scans: DuckDB's sort of a UNION ALL runs out of
