@@ -525,8 +525,12 @@ func renderScale(ms []scaleMeasure, small, after, large *scaleMeasure, ns, nl in
 	if keep {
 		cmd += " SCALE_KEEP=1"
 	}
-	fmt.Fprintf(&b, "Run %s on %s (%d CPUs, %s/%s, %s); `%s`; each step once.\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), host, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), cmd)
+	once := "each step once"
+	if after != nil {
+		once += ", the " + human(ns) + " run's analysis twice"
+	}
+	fmt.Fprintf(&b, "Run %s on %s (%d CPUs, %s/%s, %s); `%s`; %s.\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), host, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), cmd, once)
 	fmt.Fprintln(&b, "| step | input | wall (s) | CPU (s) | spans/s | peak RSS (MB) | on disk after (GB) | load avg, mean (max) |")
 	fmt.Fprintln(&b, "|---|---|---:|---:|---:|---:|---:|---|")
 	for _, m := range ms {
