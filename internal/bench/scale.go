@@ -107,10 +107,6 @@ func runScale(bin, dir, md, sizeList string, keep bool) error {
 		return rewriteBetween(md, scaleBegin, scaleEnd, renderScale(ms, analysis(small), after, analysis(large), small, large, sizeList, keep)+
 			"\n**Unfinished**: the run had measured only the steps above when this was written.\n")
 	}
-	recordAgain := func(m scaleMeasure) error {
-		after = &m
-		return record(m)
-	}
 	for _, n := range sizes {
 		label := human(n)
 		rd := runDir(n)
@@ -173,10 +169,12 @@ func runScale(bin, dir, md, sizeList string, keep bool) error {
 		}
 	}
 
-	// The small run is analysed again after the large one: the machine's
-	// speed drifts over the large one's many minutes (by up to half on
-	// this shared machine), and the mean of the small run's two analyses,
-	// one on each side of the large one, is what it is compared against.
+	// The small run is analysed again after the large one: a shared
+	// machine's speed moves over the large one's many minutes (on this
+	// one by a third to four fifths between hours, BENCHMARKS.md "The
+	// machine's drift"), and the mean of the small run's two analyses, one
+	// on each side of the large one, cancels a steady drift where one
+	// analysis before would charge all of it to the ratio.
 	if err := removeDerived(runDir(small)); err != nil {
 		return err
 	}
@@ -194,7 +192,8 @@ func runScale(bin, dir, md, sizeList string, keep bool) error {
 	}
 	again.freeBefore, again.diskNeedBefore = free, need
 	again.step = "analyze (again, after the " + human(large) + " run)"
-	if err := recordAgain(again); err != nil {
+	after = &again
+	if err := record(again); err != nil {
 		return err
 	}
 
