@@ -42,7 +42,9 @@ func TestPackLatencies(t *testing.T) {
 // TestLatencyOrder: latencies_out (the packed key) and latencies_out_wide
 // (four keys) write the rows in one order, the hand-sorted one: completion,
 // then ttft_req, e2e_req and tpot_req, each NULLS LAST, on requests that
-// tie at one completion with every kind of NULL.
+// tie at one completion with every kind of NULL, and with the largest
+// value of each field, one below its NULL, which the packed form unpacks
+// from its key after the sort.
 func TestLatencyOrder(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -62,6 +64,7 @@ func TestLatencyOrder(t *testing.T) {
 		{int64(5), nil, nil, nil},
 		{int64(8), int64(0), int64(0), 1.0},
 		{int64(8), int64(40), int64(41), 1.0},
+		{int64(8), int64(62), int64(62), nil},
 	}
 	for i := len(want) - 1; i >= 0; i-- {
 		r := want[i]
@@ -76,7 +79,7 @@ func TestLatencyOrder(t *testing.T) {
 	if err := a.latencyKey(st); err != nil {
 		t.Fatal(err)
 	}
-	// ttft ≤ 40: 6 bits; e2e ≤ 41: 6 bits.
+	// ttft ≤ 62 and e2e ≤ 62: 6 bits each, since 62 + 1 needs them (NULL 63).
 	if got := fmt.Sprint(st.latencyKey); got != fmt.Sprint(&latencyKey{e2eBits: 6, ttftNull: 63, e2eNull: 63}) {
 		t.Fatalf("key %s", got)
 	}
