@@ -77,6 +77,7 @@ func (a *analysis) gapSweepSegments(st *runState) error {
 	defer g.files.remove()
 	s := &gapSweeper{sliceKeys: sliceKeys{ctx: a.ctx, files: g.files, name: "gap_sweep"}, batch: st.sweepSizes().batch, low: g.low,
 		state: make([]gapState, len(g.inPool))}
+	defer s.stop()
 	if conditions["pooled"](st) {
 		s.groups = newReplicaGroups(st.t0, st.t1, len(g.inPool)-1)
 	}

@@ -3,7 +3,6 @@
 package analyze
 
 import (
-	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -108,6 +107,7 @@ func (a *analysis) poolSweepSegments(st *runState) error {
 	read := time.Since(start)
 
 	s := &poolSweeper{sliceKeys: sliceKeys{ctx: a.ctx, files: files, name: "pool_sweep"}, batch: z.batch}
+	defer s.stop()
 	stream := &batchStream{schema: segmentSchema, next: s.sweep}
 	if err := a.storeStream(stream, "pool_sweep", "pool_sweep_segments"); err != nil {
 		return err
@@ -220,22 +220,6 @@ type poolSweeper struct {
 	have    bool
 }
 
-// sliceKeys walks a sweep's slices in order, each slice's keys read from
-// its file and sorted: the pool's sweep's and the attribution's.
-type sliceKeys struct {
-	ctx   context.Context
-	files *stepFiles
-	name  string // the sweep, for errors
-
-	next int      // the next slice to read
-	keys []uint64 // the current slice's keys, sorted
-	buf  []uint64 // the sort's scratch
-	base int64    // their instants' offset: the slice's start
-	pos  int      // the next key to apply
-	// the time spent sorting, for the debug log.
-	sortTime time.Duration
-}
-
 // segmentSchema is the sweep's batches' schema: pool_segments' columns.
 var segmentSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "lo", Type: arrow.PrimitiveTypes.Int64},
@@ -288,25 +272,4 @@ func (s *poolSweeper) sweep() (arrow.RecordBatch, error) {
 	}
 	s.segments += int64(n)
 	return b.NewRecordBatch(), nil
-}
-
-// read reads the next slice's keys from its file and sorts them.
-func (s *sliceKeys) read() error {
-	if err := s.ctx.Err(); err != nil {
-		return err
-	}
-	i := s.next
-	keys, err := s.files.read(i, s.keys)
-	if err != nil {
-		return fmt.Errorf("analyze %s: %w", s.name, err)
-	}
-	start := time.Now()
-	if len(keys) > 0 {
-		s.buf = grow(s.buf, len(keys))
-		keys, s.buf = radixSort(keys, s.buf)
-	}
-	s.sortTime += time.Since(start)
-	s.keys, s.base, s.pos = keys, s.files.slices[i].from, 0
-	s.next++
-	return nil
 }

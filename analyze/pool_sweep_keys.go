@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -9,11 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 )
 
 // The parts of the pool's sweep in Go (pool_sweep.go) that need no Arrow:
 // how it cuts the run's steps into slices of time, keeps each slice's steps
-// in a file as sort keys, and sorts them.
+// in a file as sort keys, and sorts them, a slice ahead of the sweep.
 
 // sweepSizes are the sweep's sizes; a test sets them small (Options.sweep),
 // each 0 left at the default of pool_sweep.go.
@@ -278,4 +280,120 @@ func radixSort(keys, buf []uint64) ([]uint64, []uint64) {
 		keys, buf = buf, keys
 	}
 	return keys, buf
+}
+
+// sliceKeys walks a sweep's slices in order, each slice's keys read from
+// its file and sorted: the pool's sweep's and the attribution's. A
+// goroutine reads and sorts the next slice while this one is swept (start,
+// stop): the sort is most of a slice's work, and the sweep runs on the
+// thread of DuckDB's Arrow scan, one batch at a time, while the other core
+// may be idle.
+type sliceKeys struct {
+	ctx   context.Context
+	files *stepFiles
+	name  string // the sweep, for errors
+
+	next int      // the next slice to take
+	keys []uint64 // the current slice's keys, sorted
+	base int64    // their instants' offset: the slice's start
+	pos  int      // the next key to apply
+	// the time spent sorting, for the debug log.
+	sortTime time.Duration
+
+	ahead chan sortedSlice // the slices, read and sorted, in order
+	spare chan []uint64    // a swept slice's memory, back to the reader
+	quit  chan struct{}    // closed by stop
+	done  chan struct{}    // closed when the reader has returned
+}
+
+// sortedSlice is a slice's keys, sorted, with the time the sort took, or
+// the error that stopped the reading.
+type sortedSlice struct {
+	keys []uint64
+	took time.Duration
+	err  error
+}
+
+// read takes the next slice's keys, sorted, from the reader goroutine,
+// which it starts on its first call.
+func (s *sliceKeys) read() error {
+	if s.ahead == nil {
+		s.start()
+	}
+	var r sortedSlice
+	select {
+	case r = <-s.ahead:
+	case <-s.ctx.Done():
+		return s.ctx.Err()
+	}
+	if r.err != nil {
+		return fmt.Errorf("analyze %s: %w", s.name, r.err)
+	}
+	if s.keys != nil {
+		select {
+		case s.spare <- s.keys:
+		default:
+		}
+	}
+	s.sortTime += r.took
+	s.keys, s.base, s.pos = r.keys, s.files.slices[s.next].from, 0
+	s.next++
+	return nil
+}
+
+// start starts the reader: it reads each slice's keys from its file and
+// sorts them, in order, and hands them over one at a time, so that at most
+// one slice waits sorted beside the one being swept. It stops at the first
+// error, which it hands over in place of the slice, and when stop is
+// called or the context is done.
+func (s *sliceKeys) start() {
+	s.ahead = make(chan sortedSlice)
+	s.spare = make(chan []uint64, 1)
+	s.quit = make(chan struct{})
+	s.done = make(chan struct{})
+	go func() {
+		defer close(s.done)
+		hand := func(r sortedSlice) bool {
+			select {
+			case s.ahead <- r:
+				return true
+			case <-s.quit:
+				return false
+			case <-s.ctx.Done():
+				return false
+			}
+		}
+		var keys, buf []uint64
+		for i := range s.files.slices {
+			select {
+			case keys = <-s.spare:
+			default:
+				keys = nil
+			}
+			var err error
+			if keys, err = s.files.read(i, keys); err != nil {
+				hand(sortedSlice{err: err})
+				return
+			}
+			start := time.Now()
+			if len(keys) > 0 {
+				buf = grow(buf, len(keys))
+				keys, buf = radixSort(keys, buf)
+			}
+			if !hand(sortedSlice{keys: keys, took: time.Since(start)}) {
+				return
+			}
+		}
+	}()
+}
+
+// stop ends the reader, if it runs, and waits for it: the slices' files
+// are removed after. A second stop does nothing.
+func (s *sliceKeys) stop() {
+	if s.quit == nil {
+		return
+	}
+	close(s.quit)
+	<-s.done
+	s.quit = nil
 }

@@ -2,11 +2,15 @@ package analyze
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -361,4 +365,111 @@ func TestStepFiles(t *testing.T) {
 	if err := newStepFiles(dir, nil).add(99, 1, 0); err == nil {
 		t.Error("a step was filed with no slices")
 	}
+}
+
+// sliceFiles files random steps into three slices of dir and gives the
+// files and, for each slice, its keys sorted.
+func sliceFiles(t *testing.T, dir string) (*stepFiles, [][]uint64) {
+	t.Helper()
+	sl := []sweepSlice{{from: 0, to: 1000}, {from: 1000, to: 2000}, {from: 2000, last: true}}
+	f := newStepFiles(dir, sl)
+	want := make([][]uint64, len(sl))
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range sl {
+		for range 50 + 10*i {
+			off, di := r.Int64N(1000), int8(r.IntN(3)-1)
+			if err := f.add(sl[i].from+off, di, 1); err != nil {
+				t.Fatal(err)
+			}
+			c, _ := stepCode(di, 1)
+			want[i] = append(want[i], uint64(off)<<stepCodeBits|c)
+		}
+		slices.Sort(want[i])
+	}
+	if err := f.done(); err != nil {
+		t.Fatal(err)
+	}
+	return f, want
+}
+
+// TestSliceKeys: the slices come to the sweep in order, each sorted with
+// its start, from the goroutine that reads them ahead; a swept slice's
+// memory goes back to it without changing the slice after; stop ends it
+// wherever the sweep is; a slice whose file is gone is an error naming
+// it; a cancelled context ends the wait.
+func TestSliceKeys(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	t.Run("all", func(t *testing.T) {
+		dir := t.TempDir()
+		f, want := sliceFiles(t, dir)
+		s := &sliceKeys{ctx: ctx, files: f, name: "test"}
+		defer s.stop()
+		for i := range want {
+			if err := s.read(); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(s.keys, want[i]) || s.base != f.slices[i].from || s.pos != 0 || s.next != i+1 {
+				t.Fatalf("slice %d: keys %v base %d pos %d next %d, want %v base %d", i, s.keys, s.base, s.pos, s.next, want[i], f.slices[i].from)
+			}
+		}
+		s.stop()
+		if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) > 0 {
+			t.Errorf("files left after reading: %q", left)
+		}
+	})
+	t.Run("stop early", func(t *testing.T) {
+		f, want := sliceFiles(t, t.TempDir())
+		s := &sliceKeys{ctx: ctx, files: f, name: "test"}
+		if err := s.read(); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(s.keys, want[0]) {
+			t.Fatalf("slice 0: %v, want %v", s.keys, want[0])
+		}
+		stopped := make(chan struct{})
+		go func() { s.stop(); close(stopped) }()
+		select {
+		case <-stopped:
+		case <-time.After(10 * time.Second):
+			t.Fatal("stop did not end the reader, which holds slice 1")
+		}
+		f.remove()
+	})
+	t.Run("missing file", func(t *testing.T) {
+		f, _ := sliceFiles(t, t.TempDir())
+		if err := os.Remove(f.path(1)); err != nil {
+			t.Fatal(err)
+		}
+		s := &sliceKeys{ctx: ctx, files: f, name: "test"}
+		defer s.stop()
+		if err := s.read(); err != nil {
+			t.Fatal(err)
+		}
+		err := s.read()
+		if err == nil || !strings.Contains(err.Error(), "analyze test: ") || !strings.Contains(err.Error(), "pool_sweep_1.keys") {
+			t.Fatalf("slice 1 without its file: %v", err)
+		}
+		f.remove()
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		f, _ := sliceFiles(t, t.TempDir())
+		cctx, cancel := context.WithCancel(ctx)
+		s := &sliceKeys{ctx: cctx, files: f, name: "test"}
+		if err := s.read(); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		// The reader may have slice 1 ready: a read takes it or the
+		// cancellation, and the one after cannot have slice 2.
+		err := s.read()
+		if err == nil {
+			err = s.read()
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("read after cancel: %v", err)
+		}
+		s.stop()
+		f.remove()
+	})
 }
