@@ -317,6 +317,9 @@ type sortedSlice struct {
 // read takes the next slice's keys, sorted, from the reader goroutine,
 // which it starts on its first call.
 func (s *sliceKeys) read() error {
+	if err := s.ctx.Err(); err != nil {
+		return err
+	}
 	if s.ahead == nil {
 		s.start()
 	}
