@@ -9,8 +9,9 @@
 -- fit DuckDB's fixed-size sort key where four do not (latencyKey in
 -- analyze.go sizes the fields; latencies_out_wide when they do not fit).
 -- The sort carries the three keys and nothing else, and the two latencies
--- are unpacked from k after it: no value of a field reaches its NULL, so
--- nullif gives back each value and each NULL. A sort whose rows are its
+-- are unpacked from k after it: $e2e_null, all the low field's bits, is
+-- its mask, and no value of a field reaches its NULL, so nullif gives back
+-- each value and each NULL. A sort whose rows are its
 -- keys alone needs no payload beside them; at 100 M spans, where the sort
 -- spills, carrying the four columns as well took about twice as long, for
 -- the same file (BENCHMARKS.md).
