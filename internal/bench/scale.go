@@ -96,6 +96,28 @@ func runScale(bin, dir, md, sizeList string, keep bool) error {
 	}
 	// the small run's analysis after the large one's (nil before it).
 	var after *scaleMeasure
+	// analyzeStep analyses the n spans of rd (what names the step in the
+	// disk check, suffix the log's name), once the disk holds its outputs
+	// and spill as the small run measured them. analyze reads the spans and
+	// samples from the page cache, as the steps of the other bench do
+	// (warm): a dataset evicted by whatever ran before would otherwise
+	// charge the disk to one run and not the other.
+	analyzeStep := func(rd string, n int64, what, suffix string) (scaleMeasure, error) {
+		need := int64(float64(n) * (perOutputs + perSpill))
+		free, err := checkDisk(dir, need, what)
+		if err != nil {
+			return scaleMeasure{}, err
+		}
+		if err := warm(analyzeInputs(rd)...); err != nil {
+			return scaleMeasure{}, err
+		}
+		m, err := analyzeRun(bin, rd, n, suffix)
+		if err != nil {
+			return scaleMeasure{}, err
+		}
+		m.freeBefore, m.diskNeedBefore = free, need
+		return m, nil
+	}
 	// Each step's figures go to md as soon as it ends, marked unfinished,
 	// so that a run stopped half way (out of time, out of disk) still
 	// leaves what it measured.
@@ -138,22 +160,10 @@ func runScale(bin, dir, md, sizeList string, keep bool) error {
 				perDataset = float64(b) / float64(n)
 			}
 		}
-		need := int64(float64(n) * (perOutputs + perSpill))
-		free, err := checkDisk(dir, need, "analyze "+label+" spans (spill and outputs)")
+		m, err := analyzeStep(rd, n, "analyze "+label+" spans (spill and outputs)", "")
 		if err != nil {
 			return err
 		}
-		// analyze reads the spans and samples from the page cache, as the
-		// steps of the other bench do (warm): a dataset evicted by whatever ran
-		// before would otherwise charge the disk to one run and not the other.
-		if err := warm(analyzeInputs(rd)...); err != nil {
-			return err
-		}
-		m, err := analyzeRun(bin, rd, n, "")
-		if err != nil {
-			return err
-		}
-		m.freeBefore, m.diskNeedBefore = free, need
 		if n == small {
 			if m.outBytes > 0 {
 				perOutputs = float64(m.outBytes) / float64(n)
@@ -178,19 +188,10 @@ func runScale(bin, dir, md, sizeList string, keep bool) error {
 	if err := removeDerived(runDir(small)); err != nil {
 		return err
 	}
-	need := int64(float64(small) * (perOutputs + perSpill))
-	free, err := checkDisk(dir, need, "analyze "+human(small)+" spans again")
+	again, err := analyzeStep(runDir(small), small, "analyze "+human(small)+" spans again", "-after")
 	if err != nil {
 		return err
 	}
-	if err := warm(analyzeInputs(runDir(small))...); err != nil {
-		return err
-	}
-	again, err := analyzeRun(bin, runDir(small), small, "-after")
-	if err != nil {
-		return err
-	}
-	again.freeBefore, again.diskNeedBefore = free, need
 	again.step = "analyze (again, after the " + human(large) + " run)"
 	after = &again
 	if err := record(again); err != nil {
