@@ -44,12 +44,16 @@ bounded() {
 }
 
 # killed SECONDS CMD...: run CMD and SIGKILL it after SECONDS (if still
-# running), checking its peak RSS. Sets rc (137 when killed).
+# running), checking its peak RSS. Sets rc (137 when killed). --foreground:
+# without it timeout sends the SIGKILL to its whole process group, itself
+# included, and dies before CMD has exited, so that the next command could
+# find CMD's lock still held; with it timeout kills CMD alone and waits for
+# it.
 killed() {
 	local after=$1
 	shift
 	set +e
-	/usr/bin/time -f %M -o rss timeout -s KILL "$after" "$@" >out 2>err
+	/usr/bin/time -f %M -o rss timeout --foreground -s KILL "$after" "$@" >out 2>err
 	rc=$?
 	set -e
 	check_rss "$*"
@@ -164,7 +168,7 @@ one_line_error "ingest /dev/zero"
 bounded 60 "$B" compare --criteria /dev/zero --out cmpz ds ds
 one_line_error "compare --criteria /dev/zero"
 set +e
-yes "$first" | /usr/bin/time -f %M -o rss timeout -s KILL 2 "$B" ingest --format spans --run endless --out ds - >out 2>err
+yes "$first" | /usr/bin/time -f %M -o rss timeout --foreground -s KILL 2 "$B" ingest --format spans --run endless --out ds - >out 2>err
 rc=${PIPESTATUS[1]}
 set -e
 check_rss "ingest of an endless stdin"
