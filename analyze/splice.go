@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -47,28 +48,75 @@ const parquetMagic = "PAR1"
 // spliceFiles writes the file out by splice from the Parquet files at paths
 // (cols' Src indexes paths); out is removed when the splice fails.
 func spliceFiles(out string, paths []string, cols []spliceColumn) error {
-	var srcs []*os.File
+	fs, err := planFiles(out, paths, cols)
+	if err != nil {
+		return err
+	}
+	return fs.write(context.Background())
+}
+
+// fileSplice is a splice of files whose sources are checked and open,
+// to be written once (write) or given up (close).
+type fileSplice struct {
+	out   string
+	srcs  []*os.File
+	plan  *splicer
+	temps []string // removed with the sources' closing
+}
+
+// planFiles opens the Parquet files at paths and plans the splice of cols
+// from them into out, which it does not create yet: an errCannotSplice
+// error says the sources cannot be spliced.
+func planFiles(out string, paths []string, cols []spliceColumn) (*fileSplice, error) {
+	fs := &fileSplice{out: out}
 	for _, p := range paths {
 		f, err := os.Open(p)
 		if err != nil {
-			return fmt.Errorf("splice %s: %w", filepath.Base(out), err)
+			fs.close()
+			return nil, fmt.Errorf("splice %s: %w", filepath.Base(out), err)
 		}
-		defer f.Close()
-		srcs = append(srcs, f)
+		fs.srcs = append(fs.srcs, f)
 	}
-	f, err := os.Create(out)
+	mds, err := footers(fs.srcs)
+	if err == nil {
+		fs.plan, err = planSplice(fs.srcs, mds, cols, wholeParts(mds))
+	}
 	if err != nil {
-		return fmt.Errorf("splice %s: %w", filepath.Base(out), err)
+		fs.close()
+		return nil, err
 	}
-	err = splice(f, srcs, cols)
+	return fs, nil
+}
+
+// write writes the planned file and closes the sources; the file is
+// removed when the splice fails or ctx is done first.
+func (fs *fileSplice) write(ctx context.Context) error {
+	defer fs.close()
+	f, err := os.Create(fs.out)
+	if err != nil {
+		return fmt.Errorf("splice %s: %w", filepath.Base(fs.out), err)
+	}
+	err = fs.plan.write(ctx, f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(out)
+		os.Remove(fs.out)
 		return err
 	}
 	return nil
+}
+
+// close closes the sources and removes the files temps.
+func (fs *fileSplice) close() {
+	for _, f := range fs.srcs {
+		f.Close()
+	}
+	fs.srcs = nil
+	for _, p := range fs.temps {
+		os.Remove(p)
+	}
+	fs.temps = nil
 }
 
 // splice writes to out the columns cols, in that order, from the Parquet files
@@ -82,14 +130,20 @@ func splice(out io.Writer, srcs []*os.File, cols []spliceColumn) error {
 	if err != nil {
 		return err
 	}
-	parts := make([]splicePart, len(srcs))
+	return splicePlan(out, srcs, mds, cols, wholeParts(mds))
+}
+
+// wholeParts are the parts of a splice that takes each column's row groups
+// from one file, its Src, all of them.
+func wholeParts(mds []*format.FileMetaData) []splicePart {
+	parts := make([]splicePart, len(mds))
 	for i, md := range mds {
 		parts[i].schema = i
 		for g := range md.RowGroups {
 			parts[i].groups = append(parts[i].groups, partRowGroup{file: i, rg: g})
 		}
 	}
-	return splicePlan(out, srcs, mds, cols, parts)
+	return parts
 }
 
 // footers reads the file metadata of each of srcs.
@@ -124,15 +178,38 @@ type splicePart struct {
 // having written nothing, when the parts' row groups differ in number or
 // size, a column is missing or a schema is not flat.
 func splicePlan(out io.Writer, srcs []*os.File, mds []*format.FileMetaData, cols []spliceColumn, parts []splicePart) error {
+	sp, err := planSplice(srcs, mds, cols, parts)
+	if err != nil {
+		return err
+	}
+	return sp.write(context.Background(), out)
+}
+
+// splicer is a splice planned by planSplice: its sources, checked, and the
+// output's columns.
+type splicer struct {
+	srcs   []*os.File
+	mds    []*format.FileMetaData
+	cols   []spliceColumn
+	parts  []splicePart
+	schema []format.SchemaElement
+	orders []format.ColumnOrder
+	leaf   []map[int]int // by output column: its leaf index in each file it is read from
+}
+
+// planSplice checks that the columns cols can be spliced from srcs (with
+// footers mds) in the parts parts, as splicePlan describes, and writes
+// nothing.
+func planSplice(srcs []*os.File, mds []*format.FileMetaData, cols []spliceColumn, parts []splicePart) (*splicer, error) {
 	rows := func(p partRowGroup) int64 { return mds[p.file].RowGroups[p.rg].NumRows }
 	first := parts[0].groups
 	for _, part := range parts[1:] {
 		if len(part.groups) != len(first) {
-			return fmt.Errorf("%w: %d row groups against %d", errCannotSplice, len(part.groups), len(first))
+			return nil, fmt.Errorf("%w: %d row groups against %d", errCannotSplice, len(part.groups), len(first))
 		}
 		for g, p := range part.groups {
 			if rows(p) != rows(first[g]) {
-				return fmt.Errorf("%w: row group %d has %d rows against %d", errCannotSplice, g, rows(p), rows(first[g]))
+				return nil, fmt.Errorf("%w: row group %d has %d rows against %d", errCannotSplice, g, rows(p), rows(first[g]))
 			}
 		}
 	}
@@ -144,12 +221,12 @@ func splicePlan(out io.Writer, srcs []*os.File, mds []*format.FileMetaData, cols
 	leaf := make([]map[int]int, len(cols))
 	for c, col := range cols {
 		if col.Src < 0 || col.Src >= len(parts) {
-			return fmt.Errorf("splice: column %s: no source %d", col.Name, col.Src)
+			return nil, fmt.Errorf("splice: column %s: no source %d", col.Name, col.Src)
 		}
 		part := parts[col.Src]
 		el, i, err := flatLeaf(mds[part.schema], col.Name)
 		if err != nil {
-			return fmt.Errorf("%w: %s: %w", errCannotSplice, srcs[part.schema].Name(), err)
+			return nil, fmt.Errorf("%w: %s: %w", errCannotSplice, srcs[part.schema].Name(), err)
 		}
 		schema = append(schema, el)
 		orders[c] = format.ColumnOrder{Value: &format.TypeDefinedOrder{}}
@@ -163,15 +240,23 @@ func splicePlan(out io.Writer, srcs []*os.File, mds []*format.FileMetaData, cols
 			}
 			other, j, err := flatLeaf(mds[p.file], col.Name)
 			if err != nil {
-				return fmt.Errorf("%w: %s: %w", errCannotSplice, srcs[p.file].Name(), err)
+				return nil, fmt.Errorf("%w: %s: %w", errCannotSplice, srcs[p.file].Name(), err)
 			}
 			if other.Type != el.Type || other.RepetitionType != el.RepetitionType {
-				return fmt.Errorf("%w: column %s of %s is not of the type of %s's", errCannotSplice, col.Name,
+				return nil, fmt.Errorf("%w: column %s of %s is not of the type of %s's", errCannotSplice, col.Name,
 					srcs[p.file].Name(), srcs[part.schema].Name())
 			}
 			leaf[c][p.file] = j
 		}
 	}
+	return &splicer{srcs: srcs, mds: mds, cols: cols, parts: parts, schema: schema, orders: orders, leaf: leaf}, nil
+}
+
+// write writes the spliced file to out, checking ctx between column chunks.
+func (sp *splicer) write(ctx context.Context, out io.Writer) error {
+	srcs, mds, cols, parts, leaf := sp.srcs, sp.mds, sp.cols, sp.parts, sp.leaf
+	rows := func(p partRowGroup) int64 { return mds[p.file].RowGroups[p.rg].NumRows }
+	first := parts[0].groups
 	var numRows int64
 	for _, p := range first {
 		numRows += rows(p)
@@ -183,9 +268,9 @@ func splicePlan(out io.Writer, srcs []*os.File, mds []*format.FileMetaData, cols
 	}
 	out0 := format.FileMetaData{
 		Version:      1,
-		Schema:       schema,
+		Schema:       sp.schema,
 		NumRows:      numRows,
-		ColumnOrders: orders,
+		ColumnOrders: sp.orders,
 		CreatedBy:    "tpsreport (column chunks spliced from " + createdBy(mds) + ")",
 	}
 	for g := range first {
@@ -195,6 +280,9 @@ func splicePlan(out io.Writer, srcs []*os.File, mds []*format.FileMetaData, cols
 			src := mds[p.file].RowGroups[p.rg].Columns[leaf[c][p.file]]
 			if src.FilePath != "" {
 				return fmt.Errorf("splice %s: column %s is in another file", srcs[p.file].Name(), col.Name)
+			}
+			if err := ctx.Err(); err != nil {
+				return err
 			}
 			m := src.MetaData
 			start := m.DataPageOffset

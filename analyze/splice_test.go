@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -210,5 +211,76 @@ func TestSpliceChecksItsSources(t *testing.T) {
 	out.Reset()
 	if err := splicePlan(&out, srcs, mds, []spliceColumn{{"x", 0}, {"y", 1}}, parts); !errors.Is(err, errCannotSplice) || out.Len() != 0 {
 		t.Errorf("a part's file without the column: err %v, %d bytes written", err, out.Len())
+	}
+}
+
+// TestFileSpliceWrittenLater: planFiles checks the sources and creates
+// nothing; the file appears only when written, and the temporary sources go
+// once it is written, given up (close) or interrupted (a done context),
+// which leaves no partial file.
+func TestFileSpliceWrittenLater(t *testing.T) {
+	type a struct {
+		X int64 `parquet:"x"`
+	}
+	type b struct {
+		Y int64 `parquet:"y"`
+	}
+	setup := func(t *testing.T) (dir string, paths []string, out string) {
+		dir = t.TempDir()
+		paths = []string{filepath.Join(dir, "a.parquet"), filepath.Join(dir, "b.parquet")}
+		writeParquet(t, paths[0], []a{{1}, {2}, {3}}, parquet.MaxRowsPerRowGroup(2))
+		writeParquet(t, paths[1], []b{{4}, {5}, {6}}, parquet.MaxRowsPerRowGroup(2))
+		return dir, paths, filepath.Join(dir, "out.parquet")
+	}
+	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+	cols := []spliceColumn{{"y", 1}, {"x", 0}}
+
+	_, paths, out := setup(t)
+	fs, err := planFiles(out, paths, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs.temps = paths[1:]
+	if exists(out) {
+		t.Fatal("planFiles created the output")
+	}
+	if err := fs.write(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if err := testDB(t).QueryRowContext(t.Context(), "SELECT string_agg(y || ':' || x, ' ' ORDER BY file_row_number) FROM read_parquet(?, file_row_number = true)", out).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got != "4:1 5:2 6:3" || exists(paths[1]) || !exists(paths[0]) {
+		t.Errorf("written: rows %q (want 4:1 5:2 6:3), temp b left %v, a kept %v", got, exists(paths[1]), exists(paths[0]))
+	}
+
+	_, paths, out = setup(t)
+	if fs, err = planFiles(out, paths, cols); err != nil {
+		t.Fatal(err)
+	}
+	fs.temps = paths[1:]
+	fs.close()
+	if exists(out) || exists(paths[1]) {
+		t.Errorf("given up: output there %v, temp b left %v", exists(out), exists(paths[1]))
+	}
+
+	_, paths, out = setup(t)
+	if fs, err = planFiles(out, paths, cols); err != nil {
+		t.Fatal(err)
+	}
+	fs.temps = paths[1:]
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := fs.write(ctx); !errors.Is(err, context.Canceled) || exists(out) || exists(paths[1]) {
+		t.Errorf("interrupted: err %v, output there %v, temp b left %v", err, exists(out), exists(paths[1]))
+	}
+
+	// Sources that do not line up are refused when planned, with nothing
+	// created and the sources left for the caller.
+	dir, paths, out := setup(t)
+	writeParquet(t, paths[1], []b{{4}, {5}, {6}}, parquet.MaxRowsPerRowGroup(3))
+	if _, err := planFiles(out, paths, cols); !errors.Is(err, errCannotSplice) || exists(out) || !exists(paths[1]) {
+		t.Errorf("row groups of 2 and 3 rows: err %v, output there %v, b kept %v (in %s)", err, exists(out), exists(paths[1]), dir)
 	}
 }
