@@ -437,6 +437,9 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 		if st.curveRelease != nil {
 			st.curveRelease()
 		}
+		if st.requests != nil {
+			st.requests.stop()
+		}
 	}()
 	if err := a.runSteps(st, pipeline); err != nil {
 		return nil, err
@@ -648,15 +651,21 @@ func (a *analysis) replicaCount(st *runState) error {
 // row groups do not line up (spans.parquet from an ingest with other row
 // groups than DuckDB's) or a column is missing, DuckDB writes every column
 // (requests_out). Either way the file holds the same values.
+//
+// The splice is planned here and written later (requests_splice), beside
+// the windows' statements, at the lowest CPU priority: it copies the whole
+// file through the page cache, about 8 GB at 100 M spans, and beside this
+// step the sweeps read and write their own files, where the windows'
+// statements use no disk (BENCHMARKS.md).
 func (a *analysis) writeRequests(st *runState) error {
 	out := filepath.Join(st.tmpDir, schemas.RequestsFile)
 	base := st.spansPath
 	if st.join != nil {
 		base = filepath.Join(st.tmpDir, joinedFile)
 	}
-	err := a.spliceRequests(out, base, filepath.Join(st.tmpDir, "requests_added.parquet"))
+	fs, err := a.planRequests(out, base, filepath.Join(st.tmpDir, "requests_added.parquet"))
 	if err == nil {
-		a.log.Debug("requests.parquet spliced", "from", filepath.Base(base))
+		st.requests = &spliceTask{fs: fs, from: filepath.Base(base)}
 		return nil
 	}
 	if !errors.Is(err, errCannotSplice) {
@@ -666,12 +675,19 @@ func (a *analysis) writeRequests(st *runState) error {
 	return a.copyRows("requests_out", out, "")
 }
 
-// spliceRequests writes requests.parquet to out: requests_added (through
-// added, removed afterwards) spliced with the other columns of the file base
-// (spans.parquet or the joined spans'), once the added rows are checked to be
-// base's, in its order.
-func (a *analysis) spliceRequests(out, base, added string) error {
-	defer os.Remove(added)
+// planRequests writes requests_added (through added) and the delivered
+// flags' column beside it, and plans requests.parquet's splice of them with
+// the other columns of the file base (spans.parquet or the joined spans'),
+// once the added rows are checked to be base's, in its order. The two files
+// are removed once the splice is written or given up.
+func (a *analysis) planRequests(out, base, added string) (fs *fileSplice, err error) {
+	delivered := filepath.Join(filepath.Dir(added), "requests_delivered.parquet")
+	defer func() {
+		if err != nil {
+			os.Remove(added)
+			os.Remove(delivered)
+		}
+	}()
 	// The parts' times go to the debug log: at 100 M spans the step is the
 	// side connection's longest, and its COPY the most of it.
 	var parts []any
@@ -685,32 +701,30 @@ func (a *analysis) spliceRequests(out, base, added string) error {
 	// columns are mostly doubles that barely repeat (at 10 M spans 0.3 s of
 	// 3.6 s less, for a file 3 % larger).
 	if err := a.copyRows("requests_added", added, ", DICTIONARY_SIZE_LIMIT 1"); err != nil {
-		return err
+		return nil, err
 	}
 	lap("added")
 	// The splice pairs row i of each file: the added columns must be in
 	// base's order, as DuckDB keeps it (preserve_insertion_order).
 	var inOrder sql.NullBool
-	err := a.db.QueryRowContext(a.ctx, query("requests_order"), sql.Named("path", added)).Scan(&inOrder)
+	err = a.db.QueryRowContext(a.ctx, query("requests_order"), sql.Named("path", added)).Scan(&inOrder)
 	if err != nil {
-		return fmt.Errorf("analyze requests_added: %w", err)
+		return nil, fmt.Errorf("analyze requests_added: %w", err)
 	}
 	if inOrder.Valid && !inOrder.Bool {
-		return fmt.Errorf("%w: DuckDB wrote the added columns out of %s's order", errCannotSplice, filepath.Base(base))
+		return nil, fmt.Errorf("%w: DuckDB wrote the added columns out of %s's order", errCannotSplice, filepath.Base(base))
 	}
 	lap("order")
 	names, err := a.columns("requests_out")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	own, err := a.columns("requests_added")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	delivered := filepath.Join(filepath.Dir(added), "requests_delivered.parquet")
-	defer os.Remove(delivered)
 	if err := a.writeDelivered(delivered, base); err != nil {
-		return err
+		return nil, err
 	}
 	lap("delivered")
 	cols := make([]spliceColumn, len(names))
@@ -723,12 +737,74 @@ func (a *analysis) spliceRequests(out, base, added string) error {
 			cols[i].Src = 1
 		}
 	}
-	if err := spliceFiles(out, []string{base, added, delivered}, cols); err != nil {
-		return err
+	if fs, err = planFiles(out, []string{base, added, delivered}, cols); err != nil {
+		return nil, err
 	}
-	lap("splice")
+	fs.temps = []string{added, delivered}
 	a.log.Debug("requests.parquet parts", parts...)
+	return fs, nil
+}
+
+// spliceTask is requests.parquet's splice, planned on the side connection
+// (writeRequests) and written beside the main connection's statements.
+type spliceTask struct {
+	fs     *fileSplice
+	from   string // the file the other columns come from, for the debug log
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error
+	took   time.Duration
+}
+
+// startRequests starts writing requests.parquet's splice, when one is
+// planned.
+func (a *analysis) startRequests(st *runState) error {
+	t := st.requests
+	if t == nil {
+		return nil
+	}
+	var ctx context.Context
+	ctx, t.cancel = context.WithCancel(a.ctx)
+	t.done = make(chan struct{})
+	// The copy, most of it the kernel's work on the thread that asks for
+	// it, takes the cores the statements leave idle rather than theirs.
+	goIdle(func(prio error) {
+		defer close(t.done)
+		if prio != nil {
+			a.log.Debug("requests.parquet splice at the process's priority", "reason", prio)
+		}
+		start := time.Now()
+		t.err = t.fs.write(ctx)
+		t.took = time.Since(start)
+	})
 	return nil
+}
+
+// waitRequests waits for requests.parquet's splice to be written.
+func (a *analysis) waitRequests(st *runState) error {
+	t := st.requests
+	if t == nil {
+		return nil
+	}
+	st.requests = nil
+	<-t.done
+	t.cancel()
+	if t.err != nil {
+		return fmt.Errorf("analyze requests_splice: %w", t.err)
+	}
+	a.log.Debug("requests.parquet spliced", "from", t.from, "splice", t.took)
+	return nil
+}
+
+// stop gives up the splice: it interrupts its writing, if started, and
+// waits for it to end, for the analysis's error paths.
+func (t *spliceTask) stop() {
+	if t.done == nil {
+		t.fs.close()
+		return
+	}
+	t.cancel()
+	<-t.done
 }
 
 // deliveredBlock is the number of spans a row of delivered_blocks covers

@@ -228,6 +228,10 @@ type runState struct {
 	// curveRelease releases the merged curve's stream (curveConcMerged)
 	// once curves has read it, and returns the merge's error.
 	curveRelease func() error
+	// requests is requests.parquet's splice, planned on the side
+	// connection (writeRequests), written from requests_splice to
+	// requests_spliced.
+	requests *spliceTask
 }
 
 // params are the parameters of params.sql: the extent, the window width
@@ -449,6 +453,10 @@ var pipeline = slices.Concat([]step{
 	{name: "curves", do: (*analysis).curves, uses: []string{"curves"}},
 	{name: "curve_conc_done", when: "merged", do: (*analysis).curveConcDone, drops: []string{"curve_conc", "curve_mids_sorted"}},
 	{name: "side_wait", wait: true},
+	// requests.parquet's splice copies its file beside the windows'
+	// statements, which use no disk, on the cores they leave idle
+	// (writeRequests).
+	{name: "requests_splice", do: (*analysis).startRequests},
 
 	// windows: each window's metrics. Inputs are dropped after their last
 	// reader, before win_dists_* need the memory: the run's states are
@@ -508,6 +516,7 @@ var pipeline = slices.Concat([]step{
 		st.run = rows[0]
 		return nil
 	}, uses: []string{"metrics_json"}},
+	{name: "requests_spliced", do: (*analysis).waitRequests},
 })
 
 // largeRunSpans is the size of run beyond which the analysis's tables are
