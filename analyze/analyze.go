@@ -780,11 +780,17 @@ func (a *analysis) startRequests(st *runState) error {
 	return nil
 }
 
-// waitRequests waits for requests.parquet's splice to be written.
+// waitRequests waits for requests.parquet's splice to be written, having
+// started it if requests_splice did not.
 func (a *analysis) waitRequests(st *runState) error {
 	t := st.requests
 	if t == nil {
 		return nil
+	}
+	if t.done == nil {
+		if err := a.startRequests(st); err != nil {
+			return err
+		}
 	}
 	st.requests = nil
 	<-t.done

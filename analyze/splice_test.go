@@ -284,3 +284,49 @@ func TestFileSpliceWrittenLater(t *testing.T) {
 		t.Errorf("row groups of 2 and 3 rows: err %v, output there %v, b kept %v (in %s)", err, exists(out), exists(paths[1]), dir)
 	}
 }
+
+// TestRequestsSpliceTask: the analysis writes a planned splice whether or
+// not requests_splice started it, and gives up an unstarted one on its
+// error paths (stop), removing its temporary files.
+func TestRequestsSpliceTask(t *testing.T) {
+	type a struct {
+		X int64 `parquet:"x"`
+	}
+	type b struct {
+		Y int64 `parquet:"y"`
+	}
+	an := &analysis{ctx: t.Context(), log: slog.New(slog.DiscardHandler)}
+	plan := func(t *testing.T) (*runState, string, string) {
+		dir := t.TempDir()
+		pa, pb := filepath.Join(dir, "a.parquet"), filepath.Join(dir, "b.parquet")
+		writeParquet(t, pa, []a{{1}, {2}})
+		writeParquet(t, pb, []b{{3}, {4}})
+		out := filepath.Join(dir, "out.parquet")
+		fs, err := planFiles(out, []string{pa, pb}, []spliceColumn{{"x", 0}, {"y", 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs.temps = []string{pb}
+		return &runState{requests: &spliceTask{fs: fs, from: "a.parquet"}}, out, pb
+	}
+	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+	for _, started := range []bool{true, false} {
+		st, out, temp := plan(t)
+		if started {
+			if err := an.startRequests(st); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := an.waitRequests(st); err != nil {
+			t.Fatal(err)
+		}
+		if !exists(out) || exists(temp) || st.requests != nil {
+			t.Errorf("started %v: written %v, temp left %v, task left %v", started, exists(out), exists(temp), st.requests != nil)
+		}
+	}
+	st, out, temp := plan(t)
+	st.requests.stop()
+	if exists(out) || exists(temp) {
+		t.Errorf("given up: written %v, temp left %v", exists(out), exists(temp))
+	}
+}
