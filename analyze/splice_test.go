@@ -219,29 +219,14 @@ func TestSpliceChecksItsSources(t *testing.T) {
 // once it is written, given up (close) or interrupted (a done context),
 // which leaves no partial file.
 func TestFileSpliceWrittenLater(t *testing.T) {
-	type a struct {
-		X int64 `parquet:"x"`
-	}
-	type b struct {
-		Y int64 `parquet:"y"`
-	}
-	setup := func(t *testing.T) (dir string, paths []string, out string) {
-		dir = t.TempDir()
-		paths = []string{filepath.Join(dir, "a.parquet"), filepath.Join(dir, "b.parquet")}
-		writeParquet(t, paths[0], []a{{1}, {2}, {3}}, parquet.MaxRowsPerRowGroup(2))
-		writeParquet(t, paths[1], []b{{4}, {5}, {6}}, parquet.MaxRowsPerRowGroup(2))
-		return dir, paths, filepath.Join(dir, "out.parquet")
-	}
-	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
 	cols := []spliceColumn{{"y", 1}, {"x", 0}}
-
-	_, paths, out := setup(t)
+	paths, out := xyFiles(t, 2, 2)
 	fs, err := planFiles(out, paths, cols)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fs.temps = paths[1:]
-	if exists(out) {
+	if fileExists(out) {
 		t.Fatal("planFiles created the output")
 	}
 	if err := fs.write(t.Context()); err != nil {
@@ -251,65 +236,70 @@ func TestFileSpliceWrittenLater(t *testing.T) {
 	if err := testDB(t).QueryRowContext(t.Context(), "SELECT string_agg(y || ':' || x, ' ' ORDER BY file_row_number) FROM read_parquet(?, file_row_number = true)", out).Scan(&got); err != nil {
 		t.Fatal(err)
 	}
-	if got != "4:1 5:2 6:3" || exists(paths[1]) || !exists(paths[0]) {
-		t.Errorf("written: rows %q (want 4:1 5:2 6:3), temp b left %v, a kept %v", got, exists(paths[1]), exists(paths[0]))
+	if got != "4:1 5:2 6:3" || fileExists(paths[1]) || !fileExists(paths[0]) {
+		t.Errorf("written: rows %q (want 4:1 5:2 6:3), temp b left %v, a kept %v", got, fileExists(paths[1]), fileExists(paths[0]))
 	}
 
-	_, paths, out = setup(t)
+	paths, out = xyFiles(t, 2, 2)
 	if fs, err = planFiles(out, paths, cols); err != nil {
 		t.Fatal(err)
 	}
 	fs.temps = paths[1:]
 	fs.close()
-	if exists(out) || exists(paths[1]) {
-		t.Errorf("given up: output there %v, temp b left %v", exists(out), exists(paths[1]))
+	if fileExists(out) || fileExists(paths[1]) {
+		t.Errorf("given up: output there %v, temp b left %v", fileExists(out), fileExists(paths[1]))
 	}
 
-	_, paths, out = setup(t)
+	paths, out = xyFiles(t, 2, 2)
 	if fs, err = planFiles(out, paths, cols); err != nil {
 		t.Fatal(err)
 	}
 	fs.temps = paths[1:]
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := fs.write(ctx); !errors.Is(err, context.Canceled) || exists(out) || exists(paths[1]) {
-		t.Errorf("interrupted: err %v, output there %v, temp b left %v", err, exists(out), exists(paths[1]))
+	if err := fs.write(ctx); !errors.Is(err, context.Canceled) || fileExists(out) || fileExists(paths[1]) {
+		t.Errorf("interrupted: err %v, output there %v, temp b left %v", err, fileExists(out), fileExists(paths[1]))
 	}
 
 	// Sources that do not line up are refused when planned, with nothing
 	// created and the sources left for the caller.
-	dir, paths, out := setup(t)
-	writeParquet(t, paths[1], []b{{4}, {5}, {6}}, parquet.MaxRowsPerRowGroup(3))
-	if _, err := planFiles(out, paths, cols); !errors.Is(err, errCannotSplice) || exists(out) || !exists(paths[1]) {
-		t.Errorf("row groups of 2 and 3 rows: err %v, output there %v, b kept %v (in %s)", err, exists(out), exists(paths[1]), dir)
+	paths, out = xyFiles(t, 2, 3)
+	if _, err := planFiles(out, paths, cols); !errors.Is(err, errCannotSplice) || fileExists(out) || !fileExists(paths[1]) {
+		t.Errorf("row groups of 2 and 3 rows: err %v, output there %v, b kept %v", err, fileExists(out), fileExists(paths[1]))
 	}
 }
 
-// TestRequestsSpliceTask: the analysis writes a planned splice whether or
-// not requests_splice started it, and gives up an unstarted one on its
-// error paths (stop), removing its temporary files.
-func TestRequestsSpliceTask(t *testing.T) {
+// xyFiles writes a.parquet (x: 1, 2, 3) and b.parquet (y: 4, 5, 6), in row
+// groups of groupA and groupB rows, into a directory of their own, and
+// names a splice's output there.
+func xyFiles(t *testing.T, groupA, groupB int64) (paths []string, out string) {
 	type a struct {
 		X int64 `parquet:"x"`
 	}
 	type b struct {
 		Y int64 `parquet:"y"`
 	}
+	dir := t.TempDir()
+	paths = []string{filepath.Join(dir, "a.parquet"), filepath.Join(dir, "b.parquet")}
+	writeParquet(t, paths[0], []a{{1}, {2}, {3}}, parquet.MaxRowsPerRowGroup(groupA))
+	writeParquet(t, paths[1], []b{{4}, {5}, {6}}, parquet.MaxRowsPerRowGroup(groupB))
+	return paths, filepath.Join(dir, "out.parquet")
+}
+
+// TestRequestsSpliceTask: the analysis writes a planned splice whether or
+// not requests_splice started it, and gives up an unstarted one on its
+// error paths (stop), removing its temporary files.
+func TestRequestsSpliceTask(t *testing.T) {
 	an := &analysis{ctx: t.Context(), log: slog.New(slog.DiscardHandler)}
 	plan := func(t *testing.T) (*runState, string, string) {
-		dir := t.TempDir()
-		pa, pb := filepath.Join(dir, "a.parquet"), filepath.Join(dir, "b.parquet")
-		writeParquet(t, pa, []a{{1}, {2}})
-		writeParquet(t, pb, []b{{3}, {4}})
-		out := filepath.Join(dir, "out.parquet")
-		fs, err := planFiles(out, []string{pa, pb}, []spliceColumn{{"x", 0}, {"y", 1}})
+		paths, out := xyFiles(t, 2, 2)
+		fs, err := planFiles(out, paths, []spliceColumn{{"x", 0}, {"y", 1}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		fs.temps = []string{pb}
-		return &runState{requests: &spliceTask{fs: fs, from: "a.parquet"}}, out, pb
+		fs.temps = paths[1:]
+		return &runState{requests: &spliceTask{fs: fs, from: "a.parquet"}}, out, paths[1]
 	}
-	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
 	for _, started := range []bool{true, false} {
 		st, out, temp := plan(t)
 		if started {
@@ -320,13 +310,13 @@ func TestRequestsSpliceTask(t *testing.T) {
 		if err := an.waitRequests(st); err != nil {
 			t.Fatal(err)
 		}
-		if !exists(out) || exists(temp) || st.requests != nil {
-			t.Errorf("started %v: written %v, temp left %v, task left %v", started, exists(out), exists(temp), st.requests != nil)
+		if !fileExists(out) || fileExists(temp) || st.requests != nil {
+			t.Errorf("started %v: written %v, temp left %v, task left %v", started, fileExists(out), fileExists(temp), st.requests != nil)
 		}
 	}
 	st, out, temp := plan(t)
 	st.requests.stop()
-	if exists(out) || exists(temp) {
-		t.Errorf("given up: written %v, temp left %v", exists(out), exists(temp))
+	if fileExists(out) || fileExists(temp) {
+		t.Errorf("given up: written %v, temp left %v", fileExists(out), fileExists(temp))
 	}
 }
