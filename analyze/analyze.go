@@ -184,8 +184,11 @@ func Run(ctx context.Context, opt Options) (*schemas.RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	closeDB()
 	conns = nil
+	closed := time.Since(start)
+	start = time.Now()
 	// Every output is complete in tmpDir: move them into the stage,
 	// describe them in the manifest, and swap the stage in.
 	for _, name := range outputFiles {
@@ -193,22 +196,41 @@ func Run(ctx context.Context, opt Options) (*schemas.RunResult, error) {
 			return nil, fmt.Errorf("write %s: %w", name, err)
 		}
 	}
-	if err := os.RemoveAll(tmpDir); err != nil {
-		return nil, fmt.Errorf("remove temp dir: %w", err)
-	}
+	// What is left in tmpDir (a large run's database file, what DuckDB
+	// spilled: 20 GB and more at 100 M spans) is removed while the outputs
+	// are hashed: the one waits on the file system, the other on the cores.
+	removed := make(chan error, 1)
+	go func() { removed <- os.RemoveAll(tmpDir) }()
 	// A manifest of before files were recorded stays without them: the
 	// dataset stays unchecked rather than half checked.
 	if hasManifest && len(man.Files) > 0 {
-		files, err := dataset.DescribeAll(stage.Dir(), outputFiles...)
+		var rest []string
+		for _, name := range outputFiles {
+			if !slices.ContainsFunc(a.described, func(d schemas.DataFile) bool { return d.Name == name }) {
+				rest = append(rest, name)
+			}
+		}
+		files, err := dataset.DescribeAll(stage.Dir(), rest...)
 		if err != nil {
+			<-removed
 			return nil, err
 		}
+		files = append(files, a.described...)
 		dataset.SetFiles(&man, files, outputFiles...)
 		if err := writeManifest(filepath.Join(stage.Dir(), schemas.ManifestFile), man); err != nil {
+			<-removed
 			return nil, err
 		}
 		res.Manifest = man
 	}
+	described := time.Since(start)
+	if err := <-removed; err != nil {
+		return nil, fmt.Errorf("remove temp dir: %w", err)
+	}
+	// The database's close, then the outputs' hashing and the temporary
+	// files' removal, side by side.
+	log.Debug("outputs", "close", closed.Round(time.Millisecond), "describe", described.Round(time.Millisecond),
+		"remove", time.Since(start).Round(time.Millisecond))
 	if err := stage.Commit(); err != nil {
 		return nil, err
 	}
@@ -325,6 +347,10 @@ type analysis struct {
 	cpu    time.Duration // the process's CPU time at the last logQuery (--debug)
 
 	progress *progress // nil without Options.Progress
+
+	// described are the outputs already described for the manifest while
+	// the analysis ran (requests.parquet's, once spliced), in tmpDir.
+	described []schemas.DataFile
 }
 
 // sideTask is work running on the side connection (onSide).
@@ -665,7 +691,7 @@ func (a *analysis) writeRequests(st *runState) error {
 	}
 	fs, err := a.planRequests(out, base, filepath.Join(st.tmpDir, "requests_added.parquet"))
 	if err == nil {
-		st.requests = &spliceTask{fs: fs, from: filepath.Base(base)}
+		st.requests = &spliceTask{fs: fs, from: filepath.Base(base), describe: len(st.man.Files) > 0}
 		return nil
 	}
 	if !errors.Is(err, errCannotSplice) {
@@ -748,12 +774,14 @@ func (a *analysis) planRequests(out, base, added string) (fs *fileSplice, err er
 // spliceTask is requests.parquet's splice, planned on the side connection
 // (writeRequests) and written beside the main connection's statements.
 type spliceTask struct {
-	fs     *fileSplice
-	from   string // the file the other columns come from, for the debug log
-	cancel context.CancelFunc
-	done   chan struct{}
-	err    error
-	took   time.Duration
+	fs       *fileSplice
+	from     string // the file the other columns come from, for the debug log
+	describe bool   // describe the file for the manifest once written
+	cancel   context.CancelFunc
+	done     chan struct{}
+	err      error
+	took     time.Duration
+	file     *schemas.DataFile // the written file's description (describe)
 }
 
 // startRequests starts writing requests.parquet's splice, when one is
@@ -776,6 +804,16 @@ func (a *analysis) startRequests(st *runState) error {
 		start := time.Now()
 		t.err = t.fs.write(ctx)
 		t.took = time.Since(start)
+		// The manifest's hash of the file is taken here, on the cores the
+		// statements leave idle and soon after the file's pages were
+		// written, rather than after the analysis: at 100 M spans, hashing
+		// the outputs there held up the end by 14–15 s, most of it this
+		// file's 8 GB on one core (BENCHMARKS.md).
+		if t.err == nil && t.describe {
+			var d schemas.DataFile
+			d, t.err = dataset.DescribeContext(ctx, filepath.Dir(t.fs.out), filepath.Base(t.fs.out))
+			t.file = &d
+		}
 	})
 	return nil
 }
@@ -798,7 +836,10 @@ func (a *analysis) waitRequests(st *runState) error {
 	if t.err != nil {
 		return fmt.Errorf("analyze requests_splice: %w", t.err)
 	}
-	a.log.Debug("requests.parquet spliced", "from", t.from, "splice", t.took)
+	if t.file != nil {
+		a.described = append(a.described, *t.file)
+	}
+	a.log.Debug("requests.parquet spliced", "from", t.from, "splice", t.took, "described", t.file != nil)
 	return nil
 }
 

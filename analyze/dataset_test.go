@@ -70,6 +70,17 @@ func TestAnalysisIsDescribedAndVerified(t *testing.T) {
 	if got, want := strings.Join(names, " "), "curves.json latencies.parquet requests.parquet samples.parquet spans.parquet summary.json windows.parquet"; got != want {
 		t.Errorf("manifest files %s, want %s", got, want)
 	}
+	// Each entry is the file as it is, those described while the analysis
+	// ran (requests.parquet, once spliced) as well as the others.
+	for _, f := range m.Files {
+		d, err := dataset.Describe(dir, f.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Size != f.Size || d.SHA256 != f.SHA256 || (d.Rows == nil) != (f.Rows == nil) || (d.Rows != nil && *d.Rows != *f.Rows) {
+			t.Errorf("manifest entry %+v, the file is %+v", f, d)
+		}
+	}
 	if _, err := Load(t.Context(), dir); err != nil {
 		t.Fatalf("Load of a whole analysis: %v", err)
 	}
