@@ -162,7 +162,9 @@ func Run(ctx context.Context, opt Options) (*schemas.RunResult, error) {
 	}
 	defer os.RemoveAll(tmpDir)
 
-	db, conns, err := openDB(ctx, tmpDir, 3)
+	memory := runMemory(spansPath, opt)
+	log.Debug("duckdb", "memory_limit", memory)
+	db, conns, err := openDB(ctx, tmpDir, 3, memory)
 	if err != nil {
 		return nil, err
 	}
@@ -471,6 +473,30 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 		return nil, err
 	}
 	return st.result()
+}
+
+// runMemory is the memory limit of the analysis of spansPath: a large
+// run's (largeMemoryLimit) or memoryLimit. It is known before the database
+// opens, whose configuration is locked then: spans.parquet's rows are the
+// count of spans (span_sources) that the condition large reads. A file
+// whose footer cannot be read gets memoryLimit, and its analysis the
+// error.
+func runMemory(spansPath string, opt Options) string {
+	if n, err := parquetRows(spansPath); err == nil && (&runState{opt: opt, spans: n}).beyond(largeRunSpans) {
+		return largeMemoryLimit
+	}
+	return memoryLimit
+}
+
+// parquetRows reads the number of rows of the Parquet file at path from its
+// footer.
+func parquetRows(path string) (int64, error) {
+	f, closeFile, err := openParquet(path)
+	if err != nil {
+		return 0, err
+	}
+	defer closeFile()
+	return f.NumRows(), nil
 }
 
 func fileExists(path string) bool {

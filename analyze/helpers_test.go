@@ -40,7 +40,7 @@ func testDB(t testing.TB) *sql.Conn {
 // when t ends.
 func testConns(t testing.TB, n int) []*sql.Conn {
 	t.Helper()
-	db, conns, err := openDB(context.Background(), t.TempDir(), n)
+	db, conns, err := openDB(context.Background(), t.TempDir(), n, memoryLimit)
 	if err != nil {
 		t.Fatal(err)
 	}

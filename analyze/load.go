@@ -43,7 +43,7 @@ func Load(ctx context.Context, dir string) (*schemas.RunResult, error) {
 	if err := json.Unmarshal(b, &res.Curves); err != nil {
 		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, schemas.CurvesFile), err)
 	}
-	sqldb, conns, err := openDB(ctx, "", 1)
+	sqldb, conns, err := openDB(ctx, "", 1, memoryLimit)
 	if err != nil {
 		return nil, err
 	}

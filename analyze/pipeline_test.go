@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -295,5 +296,44 @@ func TestPipelineOrderFailsOnMovedStep(t *testing.T) {
 	dead = slices.Insert(dead, index(dead, "span_times")+1, step{name: "span_times_again", query: "span_times", creates: []string{"span_times"}})
 	if errs := checkOrder(dead, on); !slices.Equal(errs, []string{"span_times_again replaces span_times, which span_times made and no step read"}) {
 		t.Errorf("a table made and never read: %q", errs)
+	}
+}
+
+// TestRunMemory: a run of more spans than the large size (Options.largeAt
+// stands for largeRunSpans here) gets the large run's memory limit, which
+// the database then holds; any other, or a file without a footer, the
+// smaller one.
+func TestRunMemory(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "spans.parquet")
+	writeParquet(t, path, someSpans(3))
+	for _, c := range []struct {
+		largeAt int64
+		want    string
+	}{{0, memoryLimit}, {3, memoryLimit}, {2, largeMemoryLimit}} {
+		if got := runMemory(path, Options{largeAt: c.largeAt}); got != c.want {
+			t.Errorf("3 spans, large beyond %d: memory %s, want %s", c.largeAt, got, c.want)
+		}
+	}
+	if got := runMemory(filepath.Join(dir, "absent.parquet"), Options{largeAt: -1}); got != memoryLimit {
+		t.Errorf("no file: memory %s, want %s", got, memoryLimit)
+	}
+	// DuckDB shows the limit in binary units: 3500 MB is 3.2 GiB, and the
+	// configuration is locked past openDB.
+	db, conns, err := openDB(t.Context(), t.TempDir(), 1, largeMemoryLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	defer conns[0].Close()
+	var got string
+	if err := conns[0].QueryRowContext(t.Context(), "SELECT current_setting('memory_limit')").Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got != "3.2 GiB" {
+		t.Errorf("memory_limit %q, want 3.2 GiB", got)
+	}
+	if _, err := conns[0].ExecContext(t.Context(), "SET memory_limit = '1GB'"); err == nil {
+		t.Error("memory_limit changed past openDB, want the configuration locked")
 	}
 }
