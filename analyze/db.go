@@ -43,9 +43,10 @@ var settings = []string{
 const memoryLimit = "2500MB"
 
 // largeMemoryLimit is a large run's (largeRunSpans), whose bound is 8 GB
-// rather than 4: its sorts spill less. At 100 M spans, one analysis each
-// (BENCHMARKS.md): 568.3 s at 6.26 GB peak RSS against 614.5 s at 6.01 GB
-// with memoryLimit.
+// rather than 4. At 100 M spans, one analysis each (BENCHMARKS.md): 568.3 s
+// at 6.26 GB peak RSS against 614.5 s at 6.01 GB with memoryLimit, the
+// sorts (latencies_out, the side's requests_file) and the pool's sweep the
+// most of the gain.
 const largeMemoryLimit = "3500MB"
 
 // openDB opens an in-memory DuckDB database with the settings above, memory
