@@ -119,20 +119,6 @@ func (fs *fileSplice) close() {
 	fs.temps = nil
 }
 
-// splice writes to out the columns cols, in that order, from the Parquet files
-// srcs, row group g of the output from row group g of each. It returns an
-// errCannotSplice error, having written nothing, when the sources' row groups
-// do not line up, a column is missing or a schema is not flat. When out is a
-// file, the chunks are copied by the kernel (copy_file_range), without
-// passing through this process.
-func splice(out io.Writer, srcs []*os.File, cols []spliceColumn) error {
-	mds, err := footers(srcs)
-	if err != nil {
-		return err
-	}
-	return splicePlan(out, srcs, mds, cols, wholeParts(mds))
-}
-
 // wholeParts are the parts of a splice that takes each column's row groups
 // from one file, its Src, all of them.
 func wholeParts(mds []*format.FileMetaData) []splicePart {

@@ -18,6 +18,19 @@ import (
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
+// splice writes to out the columns cols, in that order, from the Parquet files
+// srcs, row group g of the output from row group g of each, as planFiles and
+// fileSplice.write do into a file: an errCannotSplice error, having written
+// nothing, when the sources' row groups do not line up, a column is missing
+// or a schema is not flat.
+func splice(out io.Writer, srcs []*os.File, cols []spliceColumn) error {
+	mds, err := footers(srcs)
+	if err != nil {
+		return err
+	}
+	return splicePlan(out, srcs, mds, cols, wholeParts(mds))
+}
+
 // TestRequestsSplicedMatchWritten: requests.parquet spliced from spans.parquet's
 // column chunks (row groups of DuckDB's 122,880 rows, as ingest writes them)
 // holds exactly what DuckDB writes whole when the row groups do not line up
