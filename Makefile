@@ -30,10 +30,10 @@ hostile: build
 
 ## demo-data: regenerate the shipped sample logs in testdata/demo with the simulator
 demo-data: build
-	./$(BIN) simulate --scenario stall --seed 1 --run baseline --out testdata/demo/baseline
-	./$(BIN) simulate --scenario fixed --seed 1 --run candidate --out testdata/demo/candidate
+	./$(BIN) simulate --scenario stall --seed 1 --duration 30m --run baseline --out testdata/demo/baseline
+	./$(BIN) simulate --scenario fixed --seed 1 --duration 30m --run candidate --out testdata/demo/candidate
 	for r in baseline candidate; do \
-		rm -f testdata/demo/$$r/spans.jsonl testdata/demo/$$r/samples.jsonl; \
+		rm -f testdata/demo/$$r/spans.jsonl testdata/demo/$$r/samples.jsonl testdata/demo/$$r/litellm-metrics.jsonl testdata/demo/$$r/sglang-request-metrics.log; \
 		gzip -9 -n -f testdata/demo/$$r/litellm.jsonl testdata/demo/$$r/vllm-otel.jsonl testdata/demo/$$r/vllm.log; \
 	done
 

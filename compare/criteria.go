@@ -213,12 +213,41 @@ func parseCriteria(file string, b []byte) (schemas.Criteria, error) {
 			c.Off = append(c.Off, n)
 		}
 	}
-	if err := checkCriteria(c); err != nil {
+	c, err := settle(c)
+	if err != nil {
 		err.File, err.Line = file, lines[err.Key]
 		return c, err
 	}
 	return c, nil
 }
+
+// settle checks the settings and makes alpha and confidence agree. They
+// are one setting, confidence = 1 − alpha: the overall verdict's
+// false-alarm rate, and the level at which the criteria's intervals hold
+// together. Either may be set; the one left at its default follows the
+// other, and two that disagree are an error.
+func settle(c schemas.Criteria) (schemas.Criteria, *CriteriaError) {
+	if err := checkCriteria(c); err != nil {
+		return c, err
+	}
+	if math.Abs(c.Confidence-(1-c.Alpha)) > 1e-12 {
+		d := schemas.DefaultCriteria()
+		switch {
+		case c.Confidence == d.Confidence:
+			c.Confidence = 1 - c.Alpha
+		case c.Alpha == d.Alpha:
+			c.Alpha = 1 - c.Confidence
+		default:
+			return c, &CriteriaError{Key: "alpha", Msg: fmt.Sprintf("%v and confidence %v disagree: confidence is 1 − alpha; set one of them", c.Alpha, c.Confidence)}
+		}
+	}
+	return c, nil
+}
+
+// MaxResamples bounds resamples: each criterion draws this many resamples
+// of every window of both sides, so the bound keeps a comparison's time
+// and memory within reach of a CI job.
+const MaxResamples = 100_000
 
 // maxSeconds is the longest time.Duration, in seconds.
 const maxSeconds = float64(math.MaxInt64) / 1e9
@@ -262,8 +291,8 @@ func checkCriteria(c schemas.Criteria) *CriteriaError {
 		return bad("confidence", "must be between 0 and 1, such as 0.95", c.Confidence)
 	case c.Alpha <= 0 || c.Alpha >= 1:
 		return bad("alpha", "must be between 0 and 1, such as 0.05", c.Alpha)
-	case c.Resamples < 100:
-		return bad("resamples", "must be at least 100", c.Resamples)
+	case c.Resamples < 100 || c.Resamples > MaxResamples:
+		return bad("resamples", fmt.Sprintf("must be between 100 and %d", MaxResamples), c.Resamples)
 	case c.MinBacklogWindows < 1:
 		return bad("min_backlog_windows", "must be at least 1", c.MinBacklogWindows)
 	case c.MinImprovement <= -1:

@@ -150,7 +150,7 @@ func windowCounts(ws []schemas.Metrics, slo bool) counts {
 }
 
 // exclusionNote says what the warm-up and the cool-down took out of each run.
-func exclusionNote(c schemas.Criteria, b, cand selection) string {
+func exclusionNote(c schemas.Criteria, b, cand []selection) string {
 	var what []string
 	if c.Warmup > 0 {
 		what = append(what, "warm-up "+seconds(c.Warmup))
@@ -158,8 +158,13 @@ func exclusionNote(c schemas.Criteria, b, cand selection) string {
 	if c.Cooldown > 0 {
 		what = append(what, "cool-down "+seconds(c.Cooldown))
 	}
-	run := func(s selection) string {
-		return fmt.Sprintf("%d of %d windows (%s completed requests)", s.excluded, s.total, group(fmt.Sprint(s.excludedRequests)))
+	run := func(sels []selection) string {
+		var excluded, total int
+		var requests int64
+		for _, s := range sels {
+			excluded, total, requests = excluded+s.excluded, total+s.total, requests+s.excludedRequests
+		}
+		return fmt.Sprintf("%d of %d windows (%s completed requests)", excluded, total, group(fmt.Sprint(requests)))
 	}
 	return fmt.Sprintf("%s excluded from every criterion: baseline %s, candidate %s",
 		strings.Join(what, " and "), run(b), run(cand))

@@ -108,23 +108,6 @@ func group(s string) string {
 	return b.String() + frac
 }
 
-// pValue formats a p-value against alpha: "p = 0.024, below alpha 0.05";
-// below 0.001 it says "p < 0.001", since the normal approximation means
-// nothing to more digits.
-func pValue(p, alpha float64) string {
-	var s string
-	if p < 0.001 {
-		s = "p < 0.001"
-	} else {
-		s = "p = " + strconv.FormatFloat(p, 'g', 2, 64)
-	}
-	a := strconv.FormatFloat(alpha, 'g', -1, 64)
-	if p < alpha {
-		return s + ", below alpha " + a
-	}
-	return s + ", not below alpha " + a
-}
-
 // seconds formats a window width: 60 is "60 s", 0.5 is "0.5 s".
 func seconds(v float64) string {
 	return strconv.FormatFloat(v, 'f', -1, 64) + " s"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,37 +13,32 @@ import (
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
-// TestUnchangedBeforeIssue21: with no warm-up, no cool-down and the new
-// criteria off, every verdict of the earlier tests is what compare gave
-// before the latency, SLO and warm-up criteria existed, byte for byte.
-// testdata/before/*.json were written by compare at commit 8cc800f (with
-// schemas' new Criteria fields already in place) and are never regenerated.
-func TestUnchangedBeforeIssue21(t *testing.T) {
-	for _, fx := range beforeFixtures() {
+// TestVerdictGolden pins the whole verdict of each hand-made pair:
+// testdata/golden/NAME.json. UPDATE_GOLDEN=1 rewrites them; read the diff.
+func TestVerdictGolden(t *testing.T) {
+	for _, fx := range verdictFixtures() {
 		t.Run(fx.name, func(t *testing.T) {
-			c := fx.c
-			c.Off = []string{TTFT, TPOT}
-			v, err := Evaluate(fx.base, fx.cand, c)
+			v, err := Evaluate(fx.base, fx.cand, fx.c)
 			if err != nil {
 				t.Fatal(err)
-			}
-			// Before Notes existed, the one note these fixtures give (a
-			// model mismatch allowed) came first among the guards.
-			v.Guards, v.Notes = append(v.Notes, v.Guards...), nil
-			v.Settings.Off = nil
-			// Nor did the idle time's causes (verdict.json gap_causes and the
-			// gap row's cause sentence), which judge nothing.
-			v.GapCauses = nil
-			for i := range v.Criteria {
-				v.Criteria[i].Scope, v.Criteria[i].Cause = "", ""
 			}
 			got, _ := json.MarshalIndent(v, "", "  ")
-			want, err := os.ReadFile(filepath.Join("testdata", "before", fx.name+".json"))
-			if err != nil {
-				t.Fatal(err)
+			got = append(got, '\n')
+			path := filepath.Join("testdata", "golden", fx.name+".json")
+			if os.Getenv("UPDATE_GOLDEN") != "" {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
-			if !bytes.Equal(append(got, '\n'), want) {
-				t.Errorf("verdict changed:\n got %s\nwant %s", got, want)
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (UPDATE_GOLDEN=1 go test ./compare/ writes it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("verdict changed (UPDATE_GOLDEN=1 rewrites it; read the diff):\n got %s\nwant %s", got, want)
 			}
 		})
 	}
@@ -142,48 +138,51 @@ func TestTokenMixGuard(t *testing.T) {
 
 func TestSLOAttainment(t *testing.T) {
 	slo := func(ttft, tpot float64) *schemas.SLO { return &schemas.SLO{TTFT: f(ttft), TPOT: f(tpot)} }
+	// Seven criteria with the SLO's, each held to 0.05/7; SLO attainment
+	// alarms only by failing, in one tail: 1 − 2·0.05/7 = 98.57 % intervals.
+	const fell = "SLO attainment fell from 95.0 % to 90.0 % (−5.00 pp; 98.57 % interval −"
 	tests := []struct {
 		name       string
 		bSLO, cSLO *schemas.SLO
-		bMet, cMet *int64 // of 1,000 completed requests each
+		bMet, cMet int64  // of 1,000 completed requests each; −1: not recorded
 		verdict    string // of slo_attainment; "" when the criterion is absent
-		reason     string
+		reason     string // its start
 		guard      string
 	}{
-		{"no SLO", nil, nil, nil, nil, "", "", ""},
-		{"same SLO, within tolerance", slo(2, 0.08), slo(2, 0.08), i64(950), i64(945), schemas.Pass,
+		{"no SLO", nil, nil, -1, -1, "", "", ""},
+		{"same SLO, within tolerance", slo(2, 0.08), slo(2, 0.08), 950, 945, schemas.Pass,
 			"SLO attainment 95.0 % → 94.5 % (−0.50 pp), within the 1 pp tolerance or better.", ""},
-		// 950/1000 → 900/1000: pooled p = 0.925, se = √(0.925·0.075·0.002) = 0.011779,
-		// z = 4.2448, one-sided p = 0.0000109.
-		{"same SLO, fell", slo(2, 0.08), slo(2, 0.08), i64(950), i64(900), schemas.Fail,
-			"SLO attainment fell from 95.0 % to 90.0 % (−5.00 pp, p < 0.001, below alpha 0.05).", ""},
-		{"same SLO, rose", slo(2, 0.08), slo(2, 0.08), i64(900), i64(950), schemas.Pass,
+		// 50 misses of 1,000 against 100, spread at random over 20
+		// windows: about 4.5 standard errors.
+		{"same SLO, fell", slo(2, 0.08), slo(2, 0.08), 950, 900, schemas.Fail, fell, ""},
+		{"same SLO, rose", slo(2, 0.08), slo(2, 0.08), 900, 950, schemas.Pass,
 			"SLO attainment 90.0 % → 95.0 % (+5.00 pp), within the 1 pp tolerance or better.", ""},
-		{"different SLOs", slo(2, 0.08), slo(1, 0.08), i64(950), i64(900), schemas.Inconclusive,
+		{"different SLOs", slo(2, 0.08), slo(1, 0.08), 950, 900, schemas.Inconclusive,
 			"Inconclusive: the runs were analysed with different SLOs (baseline ttft=2s,tpot=80ms, candidate ttft=1s,tpot=80ms): analyse both with the same --slo; " +
-				"without this guard: SLO attainment fell from 95.0 % to 90.0 % (−5.00 pp, p < 0.001, below alpha 0.05).",
+				"without this guard: SLO attainment fell from 95.0 % to 90.0 % (−5.00 pp; 98.57 % interval −",
 			"the runs were analysed with different SLOs (baseline ttft=2s,tpot=80ms, candidate ttft=1s,tpot=80ms): analyse both with the same --slo"},
-		{"only the baseline has one", slo(2, 0.08), nil, i64(950), nil, schemas.Inconclusive,
+		{"only the baseline has one", slo(2, 0.08), nil, 950, -1, schemas.Inconclusive,
 			"Inconclusive: the runs were analysed with different SLOs (baseline ttft=2s,tpot=80ms, candidate none): analyse both with the same --slo.",
 			"the runs were analysed with different SLOs (baseline ttft=2s,tpot=80ms, candidate none): analyse both with the same --slo"},
-		{"slo_met missing", slo(2, 0.08), slo(2, 0.08), i64(950), nil, schemas.Inconclusive,
+		{"slo_met missing", slo(2, 0.08), slo(2, 0.08), 950, -1, schemas.Inconclusive,
 			"slo_met was not recorded for every window of one of the runs: analyse both again with --slo.", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			base := synth("a", 20, 1000, 0.1, 12, 1)
 			cand := synth("b", 20, 1400, 0.1, 0, 2)
+			setCounts(&base, 1000, 1000, 1010, 10, 1)
+			setCounts(&cand, 1000, 1000, 1010, 10, 2)
 			base.Summary.SLO, cand.Summary.SLO = tt.bSLO, tt.cSLO
-			base.Summary.SLOMet, cand.Summary.SLOMet = tt.bMet, tt.cMet
-			base.Summary.Requests, cand.Summary.Requests = 1000, 1000
-			base.Summary.SucceededRequests, cand.Summary.SucceededRequests = 1000, 1000
+			setSLOMet(&base, tt.bMet, 3)
+			setSLOMet(&cand, tt.cMet, 4)
 			v, err := Evaluate(base, cand, schemas.DefaultCriteria())
 			if err != nil {
 				t.Fatal(err)
 			}
 			c := verdictOf(v, SLOAttainment)
-			if c.Verdict != tt.verdict || c.Reason != tt.reason {
-				t.Errorf("got %s %q\nwant %s %q", c.Verdict, c.Reason, tt.verdict, tt.reason)
+			if c.Verdict != tt.verdict || !strings.HasPrefix(c.Reason, tt.reason) {
+				t.Errorf("got %s %q\nwant %s %q…", c.Verdict, c.Reason, tt.verdict, tt.reason)
 			}
 			wantGuards := []string{}
 			if tt.guard != "" {
@@ -200,6 +199,33 @@ func TestSLOAttainment(t *testing.T) {
 			}
 		})
 	}
+}
+
+// setSLOMet spreads met requests within the SLO over a run's windows, the
+// misses falling in windows drawn from seed, and sets the summary's total;
+// a negative met leaves slo_met unrecorded.
+func setSLOMet(r *Run, met int64, seed uint64) {
+	if met < 0 {
+		r.Summary.SLOMet = nil
+		for i := range r.Windows {
+			r.Windows[i].SLOMet = nil
+		}
+		return
+	}
+	rng := rand.New(rand.NewPCG(seed, 23))
+	for i := range r.Windows {
+		r.Windows[i].SLOMet = i64(r.Windows[i].Requests)
+	}
+	for range r.Summary.Requests - met {
+		for {
+			w := &r.Windows[rng.IntN(len(r.Windows))]
+			if *w.SLOMet > 0 {
+				*w.SLOMet--
+				break
+			}
+		}
+	}
+	r.Summary.SLOMet = &met
 }
 
 func TestDeterministicWithEverything(t *testing.T) {

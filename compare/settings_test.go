@@ -87,9 +87,9 @@ func TestEvaluateRejectsSettings(t *testing.T) {
 func TestCriteriaOff(t *testing.T) {
 	base := synth("a", 20, 1000, 0.05, 0, 1)
 	cand := synth("b", 20, 1000, 0.05, 0, 1)
-	base.Summary.Requests, base.Summary.SucceededRequests = 100, 90
-	cand.Summary.Requests, cand.Summary.SucceededRequests = 100, 80 // success_rate FAILs
-	base.Summary.SLO = &schemas.SLO{TTFT: f(2)}                     // only one SLO: slo_attainment INCONCLUSIVE
+	setCounts(&base, 2000, 1800, 2010, 10, 1)
+	setCounts(&cand, 2000, 1600, 2010, 10, 2)   // success_rate FAILs
+	base.Summary.SLO = &schemas.SLO{TTFT: f(2)} // only one SLO: slo_attainment INCONCLUSIVE
 
 	names := func(v schemas.Verdict) string {
 		var out []string

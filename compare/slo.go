@@ -7,13 +7,30 @@ import (
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
-// sloGuard fires when the runs were not analysed with the same SLO: their
-// attainments then measure different things.
-func sloGuard(b, c *schemas.SLO) string {
-	if b != nil && c != nil && sameBound(b.TTFT, c.TTFT) && sameBound(b.TPOT, c.TPOT) && sameBound(b.E2E, c.E2E) {
+// sloGuard fires when the runs were not all analysed with the same SLO:
+// their attainments then measure different things.
+func sloGuard(base, cand []Run) string {
+	first := base[0].Summary.SLO
+	same := first != nil
+	for _, r := range append(append([]Run(nil), base...), cand...) {
+		s := r.Summary.SLO
+		same = same && s != nil && sameBound(first.TTFT, s.TTFT) && sameBound(first.TPOT, s.TPOT) && sameBound(first.E2E, s.E2E)
+	}
+	if same {
 		return ""
 	}
-	return fmt.Sprintf("the runs were analysed with different SLOs (baseline %s, candidate %s): analyse both with the same --slo", sloText(b), sloText(c))
+	return fmt.Sprintf("the runs were analysed with different SLOs (baseline %s, candidate %s): analyse both with the same --slo", sloTexts(base), sloTexts(cand))
+}
+
+// sloTexts writes the SLOs of a side's runs, each distinct one once.
+func sloTexts(runs []Run) string {
+	var out []string
+	for _, r := range runs {
+		if t := sloText(r.Summary.SLO); !containsString(out, t) {
+			out = append(out, t)
+		}
+	}
+	return strings.Join(out, " and ")
 }
 
 func sameBound(a, b *float64) bool {
@@ -43,40 +60,4 @@ func sloText(s *schemas.SLO) string {
 		return "no bound"
 	}
 	return strings.Join(parts, ",")
-}
-
-// sloAttainment: FAIL when the candidate's SLO attainment (Σ slo_met /
-// Σ requests) is lower by more than the tolerance and a one-sided
-// two-proportion z-test rejects equality; guard, when not empty, is the SLO
-// guard, which makes it INCONCLUSIVE.
-func sloAttainment(bSLO, cSLO *schemas.SLO, b, c counts, cr schemas.Criteria, guard string) schemas.Criterion {
-	out := schemas.Criterion{Name: SLOAttainment, Title: "SLO attainment not reduced",
-		Metric: "slo_attainment (completed requests delivered within the SLO)", Scope: ScopeRun}
-	if bSLO == nil || cSLO == nil {
-		out.Verdict = schemas.Inconclusive
-		out.Reason = "Inconclusive: " + guard + "."
-		return out
-	}
-	decided := sloProportion(b, c, cr, &out)
-	if guard != "" {
-		out.Verdict = schemas.Inconclusive
-		if decided {
-			out.Reason = guardReason(guard, out.Reason)
-		} else {
-			out.Reason = "Inconclusive: " + guard + "."
-		}
-	}
-	return out
-}
-
-// sloProportion fills out with the attainment test; false when it could
-// not be decided.
-func sloProportion(b, c counts, cr schemas.Criteria, out *schemas.Criterion) bool {
-	if b.sloMet == nil || c.sloMet == nil {
-		out.Verdict = schemas.Inconclusive
-		out.Reason = "slo_met was not recorded for every window of one of the runs: analyse both again with --slo."
-		return false
-	}
-	proportionDrop(out, "SLO attainment", *b.sloMet, b.requests, *c.sloMet, c.requests, cr.SLOTolerance, cr.Alpha)
-	return out.Verdict != schemas.Inconclusive
 }

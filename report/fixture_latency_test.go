@@ -67,25 +67,26 @@ func judge(b, c *Run, settings schemas.Criteria) *schemas.Verdict {
 	tb, tc := ptr(backlogMean(b)), ptr(backlogMean(c))
 	crits := []schemas.Criterion{
 		{Name: "throughput", Title: "Throughput improves", Verdict: schemas.Pass, Metric: "retry_adjusted_system_tps over backlog windows", Scope: scopeBacklog,
-			Baseline: tb, Candidate: tc, Ratio: ratio(tb, tc), Lo: ptr(*tc / *tb * 0.96), Hi: ptr(*tc / *tb * 1.04),
+			Baseline: tb, Candidate: tc, Ratio: ratio(tb, tc), Lo: ptr(*tc / *tb * 0.96), Hi: ptr(*tc / *tb * 1.04), Level: ptr(0.99), MDE: ptr(0.06),
 			Reason: "Delivered throughput under backlog rose (all of the interval above 1)."},
 		{Name: "success_rate", Title: "Success rate not reduced", Verdict: schemas.Pass, Metric: "success_rate (requests with a successful attempt)", Scope: scopeWholeRun,
-			Baseline: bs.SuccessRate, Candidate: cs.SuccessRate, Diff: diff(bs.SuccessRate, cs.SuccessRate), PValue: ptr(0.62),
+			Baseline: bs.SuccessRate, Candidate: cs.SuccessRate, Diff: diff(bs.SuccessRate, cs.SuccessRate), Level: ptr(0.98), MDE: ptr(0.004),
 			Reason: "Success rate is within the 0.1 pp tolerance."},
 		{Name: "retry_rate", Title: "Retry rate does not increase", Verdict: schemas.Pass, Metric: "retry_rate (attempts that are retries)", Scope: scopeWholeRun,
-			Baseline: bs.RetryRate, Candidate: cs.RetryRate, Diff: diff(bs.RetryRate, cs.RetryRate), PValue: ptr(0.71),
+			Baseline: bs.RetryRate, Candidate: cs.RetryRate, Diff: diff(bs.RetryRate, cs.RetryRate), Level: ptr(0.98), MDE: ptr(0.004),
 			Reason: "Retry rate is lower."},
 		{Name: "ttft", Title: "TTFT does not regress", Verdict: schemas.Fail, Metric: "p95 of request TTFT (ttft_req, from first arrival across retries)", Scope: scopeRequests,
-			Baseline: bs.TTFTReq.P95, Candidate: cs.TTFTReq.P95, Ratio: ratio(bs.TTFTReq.P95, cs.TTFTReq.P95), Lo: ptr(1.21), Hi: ptr(1.39),
-			Reason: "TTFT p95 1.64 s → 2.13 s (+30 %, ratio 1.30, 95 % interval 1.21–1.39): above the 10 % tolerance."},
+			Baseline: bs.TTFTReq.P95, Candidate: cs.TTFTReq.P95, Ratio: ratio(bs.TTFTReq.P95, cs.TTFTReq.P95), Lo: ptr(1.21), Hi: ptr(1.39), Level: ptr(0.98), MDE: ptr(0.19),
+			Reason: "TTFT p95 1.64 s → 2.13 s (+30 %, ratio 1.30, 98 % interval 1.21–1.39): above the 10 % tolerance."},
 		{Name: "tpot", Title: "TPOT does not regress", Verdict: schemas.Pass, Metric: "p95 of request TPOT (tpot_req)", Scope: scopeRequests,
-			Baseline: bs.TPOTReq.P95, Candidate: cs.TPOTReq.P95, Ratio: ratio(bs.TPOTReq.P95, cs.TPOTReq.P95), Lo: ptr(0.98), Hi: ptr(1.02),
-			Reason: "TPOT p95 52.1 ms → 52.1 ms (0 %, ratio 1.00, 95 % interval 0.98–1.02): no slower."},
+			Baseline: bs.TPOTReq.P95, Candidate: cs.TPOTReq.P95, Ratio: ratio(bs.TPOTReq.P95, cs.TPOTReq.P95), Lo: ptr(0.98), Hi: ptr(1.02), Level: ptr(0.98), MDE: ptr(0.1),
+			Reason: "TPOT p95 52.1 ms → 52.1 ms (0 %, ratio 1.00, 98 % interval 0.98–1.02): no slower."},
 		{Name: "slo_attainment", Title: "SLO attainment not reduced", Verdict: schemas.Pass, Metric: "slo_attainment (completed requests delivered within the SLO)", Scope: scopeWholeRun,
-			Baseline: bs.SLOAttainment, Candidate: cs.SLOAttainment, Diff: diff(bs.SLOAttainment, cs.SLOAttainment), PValue: ptr(0.4),
+			Baseline: bs.SLOAttainment, Candidate: cs.SLOAttainment, Diff: diff(bs.SLOAttainment, cs.SLOAttainment), Level: ptr(0.98), MDE: ptr(0.004),
 			Reason: "SLO attainment is within the 1 pp tolerance."},
 	}
 	return &schemas.Verdict{Baseline: b.Summary.RunID, Candidate: c.Summary.RunID, Overall: schemas.Fail, Criteria: crits,
 		Guards: []string{}, Settings: settings,
-		Bootstrap: schemas.Bootstrap{Resamples: 2000, Seed: 20261120, BaselineWindows: len(b.Windows), CandidateWindows: len(c.Windows), Method: "percentile"}}
+		Bootstrap: schemas.Bootstrap{Resamples: 2000, Seed: 20261120, BaselineRuns: 1, CandidateRuns: 1, BaselineWindows: len(b.Windows), CandidateWindows: len(c.Windows),
+			Method: "circular block bootstrap of windows, runs resampled when several; t interval; Bonferroni over the criteria judged", Criteria: 5, Alpha: 0.05}}
 }

@@ -301,21 +301,24 @@ func compareInput() Input {
 	v := &schemas.Verdict{
 		Baseline: "baseline", Candidate: "candidate", Overall: schemas.Fail,
 		Criteria: []schemas.Criterion{
+			// Four criteria judged at alpha 0.05: throughput and gap at
+			// 1 − 0.05/4, the others (alarming only by failing) at 1 − 0.1/4.
 			{Name: "throughput", Title: "Throughput improves", Verdict: schemas.Pass, Metric: "retry_adjusted_system_tps",
-				Baseline: ptr(1012.4), Candidate: ptr(1166.1), Ratio: ptr(1.1518), Lo: ptr(1.081), Hi: ptr(1.224),
-				Reason: "Delivered throughput under backlog rose 15.2 % (ratio 1.152, 95 % interval 1.081–1.224, all above 1)."},
+				Baseline: ptr(1012.4), Candidate: ptr(1166.1), Ratio: ptr(1.1518), Lo: ptr(1.081), Hi: ptr(1.224), Level: ptr(0.9875), MDE: ptr(0.11),
+				Reason: "Delivered throughput under backlog rose 15.2 % (ratio 1.152, 98.75 % interval 1.081–1.224, all above 1)."},
 			{Name: "success_rate", Title: "Success rate not reduced", Verdict: schemas.Fail, Metric: "success_rate",
-				Baseline: ptr(0.9961), Candidate: ptr(0.9812), Diff: ptr(-0.0149), PValue: ptr(0.00031),
-				Reason: "Success rate fell from 99.6 % to 98.1 % (−1.49 pp, p < 0.001, below alpha 0.05)."},
+				Baseline: ptr(0.9961), Candidate: ptr(0.9812), Diff: ptr(-0.0149), Lo: ptr(-0.0231), Hi: ptr(-0.0067), Level: ptr(0.975), MDE: ptr(0.0098),
+				Reason: "Success rate fell from 99.6 % to 98.1 % (−1.49 pp; 97.5 % interval −2.31 to −0.67 pp)."},
 			{Name: "gap_fraction", Title: "gap_fraction decreases when backlog exists", Verdict: schemas.Inconclusive, Metric: "gap_fraction",
-				Baseline: ptr(0.0431), Candidate: ptr(0.0398), Diff: ptr(-0.0033),
-				Reason: "gap_fraction 4.3 % → 4.0 % (−0.33 pp) is within the 0.5 pp tolerance."},
+				Baseline: ptr(0.0431), Candidate: ptr(0.0398), Diff: ptr(-0.0033), Lo: ptr(-0.0112), Hi: ptr(0.0046), Level: ptr(0.9875), MDE: ptr(0.0121),
+				Reason: "gap_fraction 4.3 % → 4.0 % (−0.33 pp) is within the 0.5 pp tolerance. This comparison sees changes of ±1.21 pp or more."},
 			{Name: "retry_rate", Title: "Retry rate does not increase", Verdict: schemas.Pass, Metric: "retry_rate",
-				Baseline: ptr(0.0210), Candidate: ptr(0.0235), Diff: ptr(0.0025), PValue: ptr(0.21),
-				Reason: "Retry rate 2.1 % → 2.4 % (+0.25 pp), not significantly higher (p = 0.21, not below alpha 0.05)."},
+				Baseline: ptr(0.0210), Candidate: ptr(0.0235), Diff: ptr(0.0025), Lo: ptr(-0.0012), Hi: ptr(0.0062), Level: ptr(0.975), MDE: ptr(0.0061),
+				Reason: "Retry rate 2.1 % → 2.4 % (+0.25 pp), not significantly higher: the 97.5 % interval −0.12 to +0.62 pp reaches 0."},
 		},
-		Settings:  schemas.DefaultCriteria(),
-		Bootstrap: schemas.Bootstrap{Resamples: 2000, Seed: 20261120, BaselineWindows: 30, CandidateWindows: 28, Method: "percentile"},
+		Settings: schemas.DefaultCriteria(),
+		Bootstrap: schemas.Bootstrap{Resamples: 2000, Seed: 20261120, BaselineRuns: 1, CandidateRuns: 1, BaselineWindows: 31, CandidateWindows: 28,
+			Method: "circular block bootstrap of windows, runs resampled when several; t interval; Bonferroni over the criteria judged", Criteria: 4, Alpha: 0.05},
 		// The criteria leave out the first minute, so their values differ
 		// from the whole run's: the report must say which is which.
 		Notes: []string{"warm-up 60 s excluded from every criterion: baseline 1 of 31 windows (223 completed requests), candidate 1 of 28 windows (276 completed requests)"},

@@ -183,9 +183,9 @@ func TestCriteriaInTheirUnits(t *testing.T) {
 		scopes[cv.Name] = cv.Key + " " + cv.ScopeText
 	}
 	want := map[string]criterionText{
-		"ttft":           {Baseline: "1.64 s", Candidate: "2.13 s", Change: "1.300× (+30.0 %)", Interval: "95 % CI 1.210× … 1.390×"},
-		"tpot":           {Baseline: "52.1 ms", Candidate: "52.1 ms", Change: "1.000× (0 %)", Interval: "95 % CI 0.980× … 1.020×"},
-		"slo_attainment": {Baseline: "96.57 %", Candidate: "96.63 %", Change: "+0.06 pp", PValue: "p = 0.4"},
+		"ttft":           {Baseline: "1.64 s", Candidate: "2.13 s", Change: "1.300× (+30.0 %)", Interval: "98 % CI 1.210× … 1.390×", Sees: "sees ±19 %"},
+		"tpot":           {Baseline: "52.1 ms", Candidate: "52.1 ms", Change: "1.000× (0 %)", Interval: "98 % CI 0.980× … 1.020×", Sees: "sees ±10 %"},
+		"slo_attainment": {Baseline: "96.57 %", Candidate: "96.63 %", Change: "+0.06 pp", Sees: "sees ±0.4 pp"},
 	}
 	for name, w := range want {
 		if got[name] != w {
@@ -245,10 +245,10 @@ func TestCriteriaInTheirUnits(t *testing.T) {
 	}
 	s := md.String()
 	for _, w := range []string{
-		"| TTFT does not regress | ❌ FAIL | 1.64 s | 2.13 s | 1.300× (+30.0 %), 95 % CI 1.210× … 1.390× | `ttft_req.p95` delivered requests |",
+		"| TTFT does not regress | ❌ FAIL | 1.64 s | 2.13 s | 1.300× (+30.0 %), 98 % CI 1.210× … 1.390× | ±19 % | `ttft_req.p95` delivered requests |",
 		"| TPOT does not regress | ✅ PASS | 52.1 ms | 52.1 ms |",
-		"| SLO attainment not reduced | ✅ PASS | 96.57 % | 96.63 % | +0.06 pp, p = 0.4 | `slo_attainment` whole run |",
-		"| Throughput improves | ✅ PASS | 987 tok/s | 1,163 tok/s | 1.179× (+17.9 %), 95 % CI 1.132× … 1.226× | `retry_adjusted_system_tps` over backlog windows |",
+		"| SLO attainment not reduced | ✅ PASS | 96.57 % | 96.63 % | +0.06 pp | ±0.4 pp | `slo_attainment` whole run |",
+		"| Throughput improves | ✅ PASS | 987 tok/s | 1,163 tok/s | 1.179× (+17.9 %), 99 % CI 1.132× … 1.226× | ±6 % | `retry_adjusted_system_tps` over backlog windows |",
 		"**Turned off:** gap\\_fraction (not judged, not counted in the overall verdict).",
 		"**Guards:** none fired.",
 		"**Notes** (no guards: what the criteria were computed over): the TTFT interval resamples",

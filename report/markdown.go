@@ -60,14 +60,16 @@ func writeMarkdown(w io.Writer, d *document) error {
 	if v := d.Verdict; v != nil {
 		p("%s", mdEscape(v.Headline))
 		p("")
-		p("| criterion | verdict | baseline | candidate | change | judged | reason |")
-		p("|---|---|--:|--:|---|---|---|")
+		p("| criterion | verdict | baseline | candidate | change | can see | judged | reason |")
+		p("|---|---|--:|--:|---|---|---|---|")
 		for _, c := range v.Criteria {
 			change := c.Text.Change
-			for _, extra := range []string{c.Text.Interval, c.Text.PValue} {
-				if extra != "" {
-					change += ", " + extra
-				}
+			if c.Text.Interval != "" {
+				change += ", " + c.Text.Interval
+			}
+			sees := strings.TrimPrefix(c.Text.Sees, "sees ")
+			if sees == "" {
+				sees = null
 			}
 			judged := mdEscape(c.ScopeText)
 			if c.Key != "" {
@@ -77,8 +79,8 @@ func writeMarkdown(w io.Writer, d *document) error {
 			if c.Cause != "" {
 				reason += " " + c.Cause
 			}
-			p("| %s | %s %s | %s | %s | %s | %s | %s |", mdEscape(c.Title), verdictMark(c.Verdict), mdEscape(c.Verdict),
-				c.Text.Baseline, c.Text.Candidate, change, judged, mdEscape(reason))
+			p("| %s | %s %s | %s | %s | %s | %s | %s | %s |", mdEscape(c.Title), verdictMark(c.Verdict), mdEscape(c.Verdict),
+				c.Text.Baseline, c.Text.Candidate, change, sees, judged, mdEscape(reason))
 		}
 		p("")
 		if len(v.Off) > 0 {

@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -212,17 +213,20 @@ type criterionView struct {
 	// Scope is what the values are over (backlog windows, whole run,
 	// delivered requests); ScopeText labels it as shown, with any warm-up
 	// or cool-down left out.
-	Scope     string        `json:"scope"`
-	ScopeText string        `json:"scope_text"`
-	Unit      unit          `json:"unit"`
-	Baseline  *float64      `json:"baseline"`
-	Candidate *float64      `json:"candidate"`
-	Ratio     *float64      `json:"ratio,omitempty"`
-	Diff      *float64      `json:"diff,omitempty"`
-	Lo        *float64      `json:"lo,omitempty"`
-	Hi        *float64      `json:"hi,omitempty"`
-	PValue    *float64      `json:"p_value,omitempty"`
-	Text      criterionText `json:"text"`
+	Scope     string   `json:"scope"`
+	ScopeText string   `json:"scope_text"`
+	Unit      unit     `json:"unit"`
+	Baseline  *float64 `json:"baseline"`
+	Candidate *float64 `json:"candidate"`
+	Ratio     *float64 `json:"ratio,omitempty"`
+	Diff      *float64 `json:"diff,omitempty"`
+	Lo        *float64 `json:"lo,omitempty"`
+	Hi        *float64 `json:"hi,omitempty"`
+	Level     *float64 `json:"level,omitempty"`
+	// MDE is the smallest change the comparison can see (relative for a
+	// ratio, a difference of fractions otherwise).
+	MDE  *float64      `json:"mde,omitempty"`
+	Text criterionText `json:"text"`
 }
 
 type criterionText struct {
@@ -230,7 +234,8 @@ type criterionText struct {
 	Candidate string `json:"candidate"`
 	Change    string `json:"change"`
 	Interval  string `json:"interval,omitempty"`
-	PValue    string `json:"p_value,omitempty"`
+	// Sees is the smallest change the comparison can see: "sees ±12 %".
+	Sees string `json:"sees,omitempty"`
 }
 
 // newDocument builds the report model of in. It never fails: unknown values
@@ -542,7 +547,7 @@ func newVerdictView(v *schemas.Verdict) *verdictView {
 		vv.Headline = throughputPrefix(v) + "the logs cannot decide " + plural(len(inc), "criterion", "criteria") + ": " + strings.Join(inc, "; ") + "."
 	}
 	vv.Headline = strings.ToUpper(vv.Headline[:1]) + vv.Headline[1:]
-	vv.BootstrapText = bootstrapText(v.Bootstrap, conf)
+	vv.BootstrapText = bootstrapText(v.Bootstrap)
 	vv.SettingsText = settingsText(v.Settings)
 	return vv
 }
@@ -587,7 +592,7 @@ func newCriterionView(c schemas.Criterion, conf float64, settings schemas.Criter
 		Name: c.Name, Title: c.Title, Verdict: c.Verdict, Reason: c.Reason, Cause: c.Cause, Metric: c.Metric, Unit: u,
 		Key: key, MetricText: metricText(c, key, scope), Scope: scope, ScopeText: scopeText(scope, settings),
 		Baseline: clean(c.Baseline), Candidate: clean(c.Candidate),
-		Ratio: clean(c.Ratio), Diff: clean(c.Diff), Lo: clean(c.Lo), Hi: clean(c.Hi), PValue: clean(c.PValue),
+		Ratio: clean(c.Ratio), Diff: clean(c.Diff), Lo: clean(c.Lo), Hi: clean(c.Hi), Level: clean(c.Level), MDE: clean(c.MDE),
 	}
 	if cv.Title == "" {
 		cv.Title = c.Name
@@ -607,32 +612,57 @@ func newCriterionView(c schemas.Criterion, conf float64, settings schemas.Criter
 		cv.Text.Change = null
 	}
 	if cv.Lo != nil && cv.Hi != nil {
-		level := fmtLevel(conf)
+		lvl := conf
+		if cv.Level != nil {
+			lvl = *cv.Level
+		}
+		level := fmtLevel(lvl)
 		if cv.Ratio != nil {
 			cv.Text.Interval = level + " CI " + fmtRatio(*cv.Lo) + " … " + fmtRatio(*cv.Hi)
 		} else {
 			cv.Text.Interval = level + " CI " + u.formatDelta(*cv.Lo) + " … " + u.formatDelta(*cv.Hi)
 		}
 	}
-	if cv.PValue != nil {
-		cv.Text.PValue = fmtPValue(*cv.PValue)
+	switch {
+	case cv.MDE == nil:
+	case cv.Ratio != nil:
+		cv.Text.Sees = "sees ±" + fmtShortPercent(roundTo(*cv.MDE, 2))
+	case *cv.MDE >= 1:
+		// A rate's smallest visible change is the whole range of rates.
+		cv.Text.Sees = "sees no change"
+	default:
+		cv.Text.Sees = "sees ±" + fmtShortPP(roundTo(*cv.MDE, 4))
 	}
 	return cv
 }
 
-func bootstrapText(b schemas.Bootstrap, conf float64) string {
-	if b.Resamples <= 0 {
-		return "No bootstrap was run: the throughput criterion has no interval."
+// roundTo rounds x to d decimals.
+func roundTo(x float64, d int) float64 {
+	p := math.Pow(10, float64(d))
+	return math.Round(x*p) / p
+}
+
+func bootstrapText(b schemas.Bootstrap) string {
+	if b.Resamples <= 0 || b.Criteria == 0 {
+		return "No criterion was judged, so nothing was resampled."
 	}
-	s := fmt.Sprintf("The throughput interval is a %s bootstrap interval: the %s and %s were resampled with replacement %s times",
-		fmtLevel(conf), plural(b.BaselineWindows, "baseline backlog window", "baseline backlog windows"),
-		plural(b.CandidateWindows, "candidate backlog window", "candidate backlog windows"), fmtCount(int64(b.Resamples)))
-	var extra []string
-	if b.Method != "" {
-		extra = append(extra, "method "+b.Method)
+	side := func(runs, windows int) string {
+		return plural(runs, "run", "runs") + " (" + plural(windows, "window", "windows") + ")"
 	}
-	extra = append(extra, "seed "+strconv.FormatUint(b.Seed, 10))
-	return s + " (" + strings.Join(extra, ", ") + "), so the same inputs give the same interval."
+	return fmt.Sprintf("Each interval resamples blocks of consecutive windows, never single requests or windows as if they were independent, "+
+		"%s times (seed %s): the baseline's %s and the candidate's %s%s; the block length follows each run's own autocorrelation. "+
+		"Each of the %s may alarm on an unchanged system in at most %s of comparisons, so that together they alarm in at most %s "+
+		"(docs/acceptance.md \"How the intervals are made\" and \"How often the verdict is wrong\").",
+		fmtCount(int64(b.Resamples)), strconv.FormatUint(b.Seed, 10), side(b.BaselineRuns, b.BaselineWindows), side(b.CandidateRuns, b.CandidateWindows),
+		wholeRuns(b), plural(b.Criteria, "criterion", "criteria"), fmtShortPercent(roundTo(b.Alpha/float64(b.Criteria), 5)), fmtShortPercent(b.Alpha))
+}
+
+// wholeRuns says that whole runs were resampled too, when a side had several.
+func wholeRuns(b schemas.Bootstrap) string {
+	if b.BaselineRuns > 1 || b.CandidateRuns > 1 {
+		return ", whole runs resampled as well, so that the variance between runs enters every interval"
+	}
+	return ""
 }
 
 func settingsText(c schemas.Criteria) string {

@@ -83,9 +83,9 @@ func TestMarkdownContent(t *testing.T) {
 	s := md.String()
 	for _, want := range []string{
 		"# ❌ FAIL: baseline vs candidate",
-		"| Throughput improves | ✅ PASS | 1,012 tok/s | 1,166 tok/s | 1.152× (+15.2 %), 95 % CI 1.081× … 1.224× |",
-		"| Success rate not reduced | ❌ FAIL | 99.61 % | 98.12 % | −1.49 pp, p < 0.001 |",
-		"| gap\\_fraction decreases when backlog exists | ⚠️ INCONCLUSIVE | 4.31 % | 3.98 % | −0.33 pp |",
+		"| Throughput improves | ✅ PASS | 1,012 tok/s | 1,166 tok/s | 1.152× (+15.2 %), 98.75 % CI 1.081× … 1.224× | ±11 % |",
+		"| Success rate not reduced | ❌ FAIL | 99.61 % | 98.12 % | −1.49 pp, 97.5 % CI −2.31 pp … −0.67 pp | ±0.98 pp |",
+		"| gap\\_fraction decreases when backlog exists | ⚠️ INCONCLUSIVE | 4.31 % | 3.98 % | −0.33 pp, 98.75 % CI −1.12 pp … +0.46 pp | ±1.21 pp |",
 		"| `success_rate` | 99.63 % | 98.15 % | ▼ −1.48 pp (−1.5 %) · worse |",
 		"| `gap_fraction` | 5.24 % | 4.76 % | ▼ −0.48 pp (−9.2 %) · better |",
 		"**Guards:** none fired.",
@@ -233,10 +233,10 @@ func TestHTML(t *testing.T) {
 		{"compare", compareInput(), []string{
 			"Throughput improved, but the candidate fails 1 criterion: Success rate not reduced.",
 			"2 passed · 1 failed · 1 inconclusive",
-			"95 % CI 1.081× … 1.224×",
-			"p < 0.001",
+			"98.75 % CI 1.081× … 1.224×",
+			"sees ±0.98 pp",
 			"No guard fired: both runs have at least 5 backlog windows, their offered load differs by at most 20 %",
-			"the 30 baseline backlog windows and 28 candidate backlog windows were resampled with replacement 2,000 times (method percentile, seed 20261120)",
+			"Each interval resamples blocks of consecutive windows, never single requests or windows as if they were independent, 2,000 times (seed 20261120): the baseline's 1 run (31 windows) and the candidate's 1 run (28 windows); the block length follows each run's own autocorrelation. Each of the 4 criteria may alarm on an unchanged system in at most 1.25 % of comparisons, so that together they alarm in at most 5 %",
 			"vLLM bench's TPOT, which excludes the first token; GuideLLM's time per output token includes the first token",
 			"GenAI-Perf's ITL is a per-request TPOT",
 			"equals our system_tps only under constant load",

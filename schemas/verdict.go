@@ -20,7 +20,20 @@ type Criterion struct {
 	Diff      *float64 `json:"diff,omitempty"`  // candidate - baseline
 	Lo        *float64 `json:"lo,omitempty"`    // interval on Ratio (or Diff)
 	Hi        *float64 `json:"hi,omitempty"`
-	PValue    *float64 `json:"p_value,omitempty"`
+	// Level is the confidence of [Lo, Hi]. With k criteria judged each
+	// may alarm in alpha/k of comparisons: a criterion that alarms only by
+	// failing in one tail of its interval (1 − 2·alpha/k), throughput and
+	// gap_fraction in both (1 − alpha/k).
+	Level *float64 `json:"level,omitempty"`
+	// MDE is the smallest change this comparison finds in four
+	// comparisons of five, at the runs' size: relative for a ratio (0.12
+	// is 12 %), absolute for a difference (0.004 is 0.4 percentage points).
+	MDE *float64 `json:"mde,omitempty"`
+	// MoreData, for an INCONCLUSIVE, is how many times the data (backlog
+	// time, run time or runs) would decide a change of the size observed.
+	MoreData *float64 `json:"more_data,omitempty"`
+	// Resampling says how the interval was made.
+	Resampling *Resampling `json:"resampling,omitempty"`
 	// Scope says what the values are over: "backlog windows", "whole run",
 	// "delivered requests"; the report labels them so.
 	Scope string `json:"scope,omitempty"`
@@ -45,11 +58,14 @@ type GapCause struct {
 
 // Verdict is verdict.json: the criteria, the guards that fired and the overall verdict.
 type Verdict struct {
-	Baseline  string      `json:"baseline"`  // run id
-	Candidate string      `json:"candidate"` // run id
-	Overall   string      `json:"overall"`
-	Criteria  []Criterion `json:"criteria"`
-	Guards    []string    `json:"guards"` // guard messages that made criteria INCONCLUSIVE
+	Baseline  string `json:"baseline"`  // run id; several joined by ", "
+	Candidate string `json:"candidate"` // run id; several joined by ", "
+	// BaselineRuns and CandidateRuns list each side's runs.
+	BaselineRuns  []string    `json:"baseline_runs"`
+	CandidateRuns []string    `json:"candidate_runs"`
+	Overall       string      `json:"overall"`
+	Criteria      []Criterion `json:"criteria"`
+	Guards        []string    `json:"guards"` // guard messages that made criteria INCONCLUSIVE
 	// Notes say what the criteria were computed over when it is not
 	// everything (warm-up and cool-down left out, a subsample's bootstrap)
 	// and what was allowed (a model mismatch); none changes a verdict.
@@ -66,13 +82,36 @@ type Verdict struct {
 	GapCauses []GapCause `json:"gap_causes,omitempty"`
 }
 
-// Bootstrap says what the throughput interval resampled.
+// Bootstrap says how the intervals were made (docs/acceptance.md "How the
+// intervals are made").
 type Bootstrap struct {
-	Resamples        int    `json:"resamples"`
-	Seed             uint64 `json:"seed"`
-	BaselineWindows  int    `json:"baseline_windows"`  // backlog windows resampled
-	CandidateWindows int    `json:"candidate_windows"` // backlog windows resampled
-	Method           string `json:"method"`            // "percentile": each run's windows resampled independently
+	Resamples        int     `json:"resamples"`
+	Seed             uint64  `json:"seed"`
+	BaselineRuns     int     `json:"baseline_runs"`
+	CandidateRuns    int     `json:"candidate_runs"`
+	BaselineWindows  int     `json:"baseline_windows"`  // windows resampled, every run's
+	CandidateWindows int     `json:"candidate_windows"` // windows resampled, every run's
+	Method           string  `json:"method"`
+	Criteria         int     `json:"criteria"` // criteria judged: each may alarm in alpha/criteria of comparisons
+	Alpha            float64 `json:"alpha"`    // the overall verdict's false-alarm rate
+}
+
+// Resampling says how one criterion's interval was made: each side's
+// runs, windows and block lengths, and the change's standard error (of its
+// logarithm for a ratio) and degrees of freedom.
+type Resampling struct {
+	Baseline         SideResampling `json:"baseline"`
+	Candidate        SideResampling `json:"candidate"`
+	StandardError    float64        `json:"standard_error"`
+	DegreesOfFreedom float64        `json:"degrees_of_freedom"` // 0 when unbounded (no spread)
+}
+
+// SideResampling is how one side of a comparison was resampled.
+type SideResampling struct {
+	Runs          int     `json:"runs"`
+	Windows       int     `json:"windows"`
+	BlockWindows  []int   `json:"block_windows"`  // block length, in windows, of each run
+	StandardError float64 `json:"standard_error"` // of the side's value (its logarithm for a ratio)
 }
 
 // Criteria are the thresholds of docs/acceptance.md, from flags or an acceptance file.

@@ -105,15 +105,37 @@ func compareCommand(e *env) *cli.Command {
 		Description: `Both directories are analysed run datasets. Each criterion of the acceptance
 test is PASS, FAIL or INCONCLUSIVE with the numbers behind it; with --gate the exit
 status is 0 PASS, 1 FAIL, 3 INCONCLUSIVE (2 for usage and input errors).
+Every interval resamples blocks of windows, and each criterion is held to
+alpha/k (k criteria judged), so that an unchanged system gets an overall PASS or
+FAIL in at most alpha (5 %) of comparisons; each criterion says the smallest
+change it can see at the runs' size.
 
-Example:
-   tpsreport compare --gate --out reports/fix runs/baseline runs/candidate`,
+Several runs a side (nights, or repeats of a load test) give each a sharper and
+more honest verdict: name each with --baseline and --candidate, once per run,
+instead of the two directories. The variance between runs enters every interval.
+
+Examples:
+   tpsreport compare --gate --out reports/fix runs/baseline runs/candidate
+   tpsreport compare --gate --out reports/fix \
+       --baseline runs/base-1 --baseline runs/base-2 --baseline runs/base-3 \
+       --candidate runs/fix-1 --candidate runs/fix-2 --candidate runs/fix-3`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the report into `OUTDIR`", Required: true},
+			&cli.StringSliceFlag{Name: "baseline", Usage: "a baseline run `DIR`; repeat for several runs (then name the candidates with --candidate)"},
+			&cli.StringSliceFlag{Name: "candidate", Usage: "a candidate run `DIR`; repeat for several runs"},
 		}, slices.Concat(criteriaFlags(), costFlags())...),
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 2 {
-				return usageError(c, "want BASELINE_DIR and CANDIDATE_DIR, got %d arguments", c.NArg())
+			bases, cands := c.StringSlice("baseline"), c.StringSlice("candidate")
+			switch {
+			case len(bases) == 0 && len(cands) == 0:
+				if c.NArg() != 2 {
+					return usageError(c, "want BASELINE_DIR and CANDIDATE_DIR, got %d arguments", c.NArg())
+				}
+				bases, cands = []string{c.Args().Get(0)}, []string{c.Args().Get(1)}
+			case c.NArg() != 0:
+				return usageError(c, "name the runs either as BASELINE_DIR CANDIDATE_DIR or with --baseline and --candidate, not both")
+			case len(bases) == 0 || len(cands) == 0:
+				return usageError(c, "want at least one --baseline DIR and one --candidate DIR")
 			}
 			cr, err := criteriaFrom(c)
 			if err != nil {
@@ -123,7 +145,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			v, err := runCompare(c.Context, e, c.Args().Get(0), c.Args().Get(1), c.String("out"), cr, price)
+			v, err := runCompare(c.Context, e, bases, cands, c.String("out"), cr, price)
 			if err != nil {
 				return err
 			}
@@ -132,25 +154,43 @@ Example:
 	}
 }
 
-// runCompare loads two analysed runs, decides the criteria, and writes
-// verdict.json and the comparison report into out.
-func runCompare(ctx context.Context, e *env, baseDir, candDir, out string, cr schemas.Criteria, price *capacity.Pricing) (schemas.Verdict, error) {
-	for _, dir := range []string{baseDir, candDir} {
+// runCompare loads the analysed runs of each side, decides the criteria,
+// and writes verdict.json and the comparison report into out.
+func runCompare(ctx context.Context, e *env, baseDirs, candDirs []string, out string, cr schemas.Criteria, price *capacity.Pricing) (schemas.Verdict, error) {
+	for _, dirs := range [][]string{baseDirs, candDirs} {
+		for i, dir := range dirs {
+			if slices.Contains(dirs[:i], dir) {
+				return schemas.Verdict{}, fmt.Errorf("run %q is named twice on one side: each run counts once", dir)
+			}
+		}
+	}
+	for _, dir := range slices.Concat(baseDirs, candDirs) {
 		lock, err := dataset.LockDir(dir, false, commandLine(e.args))
 		if err != nil {
 			return schemas.Verdict{}, err
 		}
 		defer lock.Unlock()
 	}
-	base, err := loadCompared(ctx, baseDir)
+	load := func(dirs []string) ([]analysedRun, error) {
+		var out []analysedRun
+		for _, d := range dirs {
+			r, err := loadCompared(ctx, d)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+		return out, nil
+	}
+	base, err := load(baseDirs)
 	if err != nil {
 		return schemas.Verdict{}, err
 	}
-	cand, err := loadCompared(ctx, candDir)
+	cand, err := load(candDirs)
 	if err != nil {
 		return schemas.Verdict{}, err
 	}
-	v, paths, err := compareRuns(e, base, cand, out, cr, price)
+	v, paths, err := compareRuns(ctx, e, base, cand, out, cr, price)
 	if err != nil {
 		return v, err
 	}
@@ -188,23 +228,39 @@ func loadCompared(ctx context.Context, dir string) (analysedRun, error) {
 	return r, err
 }
 
-// compareRuns decides the criteria on two analysed runs and writes
-// verdict.json and the comparison report into out; it returns the paths the
-// report wrote. price, when set, prices both runs alike; without it they
-// are compared at the prices they were analysed with, if any.
-func compareRuns(e *env, base, cand analysedRun, out string, cr schemas.Criteria, price *capacity.Pricing) (schemas.Verdict, []string, error) {
-	v, err := compare.Evaluate(compare.Run{Summary: base.res.Summary, Windows: base.res.Windows, Requests: base.latencies},
-		compare.Run{Summary: cand.res.Summary, Windows: cand.res.Windows, Requests: cand.latencies}, cr)
+// compareRuns decides the criteria on the analysed runs of each side and
+// writes verdict.json and the comparison report into out; it returns the
+// paths the report wrote. price, when set, prices both sides alike; without
+// it they are compared at the prices they were analysed with, if any. The
+// report's charts and cost show the first run of each side.
+func compareRuns(ctx context.Context, e *env, bases, cands []analysedRun, out string, cr schemas.Criteria, price *capacity.Pricing) (schemas.Verdict, []string, error) {
+	runs := func(rs []analysedRun) []compare.Run {
+		out := make([]compare.Run, len(rs))
+		for i, r := range rs {
+			out[i] = compare.Run{Summary: r.res.Summary, Windows: r.res.Windows, Requests: r.latencies}
+		}
+		return out
+	}
+	v, err := compare.EvaluateRuns(ctx, runs(bases), runs(cands), cr)
 	if err != nil {
 		return v, nil, err
 	}
+	base, cand := bases[0], cands[0]
 	var note string
 	v.Cost, note = capacity.Compare(base.res.Summary, cand.res.Summary, base.res.Windows, cand.res.Windows, price)
 	if note != "" {
 		v.Notes = append(v.Notes, note)
 	}
-	if note := ttftNote(base.res.Manifest, cand.res.Manifest); note != "" {
-		v.Notes = append(v.Notes, note)
+	if len(bases) > 1 || len(cands) > 1 {
+		v.Notes = append(v.Notes, fmt.Sprintf("the criteria pool %d baseline and %d candidate runs; the report's charts and cost show the first run of each side (%s, %s)",
+			len(bases), len(cands), base.res.Summary.RunID, cand.res.Summary.RunID))
+	}
+	for _, b := range bases {
+		for _, c := range cands {
+			if note := ttftNote(b.res.Manifest, c.res.Manifest); note != "" && !slices.Contains(v.Notes, note) {
+				v.Notes = append(v.Notes, note)
+			}
+		}
 	}
 	// verdict.json is written with the report, in one commit: never the
 	// verdict of one comparison beside the report of another.
@@ -278,6 +334,18 @@ func printVerdict(w io.Writer, v schemas.Verdict) {
 	}
 	for _, n := range v.Notes {
 		fmt.Fprintf(tw, "note\t\t%s\n", n)
+	}
+	var sees []string
+	for _, c := range v.Criteria {
+		if t := compare.MDEText(c); t != "" {
+			sees = append(sees, c.Name+" "+t)
+		}
+	}
+	if len(sees) > 0 {
+		fmt.Fprintf(tw, "can see\t\t%s: the smallest change each criterion finds 4 times in 5 at these runs' size\n", strings.Join(sees, ", "))
+	}
+	if nb, nc := len(v.BaselineRuns), len(v.CandidateRuns); nb > 1 || nc > 1 {
+		fmt.Fprintf(tw, "runs\t\t%d baseline, %d candidate: the variance between runs is in every interval\n", nb, nc)
 	}
 	if ch := v.Cost; ch != nil {
 		line := ch.Headline

@@ -90,7 +90,8 @@ func TestConsoleHandler(t *testing.T) {
 
 // TestRunTakesIngestAndAnalyzeFlags: the nightly job takes every setting of
 // the commands it runs, declared once (ingest's --out and compare's --out
-// excepted: run chooses its directories).
+// and --candidate excepted: run chooses its directories, and its candidate
+// is the night it runs).
 func TestRunTakesIngestAndAnalyzeFlags(t *testing.T) {
 	app := newApp(&env{})
 	names := func(cmd string) map[string]bool {
@@ -103,7 +104,7 @@ func TestRunTakesIngestAndAnalyzeFlags(t *testing.T) {
 	run := names("run")
 	for _, cmd := range []string{"ingest", "analyze", "compare"} {
 		for n := range names(cmd) {
-			if n != "out" && !run[n] {
+			if n != "out" && n != "candidate" && !run[n] {
 				t.Errorf("run lacks %s's --%s", cmd, n)
 			}
 		}

@@ -98,7 +98,7 @@ Example:
 				runs[name] = dir
 			}
 			fmt.Fprintln(e.stdout)
-			_, err = runCompare(c.Context, e, runs["baseline"], runs["candidate"], filepath.Join(out, "report"), schemas.DefaultCriteria(), nil)
+			_, err = runCompare(c.Context, e, []string{runs["baseline"]}, []string{runs["candidate"]}, filepath.Join(out, "report"), schemas.DefaultCriteria(), nil)
 			return err
 		},
 	}

@@ -22,9 +22,9 @@ func TestRunKilledAtEveryStep(t *testing.T) {
 	logs := txtarFiles(t, "testdata/script/dataset.txtar")
 	e := &env{stdout: io.Discard, stderr: io.Discard, log: slog.New(slog.DiscardHandler), isTerminal: func(io.Writer) bool { return false }}
 	opts := func(root, name, in string) nightlyOptions {
-		o := nightlyOptions{root: root, name: name, format: "spans", inputs: []string{filepath.Join(logs, in)}}
+		o := nightlyOptions{root: root, name: name, format: "spans", inputs: []string{filepath.Join(logs, in)}, previous: 1}
 		if name != "base" {
-			o.baseline = "base"
+			o.baselines = []string{"base"}
 		}
 		o.criteria = schemas.DefaultCriteria()
 		return o

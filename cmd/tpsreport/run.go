@@ -42,14 +42,19 @@ reads as one Hive-partitioned table, one row per attempt (a gateway's and an
 engine's span of one attempt joined into one):
    read_parquet('ROOT/run=*/requests.parquet', hive_partitioning = true)
 
+With --baselines N, "previous" stands for the last N runs before this one,
+pooled into one baseline of N runs; each named --baseline adds a run.
+
 Examples:
    tpsreport run --root /data/tps --run nightly-2026-11-20 --baseline previous /logs/2026-11-20/*.jsonl.gz
+   tpsreport run --root /data/tps --run nightly-2026-11-20 --baseline previous --baselines 3 --gate /logs/2026-11-20/*.jsonl.gz
    tpsreport run --root /data/tps --run nightly-2026-11-20 --baseline previous \
        'litellm:/logs/gw/2026-11-20/*.json' 'vllm-otel:/logs/vllm/2026-11-20/*.jsonl'`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "root", Usage: "the nightly `ROOT` directory; the run lands in ROOT/run=NAME/", Required: true},
 			&cli.StringFlag{Name: "run", Usage: "the run's `NAME`, written into every span", Required: true},
-			&cli.StringFlag{Name: "baseline", Usage: "compare with run `NAME` of ROOT, or with \"previous\": the latest run of ROOT before this one (by run start, ties by name)"},
+			&cli.StringSliceFlag{Name: "baseline", Usage: "compare with run `NAME` of ROOT, or with \"previous\": the latest run of ROOT before this one (by run start, ties by name); repeat for several runs"},
+			&cli.IntFlag{Name: "baselines", Value: 1, Usage: "with --baseline previous: compare with the last `N` runs before this one, pooled (the variance between them enters every interval)"},
 		}, slices.Concat(sourceFlags(), analyzeFlags(), criteriaFlags())...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
@@ -71,10 +76,13 @@ Examples:
 			if err != nil {
 				return err
 			}
+			if n := c.Int("baselines"); n < 1 {
+				return usageError(c, "--baselines %d: want at least 1", n)
+			}
 			root := c.String("root")
 			v, err := nightly(c.Context, e, nightlyOptions{
 				root: root, name: name, format: c.String("format"), strict: c.Bool("strict"), source: src,
-				inputs: c.Args().Slice(), analyze: aopt, baseline: c.String("baseline"), criteria: cr,
+				inputs: c.Args().Slice(), analyze: aopt, baselines: c.StringSlice("baseline"), previous: c.Int("baselines"), criteria: cr,
 			})
 			if err != nil {
 				return err
@@ -92,7 +100,8 @@ type nightlyOptions struct {
 	strict             bool
 	inputs             []string
 	analyze            analyze.Options
-	baseline           string
+	baselines          []string // run names of root, or "previous"
+	previous           int      // runs "previous" stands for (0 means 1)
 	criteria           schemas.Criteria
 	source             ingest.Options // TZ, Year, Mapping, MaxLineBytes
 }
@@ -104,12 +113,17 @@ type nightlyOptions struct {
 func nightly(ctx context.Context, e *env, o nightlyOptions) (v *schemas.Verdict, err error) {
 	// --baseline NAME must name an analysed run of ROOT before any work is
 	// done; "previous" is resolved once this run's start is known.
-	if o.baseline == o.name {
-		return nil, fmt.Errorf("--baseline %q: that is the run itself; name an earlier run of %s, or previous", o.baseline, o.root)
-	}
-	if o.baseline != "" && o.baseline != "previous" {
-		if _, err := pickBaseline(o.root, o.name, o.baseline, schemas.Summary{}); err != nil {
-			return nil, err
+	for i, b := range o.baselines {
+		if b == o.name {
+			return nil, fmt.Errorf("--baseline %q: that is the run itself; name an earlier run of %s, or previous", b, o.root)
+		}
+		if slices.Contains(o.baselines[:i], b) {
+			return nil, fmt.Errorf("--baseline %q is given twice", b)
+		}
+		if b != "previous" {
+			if _, err := pickBaselines(o.root, o.name, b, 1, schemas.Summary{}); err != nil {
+				return nil, err
+			}
 		}
 	}
 	// One run of a root at a time: two would race for its index and for
@@ -162,21 +176,37 @@ func nightly(ctx context.Context, e *env, o nightlyOptions) (v *schemas.Verdict,
 	}
 
 	var verdict *schemas.Verdict
-	if o.baseline != "" {
-		base, err := pickBaseline(o.root, o.name, o.baseline, res.Summary)
-		if err != nil {
-			return nil, err
-		}
-		if base != "" {
-			b, err := loadCompared(ctx, filepath.Join(o.root, runPrefix+base))
+	if len(o.baselines) > 0 {
+		var names []string
+		for _, b := range o.baselines {
+			picked, err := pickBaselines(o.root, o.name, b, max(o.previous, 1), res.Summary)
 			if err != nil {
 				return nil, err
+			}
+			for _, p := range picked {
+				if !slices.Contains(names, p) {
+					names = append(names, p)
+				}
+			}
+		}
+		if want := max(o.previous, 1) + len(o.baselines) - 1; slices.Contains(o.baselines, "previous") && len(names) > 0 && len(names) < want {
+			fmt.Fprintf(e.stderr, "tpsreport: %s holds %d earlier %s of the %d asked for; comparing with %s\n",
+				o.root, len(names), plural(len(names), "run", "runs"), want, strings.Join(names, ", "))
+		}
+		if len(names) > 0 {
+			var bases []analysedRun
+			for _, n := range names {
+				b, err := loadCompared(ctx, filepath.Join(o.root, runPrefix+n))
+				if err != nil {
+					return nil, err
+				}
+				bases = append(bases, b)
 			}
 			lat, err := analyze.LoadLatencies(ctx, stage)
 			if err != nil {
 				return nil, err
 			}
-			cv, _, err := compareRuns(e, b, analysedRun{dir: final, res: res, latencies: lat}, filepath.Join(stage, "compare"), o.criteria, o.analyze.Pricing)
+			cv, _, err := compareRuns(ctx, e, bases, []analysedRun{{dir: final, res: res, latencies: lat}}, filepath.Join(stage, "compare"), o.criteria, o.analyze.Pricing)
 			if err != nil {
 				return nil, err
 			}
@@ -258,28 +288,29 @@ func listRuns(root string) ([]nightlyRun, error) {
 	return runs, nil
 }
 
-// pickBaseline resolves --baseline: a run name of root, or "previous", the latest
-// run that started before this one ("" when there is none).
-func pickBaseline(root, name, want string, cur schemas.Summary) (string, error) {
+// pickBaselines resolves one --baseline: a run name of root, or "previous",
+// the latest n runs that started before this one, oldest first (none when
+// there is none).
+func pickBaselines(root, name, want string, n int, cur schemas.Summary) ([]string, error) {
 	runs, err := listRuns(root)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if want != "previous" {
 		for _, r := range runs {
 			if r.name == want {
-				return want, nil
+				return []string{want}, nil
 			}
 		}
-		return "", fmt.Errorf("--baseline %q: no analysed run %s%s in %s", want, runPrefix, want, root)
+		return nil, fmt.Errorf("--baseline %q: no analysed run %s%s in %s", want, runPrefix, want, root)
 	}
-	prev := ""
+	var prev []string
 	for _, r := range runs {
 		if r.name != name && (r.summary.RunStart.Before(cur.RunStart) || (r.summary.RunStart.Equal(cur.RunStart) && r.name < name)) {
-			prev = r.name
+			prev = append(prev, r.name)
 		}
 	}
-	return prev, nil
+	return prev[max(0, len(prev)-n):], nil
 }
 
 // writeIndex rewrites root/index.html from the runs of root.

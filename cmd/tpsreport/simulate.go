@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -38,6 +39,8 @@ Example:
 			&cli.IntFlag{Name: "max-num-seqs", DefaultText: "the scenario's", Usage: "cap of each replica"},
 			&cli.Float64Flag{Name: "error-rate", DefaultText: "the scenario's", Usage: "probability that an admitted attempt fails partway"},
 			&cli.Float64Flag{Name: "slowdown", DefaultText: "the scenario's", Usage: "α of a stream's decode rate DecodeRate/(1+α·(n−1)) with n streams running: how much batching slows each stream"},
+			&cli.Float64Flag{Name: "decode-rate", DefaultText: "the scenario's", Usage: "tokens/s of one stream alone on its replica (DecodeRate): a slower decode raises TPOT at every batch"},
+			&cli.TimestampFlag{Name: "start", Layout: "2006-01-02T15:04:05Z07:00", DefaultText: "2026-11-20T10:00:00Z", Usage: "instant of the first arrivals (RFC 3339), so that simulated nights carry their own dates"},
 			&cli.StringFlag{Name: "model", DefaultText: "the scenario's", Usage: "model name of every span"},
 		},
 		Action: func(c *cli.Context) error {
@@ -71,6 +74,15 @@ Example:
 			}
 			if c.IsSet("slowdown") {
 				sc.Slowdown = c.Float64("slowdown")
+			}
+			if c.IsSet("decode-rate") {
+				sc.DecodeRate = c.Float64("decode-rate")
+			}
+			if c.IsSet("start") {
+				sc.Start = c.Timestamp("start").UnixMicro()
+				if sc.Start <= 0 {
+					return usageError(c, "--start %s: want an instant after 1970", c.Timestamp("start").Format(time.RFC3339))
+				}
 			}
 			if c.IsSet("model") {
 				sc.Model = c.String("model")
