@@ -14,7 +14,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 # without it is correct, and slower on runs of over 20 M spans.
 export GOFLAGS := $(strip $(GOFLAGS) -tags=duckdb_arrow)
 
-.PHONY: help build test test-short demo demo-data hostile bench bench-scale lint update-golden tidy-check e2e fuzz clean
+.PHONY: help build test test-short demo demo-data hostile bench bench-scale calibrate lint update-golden tidy-check e2e fuzz clean
 
 ## build: build bin/tpsreport
 build:
@@ -75,6 +75,12 @@ bench: build
 ## bench-scale: 10 M and 100 M spans simulated straight into run datasets under bench/scale, analyzed, the 100 M run reported and compared (most of an hour or more; refuses a step the free disk cannot hold, about 40 GB at 100 M; SCALE_KEEP=1 keeps the 100 M dataset)
 bench-scale: build
 	$(GO) run ./internal/bench -scale -bin $(BIN) -scale-dir bench/scale -md BENCHMARKS.md
+
+## calibrate: measure how often compare's verdict is wrong: simulated A/A and known-effect pairs through the whole pipeline, the table printed and written into docs/acceptance.md (CALIBRATE_PAIRS pairs each, default 40: about half an hour on 2 cores)
+CALIBRATE_PAIRS ?= 40
+CALIBRATE_MD ?= docs/acceptance.md
+calibrate:
+	$(GO) run ./tools/calibrate -pairs $(CALIBRATE_PAIRS) -md "$(CALIBRATE_MD)"
 
 ## lint: gofmt, go vet (analyze/ also without the duckdb_arrow tag) and staticcheck
 lint:
