@@ -163,6 +163,7 @@ func EvaluateRuns(ctx context.Context, base, cand []Run, c schemas.Criteria) (sc
 		BaselineRuns: len(base), CandidateRuns: len(cand), BaselineWindows: e.base.windows(), CandidateWindows: e.cand.windows(),
 		Criteria: len(defs), Alpha: c.Alpha}
 
+	e.measure(ctx, defs)
 	judged := make([]schemas.Criterion, 0, len(defs))
 	var thrRatio *float64
 	for _, d := range defs {

@@ -98,10 +98,10 @@ func episodeLength(run []unit) int {
 	return int(math.Ceil(float64(len(run)) / float64(episodes)))
 }
 
-// value computes the statistic over the windows us; false when it is not
-// defined there (no denominator, no latency). A resample (boot) reads the
-// latencies' subsample where there is one. buf is scratch space.
-func (s statistic) value(us []*unit, buf []float64, boot bool) (float64, bool, []float64) {
+// value computes the statistic over the windows us, every request of
+// theirs; false when it is not defined there (no denominator, no latency).
+// The resamples' values are weighed's.
+func (s statistic) value(us []*unit) (float64, bool) {
 	if s.lat < 0 {
 		var n, d float64
 		for _, u := range us {
@@ -109,22 +109,18 @@ func (s statistic) value(us []*unit, buf []float64, boot bool) (float64, bool, [
 			d += u.sums[s.den]
 		}
 		if d <= 0 {
-			return 0, false, buf
+			return 0, false
 		}
-		return n / d, true, buf
+		return n / d, true
 	}
-	buf = buf[:0]
+	var buf []float64
 	for _, u := range us {
-		if boot && u.sub[s.lat] != nil {
-			buf = append(buf, u.sub[s.lat]...)
-		} else {
-			buf = append(buf, u.lats[s.lat]...)
-		}
+		buf = append(buf, u.lats[s.lat]...)
 	}
 	if len(buf) == 0 {
-		return 0, false, buf
+		return 0, false
 	}
-	return quantileInPlace(buf, s.q), true, buf
+	return quantileInPlace(buf, s.q), true
 }
 
 // informs reports whether window u adds to the statistic: it has some of
@@ -156,7 +152,7 @@ func (s statistic) influence(run []unit) []float64 {
 	for i := range run {
 		us[i] = &run[i]
 	}
-	v, ok, _ := s.value(us, nil, false)
+	v, ok := s.value(us)
 	out := make([]float64, len(run))
 	if !ok {
 		return out
@@ -266,25 +262,36 @@ type resampler struct {
 	sd     side
 	blocks []int // block length of each run
 	rng    *rand.Rand
-	picked []*unit
 	// within keeps every run once, drawing blocks within each only: the
 	// spread of the runs' own windows, without that between runs.
 	within bool
+
+	offset []int // each run's first window in the side's windows (side.all)
+	picked []int // the windows drawn, by their place in side.all
 }
 
-func (r *resampler) draw() []*unit {
+func newResampler(sd side, blocks []int, rng *rand.Rand, within bool) *resampler {
+	r := &resampler{sd: sd, blocks: blocks, rng: rng, within: within, offset: make([]int, len(sd))}
+	n := 0
+	for i, run := range sd {
+		r.offset[i] = n
+		n += len(run)
+	}
+	return r
+}
+
+func (r *resampler) draw() []int {
 	r.picked = r.picked[:0]
 	for i := range r.sd {
 		run := i
 		if len(r.sd) > 1 && !r.within {
 			run = r.rng.IntN(len(r.sd))
 		}
-		ws, b := r.sd[run], r.blocks[run]
-		n := len(ws)
+		n, b, off := len(r.sd[run]), r.blocks[run], r.offset[run]
 		for got := 0; got < n; {
 			start := r.rng.IntN(n)
 			for j := 0; j < b && got < n; j++ {
-				r.picked = append(r.picked, &ws[(start+j)%n])
+				r.picked = append(r.picked, off+(start+j)%n)
 				got++
 			}
 		}
@@ -339,11 +346,12 @@ func resample(ctx context.Context, sd side, s statistic, f func(float64) float64
 		return sp
 	}
 	rng := rand.New(rand.NewPCG(seed[0], seed[1]))
-	total := variance(ctx, &resampler{sd: sd, blocks: sp.length, rng: rng}, s, f, b)
+	ws := newWeighed(sd.all(), s)
+	total := variance(ctx, newResampler(sd, sp.length, rng, false), ws, f, b)
 	sp.se = math.Sqrt(total)
 	sp.df = math.Max(1, blocks-1)
 	if len(sd) > 1 {
-		within := math.Min(total, variance(ctx, &resampler{sd: sd, blocks: sp.length, rng: rng, within: true}, s, f, b))
+		within := math.Min(total, variance(ctx, newResampler(sd, sp.length, rng, true), ws, f, b))
 		between := total - within
 		dw := math.Max(1, blocks-float64(len(sd)))
 		db := float64(len(sd) - 1)
@@ -354,9 +362,9 @@ func resample(ctx context.Context, sd side, s statistic, f func(float64) float64
 	return sp
 }
 
-// variance is the variance of f(s) over b resamples drawn by r.
-func variance(ctx context.Context, r *resampler, s statistic, f func(float64) float64, b int) float64 {
-	var buf []float64
+// variance is the variance of f(s) over b resamples drawn by r, s the
+// statistic of ws.
+func variance(ctx context.Context, r *resampler, ws *weighed, f func(float64) float64, b int) float64 {
 	// Welford's running mean and sum of squared deviations: a statistic
 	// far from 0 with a small spread loses no digits.
 	var mean, m2 float64
@@ -365,8 +373,7 @@ func variance(ctx context.Context, r *resampler, s statistic, f func(float64) fl
 		if i%64 == 0 && ctx.Err() != nil {
 			break
 		}
-		v, ok, nb := s.value(r.draw(), buf, true)
-		buf = nb
+		v, ok := ws.value(r.draw())
 		if !ok {
 			continue
 		}
@@ -410,4 +417,115 @@ func runBlockLength(run []unit, s statistic) int {
 		return max(blockLength(s.influence(run)), episodeLength(run))
 	}
 	return blockLength(s.influence(run))
+}
+
+// weighed computes a statistic over a resample given as the places of the
+// windows drawn (a window drawn twice counts twice), without copying any
+// window's requests: a ratio sums each window's sums as often as it was
+// drawn; a quantile of the windows' latencies searches their sorted values,
+// counting each window's values at or below a candidate as often as the
+// window was drawn (the resample's subsample of latencies where there is
+// one).
+type weighed struct {
+	s      statistic
+	units  []*unit
+	sorted [][]float64 // a quantile's: each window's latencies, sorted
+	all    []float64   // a quantile's: every window's latencies, sorted
+	times  []int       // scratch: how often each window was drawn
+	drawn  []int       // scratch: the windows drawn, each once
+}
+
+func newWeighed(units []*unit, s statistic) *weighed {
+	w := &weighed{s: s, units: units, times: make([]int, len(units))}
+	if s.lat < 0 {
+		return w
+	}
+	w.sorted = make([][]float64, len(units))
+	for i, u := range units {
+		xs := u.lats[s.lat]
+		if u.sub[s.lat] != nil {
+			xs = u.sub[s.lat]
+		}
+		w.sorted[i] = slices.Sorted(slices.Values(xs))
+		w.all = append(w.all, xs...)
+	}
+	slices.Sort(w.all)
+	return w
+}
+
+// value is the statistic over the windows picked; false when it is not
+// defined there.
+func (w *weighed) value(picked []int) (float64, bool) {
+	if w.s.lat < 0 {
+		var n, d float64
+		for _, i := range picked {
+			n += w.units[i].sums[w.s.num]
+			d += w.units[i].sums[w.s.den]
+		}
+		if d <= 0 {
+			return 0, false
+		}
+		return n / d, true
+	}
+	w.drawn = w.drawn[:0]
+	total := 0
+	for _, i := range picked {
+		if w.times[i] == 0 {
+			w.drawn = append(w.drawn, i)
+		}
+		w.times[i]++
+		total += len(w.sorted[i])
+	}
+	defer func() {
+		for _, i := range w.drawn {
+			w.times[i] = 0
+		}
+	}()
+	if total == 0 {
+		return 0, false
+	}
+	// The quantile interpolates linearly between closest ranks, as
+	// quantileInPlace does over the resample's values written out.
+	pos := w.s.q * float64(total-1)
+	k := int(pos)
+	lo := w.orderStat(k)
+	if k >= total-1 || pos == float64(k) {
+		return lo, true
+	}
+	hi := lo
+	if w.atOrBelow(lo) < k+2 {
+		hi = w.orderStat(k + 1)
+	}
+	return lo + (pos-float64(k))*(hi-lo), true
+}
+
+// atOrBelow counts the resample's values at or below v.
+func (w *weighed) atOrBelow(v float64) int {
+	n := 0
+	for _, i := range w.drawn {
+		xs := w.sorted[i]
+		j, _ := slices.BinarySearchFunc(xs, v, func(x, v float64) int {
+			if x <= v {
+				return -1
+			}
+			return 1
+		})
+		n += w.times[i] * j
+	}
+	return n
+}
+
+// orderStat is the resample's k-th smallest value (from 0): the least of
+// all the windows' values with more than k of the resample's at or below it.
+func (w *weighed) orderStat(k int) float64 {
+	lo, hi := 0, len(w.all)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if w.atOrBelow(w.all[mid]) > k {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return w.all[lo]
 }

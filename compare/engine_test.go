@@ -114,8 +114,9 @@ func TestCircularBlockVariance(t *testing.T) {
 		v += (m - mean) * (m - mean) / float64(n)
 	}
 	want := v / float64(n/b)
-	r := &resampler{sd: side{meanRun(xs)}, blocks: []int{b}, rng: rand.New(rand.NewPCG(1, 2))}
-	got := variance(context.Background(), r, ratioOf(0, 1), func(x float64) float64 { return x }, 400_000)
+	sd := side{meanRun(xs)}
+	r := newResampler(sd, []int{b}, rand.New(rand.NewPCG(1, 2)), false)
+	got := variance(context.Background(), r, newWeighed(sd.all(), ratioOf(0, 1)), func(x float64) float64 { return x }, 400_000)
 	if math.Abs(got-want) > 0.015*want {
 		t.Errorf("variance %v, want %v", got, want)
 	}
@@ -225,5 +226,82 @@ func TestFalseAlarmsOnIndependentWindows(t *testing.T) {
 	}
 	if alarms > 10 {
 		t.Errorf("%d of 200 A/A pairs alarmed, want at most 10 (5 %%)", alarms)
+	}
+}
+
+// TestMoreData: the data that would decide a change, by hand: the standard
+// error shrinks with its square root, so k = (t·SE / distance)².
+func TestMoreData(t *testing.T) {
+	thr := definitionOf(Throughput)
+	gap := definitionOf(GapFraction)
+	c := schemas.DefaultCriteria()
+	j := judgement{b: 100, c: 110, se: 0.05, t: 3}
+	// +10 % towards a PASS: distance ln 1.1 = 0.09531.
+	if got, want := thr.moreData(j, c), math.Pow(0.15/math.Log(1.1), 2); math.Abs(got-want) > 1e-12 {
+		t.Errorf("throughput +10 %%: %v, want %v", got, want)
+	}
+	// Against a 20 % target, +10 % is heading for a FAIL: distance ln 1.2 − ln 1.1.
+	c.MinImprovement = 0.2
+	if got, want := thr.moreData(j, c), math.Pow(0.15/(math.Log(1.2)-math.Log(1.1)), 2); math.Abs(got-want) > 1e-12 {
+		t.Errorf("throughput +10 %% of a 20 %% target: %v, want %v", got, want)
+	}
+	// gap_fraction: a change within the 0.5 pp tolerance never counts; one
+	// of 2 pp with a standard error of 1 pp at t = 3 needs 2.25 times the data.
+	if got := gap.moreData(judgement{b: 0.30, c: 0.297, se: 0.01, t: 3}, c); got != 0 {
+		t.Errorf("gap within tolerance: %v, want 0", got)
+	}
+	if got := gap.moreData(judgement{b: 0.30, c: 0.28, se: 0.01, t: 3}, c); math.Abs(got-2.25) > 1e-9 {
+		t.Errorf("gap −2 pp: %v, want 2.25", got)
+	}
+}
+
+// TestWeighedQuantile: the quantile of a resample found by searching the
+// windows' sorted values, each counted as often as its window was drawn,
+// is exactly the quantile of the resample's values written out and sorted
+// (sortedQuantile), ties, empty windows and subsamples included.
+func TestWeighedQuantile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 13))
+	for trial := range 300 {
+		units := make([]*unit, 1+rng.IntN(12))
+		for i := range units {
+			u := &unit{}
+			for range rng.IntN(30) {
+				x := rng.Float64()
+				if trial%3 == 0 {
+					x = float64(rng.IntN(4)) // many ties
+				}
+				u.lats[latTTFT] = append(u.lats[latTTFT], x)
+			}
+			if trial%5 == 0 && len(u.lats[latTTFT]) > 2 {
+				u.sub[latTTFT] = u.lats[latTTFT][:len(u.lats[latTTFT])/2]
+			}
+			units[i] = u
+		}
+		for _, q := range []float64{0, 0.5, 0.95, 1} {
+			w := newWeighed(units, quantileOf(latTTFT, q))
+			for range 5 {
+				var picked []int
+				var written []float64
+				for range rng.IntN(2 * len(units)) {
+					i := rng.IntN(len(units))
+					picked = append(picked, i)
+					xs := units[i].lats[latTTFT]
+					if units[i].sub[latTTFT] != nil {
+						xs = units[i].sub[latTTFT]
+					}
+					written = append(written, xs...)
+				}
+				got, ok := w.value(picked)
+				if len(written) == 0 {
+					if ok {
+						t.Fatalf("trial %d: a value %v of no latency", trial, got)
+					}
+					continue
+				}
+				if want := sortedQuantile(written, q); !ok || got != want {
+					t.Fatalf("trial %d q %v: %v (%v), want %v", trial, q, got, ok, want)
+				}
+			}
+		}
 	}
 }

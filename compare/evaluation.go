@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tpsreport/tpsreport/schemas"
 )
@@ -28,6 +30,40 @@ type evaluation struct {
 	// whole fell: the gap reason then does not claim the idle time went.
 	causesMoved bool
 	thrRatio    *float64 // the throughput ratio, for the retry reason
+
+	judged map[string]judged // measure's judgements, by criterion
+}
+
+// judged is a criterion's judgement and whether it has one (judge's ok).
+type judged struct {
+	j  judgement
+	ok bool
+}
+
+// measure judges every criterion of defs that has numbers to judge, side
+// by side on the machine's cores: each resamples on a random stream of its
+// own, so the verdict is the same whatever their order.
+func (e *evaluation) measure(ctx context.Context, defs []definition) {
+	e.judged = make(map[string]judged, len(defs))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for _, d := range defs {
+		if e.undecidable(d) != "" || d.name == GapFraction && e.cb == 0 {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			j, ok := d.judge(ctx, e.base, e.cand, d.level(e.c.Alpha, e.k), e.c)
+			mu.Lock()
+			e.judged[d.name] = judged{j, ok}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
 }
 
 // windows counts a side's windows.
@@ -49,7 +85,11 @@ func (e *evaluation) criterion(ctx context.Context, d definition) schemas.Criter
 	if d.name == GapFraction && e.cb == 0 {
 		return e.gapWithoutBacklog(cr)
 	}
-	j, ok := d.judge(ctx, e.base, e.cand, d.level(e.c.Alpha, e.k), e.c)
+	jd, measured := e.judged[d.name]
+	if !measured {
+		jd.j, jd.ok = d.judge(ctx, e.base, e.cand, d.level(e.c.Alpha, e.k), e.c)
+	}
+	j, ok := jd.j, jd.ok
 	if !ok {
 		cr.Verdict, cr.Reason = schemas.Inconclusive, e.noValue(d, j)
 		if j.hasB {
@@ -110,7 +150,7 @@ func sideResampling(sd side, sp spread) schemas.SideResampling {
 // windows leaves this INCONCLUSIVE whenever it is on.)
 func (e *evaluation) gapWithoutBacklog(cr schemas.Criterion) schemas.Criterion {
 	d := definitionOf(GapFraction)
-	gb, _, _ := d.stat.value(e.base.all(), nil, false)
+	gb, _ := d.stat.value(e.base.all())
 	g, diff := 0.0, -gb
 	cr.Baseline, cr.Candidate, cr.Diff = &gb, &g, &diff
 	if gb <= e.c.GapTolerance {
