@@ -221,6 +221,16 @@ func parseCriteria(file string, b []byte) (schemas.Criteria, error) {
 	return c, nil
 }
 
+// Settle checks settings that came from flags as settle does those of a
+// file: every value in its range, alpha and confidence made to agree.
+func Settle(c schemas.Criteria) (schemas.Criteria, error) {
+	c, err := settle(c)
+	if err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
 // settle checks the settings and makes alpha and confidence agree. They
 // are one setting, confidence = 1 − alpha: the overall verdict's
 // false-alarm rate, and the level at which the criteria's intervals hold

@@ -181,3 +181,35 @@ func TestLoadCriteriaBounded(t *testing.T) {
 		t.Errorf("endless FIFO: %v, want a size error", err)
 	}
 }
+
+// TestAlphaAndConfidence: alpha and confidence are one setting; the one not
+// set follows the other, two that disagree are refused with the file's
+// line, and resamples has bounds a criteria file cannot pass.
+func TestAlphaAndConfidence(t *testing.T) {
+	tests := []struct {
+		yaml        string
+		alpha, conf float64
+		err         string
+	}{
+		{"", 0.05, 0.95, ""},
+		{"alpha: 0.01\n", 0.01, 0.99, ""},
+		{"confidence: 0.9\n", 0.1, 0.9, ""},
+		{"alpha: 0.01\nconfidence: 0.99\n", 0.01, 0.99, ""},
+		{"alpha: 0.01\nconfidence: 0.9\n", 0, 0, "a.yaml:1: alpha: 0.01 and confidence 0.9 disagree: confidence is 1 − alpha; set one of them"},
+		{"resamples: 2147483648\n", 0, 0, "a.yaml:1: resamples: 2147483648: must be between 100 and 100000"},
+		{"resamples: 99\n", 0, 0, "a.yaml:1: resamples: 99: must be between 100 and 100000"},
+	}
+	for _, tt := range tests {
+		c, err := parseCriteria("a.yaml", []byte(tt.yaml))
+		switch {
+		case tt.err != "":
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("%q: got %v, want %q", tt.yaml, err, tt.err)
+			}
+		case err != nil:
+			t.Errorf("%q: %v", tt.yaml, err)
+		case math.Abs(c.Alpha-tt.alpha) > 1e-12 || math.Abs(c.Confidence-tt.conf) > 1e-12:
+			t.Errorf("%q: alpha %v confidence %v, want %v and %v", tt.yaml, c.Alpha, c.Confidence, tt.alpha, tt.conf)
+		}
+	}
+}

@@ -45,8 +45,9 @@ func criteriaFlags() []cli.Flag {
 		&cli.StringFlag{Name: "warmup", DefaultText: "0", Usage: "leave out of every criterion the windows that start within this `DURATION` of a run's start (2m, 90s)"},
 		&cli.StringFlag{Name: "cooldown", DefaultText: "0", Usage: "leave out of every criterion the windows that end within this `DURATION` of a run's end"},
 		&cli.StringSliceFlag{Name: "off", Usage: "turn a criterion off: throughput, success_rate, gap_fraction, retry_rate, ttft, tpot, slo_attainment (repeatable)"},
-		&cli.Float64Flag{Name: "confidence", Value: d.Confidence, Usage: "confidence level of the bootstrap interval"},
-		&cli.IntFlag{Name: "resamples", Value: d.Resamples, Usage: "bootstrap resamples"},
+		&cli.Float64Flag{Name: "alpha", Value: d.Alpha, Usage: "the overall verdict's false-alarm rate: each of k criteria judged is held to alpha/k"},
+		&cli.Float64Flag{Name: "confidence", Value: d.Confidence, Usage: "the same setting as 1 − alpha (older scripts): set one or the other"},
+		&cli.IntFlag{Name: "resamples", Value: d.Resamples, Usage: "resamples of blocks of windows, per criterion and side (100 to 100,000)"},
 	}
 }
 
@@ -62,13 +63,21 @@ func criteriaFrom(c *cli.Context) (schemas.Criteria, error) {
 	floats := map[string]*float64{
 		"min-improvement": &cr.MinImprovement, "success-tolerance": &cr.SuccessTolerance,
 		"retry-tolerance": &cr.RetryTolerance, "gap-tolerance": &cr.GapTolerance, "gap-floor": &cr.GapFloor,
-		"load-mismatch": &cr.LoadMismatch, "confidence": &cr.Confidence, "token-mismatch": &cr.TokenMismatch,
+		"load-mismatch": &cr.LoadMismatch, "confidence": &cr.Confidence, "alpha": &cr.Alpha, "token-mismatch": &cr.TokenMismatch,
 		"ttft-tolerance": &cr.TTFTTolerance, "tpot-tolerance": &cr.TPOTTolerance, "slo-tolerance": &cr.SLOTolerance,
 	}
 	for name, p := range floats {
 		if c.IsSet(name) {
 			*p = c.Float64(name)
 		}
+	}
+	// alpha and confidence are one setting: a flag for one overrides a
+	// file's either (both flags must agree).
+	switch {
+	case c.IsSet("alpha") && !c.IsSet("confidence"):
+		cr.Confidence = 1 - cr.Alpha
+	case c.IsSet("confidence") && !c.IsSet("alpha"):
+		cr.Alpha = 1 - cr.Confidence
 	}
 	if c.IsSet("min-backlog-windows") {
 		cr.MinBacklogWindows = c.Int("min-backlog-windows")
@@ -94,7 +103,9 @@ func criteriaFrom(c *cli.Context) (schemas.Criteria, error) {
 			cr.Off = append(cr.Off, n)
 		}
 	}
-	return cr, nil
+	// Every setting is checked before any run is read: a bad one is a
+	// usage error, whatever the runs.
+	return compare.Settle(cr)
 }
 
 func compareCommand(e *env) *cli.Command {
