@@ -133,8 +133,8 @@ func (d definition) transform() func(float64) float64 {
 // baseline is not positive.
 func (d definition) judge(ctx context.Context, base, cand side, level float64, c schemas.Criteria) (judgement, bool) {
 	var j judgement
-	j.b, j.hasB, _ = d.stat.value(base.all(), nil, false)
-	j.c, j.hasC, _ = d.stat.value(cand.all(), nil, false)
+	j.b, j.hasB = d.stat.value(base.all())
+	j.c, j.hasC = d.stat.value(cand.all())
 	if !j.hasB || !j.hasC || d.ratio && (j.b <= 0 || j.c <= 0) {
 		return j, false
 	}
@@ -179,8 +179,7 @@ func welch(b, c spread) float64 {
 	return (vb + vc) * (vb + vc) / (vb*vb/db + vc*vc/dc)
 }
 
-// decide applies d's rule to judgement j: the verdict, and whether the
-// change went the way the rule counts as better.
+// decide applies d's rule to judgement j.
 func (d definition) decide(j judgement, c schemas.Criteria) string {
 	tol := d.tol(c)
 	one := 0.0
@@ -219,20 +218,31 @@ func (d definition) decide(j judgement, c schemas.Criteria) string {
 }
 
 // moreData is how many times the data (backlog time, run time, runs) would
-// make the interval narrow enough to decide a change of the size observed:
-// the standard error shrinks with the square root of the data. 0 when the
-// change observed is within the tolerance, so that no amount of data would
-// make it count.
+// make the interval narrow enough to decide an undecided change of the size
+// observed: the standard error shrinks with the square root of the data.
+// The distance to cover is from the change to the bound the decision needs:
+// for throughput, from 1 to a change at or above the target (PASS) or from
+// a change below it to the target (FAIL); for gap_fraction, from 0 to a
+// change beyond the tolerance. 0 when the change is within the tolerance,
+// so that no amount of data would make it count.
 func (d definition) moreData(j judgement, c schemas.Criteria) float64 {
 	f := d.transform()
-	diff := math.Abs(f(j.c) - f(j.b))
+	diff := f(j.c) - f(j.b)
 	thr := d.tol(c)
 	if d.ratio {
 		thr = math.Log1p(thr)
 	}
-	if diff <= math.Abs(thr) || j.se == 0 {
+	var dist float64
+	switch {
+	case d.rule == improves && diff >= thr:
+		dist = diff
+	case d.rule == improves:
+		dist = thr - diff
+	case math.Abs(diff) > thr:
+		dist = math.Abs(diff)
+	}
+	if dist <= 0 || j.se == 0 {
 		return 0
 	}
-	k := (j.t * j.se / diff) * (j.t * j.se / diff)
-	return k
+	return (j.t * j.se / dist) * (j.t * j.se / dist)
 }

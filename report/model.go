@@ -629,7 +629,7 @@ func newCriterionView(c schemas.Criterion, conf float64, settings schemas.Criter
 		cv.Text.Sees = "sees ±" + fmtShortPercent(roundTo(*cv.MDE, 2))
 	case *cv.MDE >= 1:
 		// A rate's smallest visible change is the whole range of rates.
-		cv.Text.Sees = "sees no change"
+		cv.Text.Sees = "too noisy to see any change"
 	default:
 		cv.Text.Sees = "sees ±" + fmtShortPP(roundTo(*cv.MDE, 4))
 	}
