@@ -9,7 +9,9 @@
 # Cases: instants at epoch 0, year 1 and year 9999; a --from/--to of ten
 # thousand years; --window 1us; /dev/zero and an endless stdin as input; two
 # jobs on one dataset (the first holds it while it waits on a FIFO); SIGKILL
-# at several moments of ingest, analyze and a nightly re-run.
+# at several moments of ingest, analyze and a nightly re-run; a criteria file
+# past its bounds and SIGTERM in the middle of compare's resampling; a lock
+# file planted as a link.
 set -euo pipefail
 
 B=$(realpath "${1:-bin/tpsreport}")
@@ -233,5 +235,39 @@ done
 bounded 60 "$B" run --root root --run night --baseline base sim/stall/spans.jsonl
 ((rc == 0)) || fail "run night after the kills: exit $rc"
 no_leftovers root root/run=night
+
+# 7. A criteria file is input like any other: resamples past its bound is
+# refused at once (one line, exit 2), and a compare given SIGTERM in the
+# middle of its resampling stops within 2 s with 143 (hostile-input review
+# N1).
+bounded 60 "$B" ingest --format spans --run s1 --out s1 sim/stall/spans.jsonl
+bounded 60 "$B" analyze s1
+((rc == 0)) || fail "analyze s1: exit $rc"
+printf 'resamples: 2147483648\n' >huge.yaml
+bounded 60 "$B" compare --gate --criteria huge.yaml --out cmph s1 ds
+one_line_error "compare --criteria huge.yaml"
+"$B" compare --resamples 100000 --out cmpt s1 ds >/dev/null 2>&1 &
+A=$!
+watchdog $A
+sleep 1
+kill -TERM $A
+t0=$SECONDS
+set +e
+wait $A
+rc=$?
+set -e
+unwatch
+((rc == 143)) || fail "compare given SIGTERM mid-resampling: exit $rc, want 143"
+((SECONDS - t0 <= 2)) || fail "compare given SIGTERM mid-resampling took $((SECONDS - t0)) s to stop"
+[[ ! -e cmpt ]] || fail "compare given SIGTERM left cmpt"
+
+# 8. A lock file planted as a link is refused; the file it points to stays
+# as it was (hostile-input review N2).
+echo "IMPORTANT CONTENT" >victim.txt
+ln -s "$W/victim.txt" .sym.lock
+bounded 60 "$B" ingest --format spans --run s --out sym sim/light/spans.jsonl
+one_line_error "ingest with a planted lock link"
+[[ $(cat victim.txt) == "IMPORTANT CONTENT" ]] || fail "the lock link's target was written: $(cat victim.txt)"
+[[ ! -e sym ]] || fail "ingest with a planted lock link wrote sym"
 
 note "all cases held in $((SECONDS - start)) s"

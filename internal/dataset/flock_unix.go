@@ -9,6 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// noFollow makes an open fail on a symbolic link rather than follow it.
+const noFollow = unix.O_NOFOLLOW
+
 // flock locks f without waiting; busy says another holder has it.
 func flock(f *os.File, exclusive bool) (busy bool, err error) {
 	how := unix.LOCK_SH

@@ -79,7 +79,22 @@ func LockDir(dir string, exclusive bool, command string) (*Lock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return nil, fmt.Errorf("lock %q: %w", dir, Unwrap(err))
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o666)
+	// A lock file is written (a writer truncates it): one planted as a
+	// link to another file, or as anything but a regular file, is refused,
+	// never written through. O_NOFOLLOW closes the gap between the check
+	// and the open.
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("lock %q: %s is not a regular file (%s): tpsreport writes nothing through it; remove it", dir, path, kind(fi.Mode()))
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND|noFollow, 0o666)
+	if err == nil {
+		if fi, serr := f.Stat(); serr == nil && !fi.Mode().IsRegular() {
+			f.Close()
+			return nil, fmt.Errorf("lock %q: %s is not a regular file (%s): tpsreport writes nothing through it; remove it", dir, path, kind(fi.Mode()))
+		}
+	} else if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, fmt.Errorf("lock %q: %s is not a regular file (a symbolic link): tpsreport writes nothing through it; remove it", dir, path)
+	}
 	if (errors.Is(err, fs.ErrPermission) || isReadOnly(err)) && !exclusive {
 		// A reader of a directory it cannot write: nobody it could
 		// disturb can write there either.
@@ -107,6 +122,23 @@ func LockDir(dir string, exclusive bool, command string) (*Lock, error) {
 	return &Lock{f: f}, nil
 }
 
+// kind names what a file mode says a path is, for an error.
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
+}
+
 // Unlock releases the lock. Unlocking a nil or released Lock does nothing.
 func (l *Lock) Unlock() {
 	if l == nil || l.f == nil {
@@ -119,7 +151,7 @@ func (l *Lock) Unlock() {
 // holder reads who holds the lock file: the last line of a live process.
 func holder(path string) *BusyError {
 	e := &BusyError{}
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		return e
 	}

@@ -58,3 +58,43 @@ func TestLockDir(t *testing.T) {
 		t.Errorf("lock file %s, want .r1.lock beside the directory", p)
 	}
 }
+
+// TestLockFollowsNoLink: a lock file planted as a link to another file, or
+// as a named pipe, is refused by writers and readers alike, and the file it
+// points to is left as it was (hostile-input review N2).
+func TestLockFollowsNoLink(t *testing.T) {
+	root := t.TempDir()
+	victim := filepath.Join(root, "victim.txt")
+	if err := os.WriteFile(victim, []byte("IMPORTANT CONTENT\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "runs", "SYM")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(root, "runs", ".SYM.lock")
+	if err := os.Symlink(victim, lock); err != nil {
+		t.Fatal(err)
+	}
+	for _, exclusive := range []bool{true, false} {
+		l, err := LockDir(dir, exclusive, "tpsreport ingest")
+		if want := fmt.Sprintf("lock %q: %s is not a regular file (a symbolic link): tpsreport writes nothing through it; remove it", dir, lock); err == nil || err.Error() != want {
+			t.Errorf("exclusive=%v: %v, want %q", exclusive, err, want)
+			l.Unlock()
+		}
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "IMPORTANT CONTENT\n" {
+		t.Errorf("the link's target now holds %q", b)
+	}
+	// A dangling link: nothing is created where it points.
+	os.Remove(lock)
+	if err := os.Symlink(filepath.Join(root, "created"), lock); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LockDir(dir, true, "tpsreport ingest"); err == nil {
+		t.Error("a dangling link: no error")
+	}
+	if _, err := os.Stat(filepath.Join(root, "created")); err == nil {
+		t.Error("a dangling link's target was created")
+	}
+}
