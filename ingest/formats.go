@@ -177,11 +177,35 @@ func unknownFormat(name string) error {
 	return fmt.Errorf("unknown format %q; valid formats: %s", name, strings.Join(valid, ", "))
 }
 
+// sniffSkipLines is how many leading lines detection may pass over when no
+// format claims the input as it starts: a log cut at a byte offset
+// (copytruncate, tail -c, a shipper's chunk) starts with the end of a line,
+// and a first line may carry a NUL or invalid UTF-8. The reader then
+// rejects those lines, counted, and reads the rest.
+const sniffSkipLines = 3
+
 // detectFormat returns the name of the format that scores head highest, or
-// "" when no format claims it.
+// "" when no format claims it, nor head after its first lines
+// (sniffSkipLines).
 func detectFormat(head []byte) string {
 	// Every reader skips a UTF-8 byte order mark; the sniffers need not see it.
 	head = bytes.TrimPrefix(head, utf8BOM)
+	for range sniffSkipLines + 1 {
+		if name := bestFormat(head); name != "" {
+			return name
+		}
+		i := bytes.IndexByte(head, '\n')
+		if i < 0 {
+			break
+		}
+		head = head[i+1:]
+	}
+	return ""
+}
+
+// bestFormat returns the name of the format that scores head highest, or ""
+// when no format claims it.
+func bestFormat(head []byte) string {
 	best, bestScore := "", 0
 	for _, name := range Formats() {
 		if score := formats[name].Sniff(head); score > bestScore {

@@ -933,3 +933,64 @@ func TestTTFTFrom(t *testing.T) {
 		}
 	}
 }
+
+// TestRunAutoCutFirstLine: a log cut at a byte offset (copytruncate, tail -c,
+// a shipper's chunk) starts with the end of a line. Detection passes over
+// it, the reader rejects it with its line and reason, and every other record
+// is read: in a directory, as a file named alone, in each format the
+// simulator writes (hostile-input review N3). A first line with a NUL or
+// invalid UTF-8 likewise.
+func TestRunAutoCutFirstLine(t *testing.T) {
+	dir := t.TempDir()
+	sc, err := sim.Named("light")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.MaxArrivals = 30
+	logs := filepath.Join(dir, "sim")
+	formats := []string{sim.FormatSpans, sim.FormatLiteLLM, sim.FormatVLLMOTel}
+	if _, err := sim.WriteFormats(logs, sc, 1, formats...); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range formats {
+		whole := filepath.Join(logs, sim.FormatFile(f))
+		b, err := os.ReadFile(whole)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// What the rest holds, after the first line: an OTLP line may hold
+		// several spans.
+		first := bytes.IndexByte(b, '\n')
+		restFile := filepath.Join(dir, f, "rest.jsonl")
+		writeFile(t, restFile, b[first+1:])
+		rest, err := Run(context.Background(), Options{RunID: "r", Format: sim.IngestFormat(f), OutDir: filepath.Join(dir, f, "rest"), Inputs: []string{restFile}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name string
+			data []byte
+		}{
+			{"cut", b[first/2:]},
+			{"nul", append([]byte("{\"x\x00\": 1}"), b[first:]...)},
+			{"utf8", append([]byte("{\"\xff\xfe\": \"\xc3\x28\"}"), b[first:]...)},
+		} {
+			in := filepath.Join(dir, f, c.name, "logs", "part-2.jsonl")
+			writeFile(t, in, c.data)
+			for _, input := range []string{in, filepath.Dir(in)} {
+				m, err := Run(context.Background(), Options{RunID: "r", OutDir: filepath.Join(dir, f, c.name, "out"), Inputs: []string{input}})
+				if err != nil {
+					t.Errorf("%s %s, %s: %v", f, c.name, input, err)
+					continue
+				}
+				if len(m.Inputs) != 1 || m.Inputs[0].Format != sim.IngestFormat(f) || !m.Inputs[0].Detected {
+					t.Errorf("%s %s, %s: inputs %+v, want one detected as %s", f, c.name, input, m.Inputs, f)
+				}
+				lost := m.Counts.Rejected + m.Counts.Skipped - rest.Counts.Rejected - rest.Counts.Skipped
+				if lost != 1 || m.Counts.Written != rest.Counts.Written || m.Counts.Read != m.Counts.Written+m.Counts.Rejected+m.Counts.Skipped {
+					t.Errorf("%s %s, %s: counts %+v, want the first line counted and the rest's %d written (the rest alone: %+v)", f, c.name, input, m.Counts, rest.Counts.Written, rest.Counts)
+				}
+			}
+		}
+	}
+}
