@@ -47,6 +47,8 @@ func openDataset(dir string) (*runDataset, error) {
 	d := &runDataset{dir: dir}
 	var names []string
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		// Hidden entries (a checkout's .git, a .env) do not count: they
+		// are carried over into the new dataset (dataset.Stage.Keep).
 		if names, err = dataset.Visible(dir); err != nil {
 			return nil, fmt.Errorf("output directory %q: %w", dir, err)
 		}

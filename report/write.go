@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/tpsreport/tpsreport/internal/dataset"
 )
@@ -52,9 +53,22 @@ type File struct {
 	Data []byte
 }
 
+// isReportFile reports whether name is a file a report writes: its page,
+// its data, its summary, compare's verdict, a chart.
+func isReportFile(name string) bool {
+	switch name {
+	case "report.html", "report.json", "summary.md", "verdict.json":
+		return true
+	}
+	return strings.HasSuffix(name, ".png")
+}
+
 // writeSet writes files as the whole content of dir (see Write).
 func writeSet(dir string, files []outFile) ([]string, error) {
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		// Hidden entries (a checkout's .git, a .env) do not count: they
+		// are carried over into the new report, as is anything else that
+		// is not the report's (Keep).
 		names, err := dataset.Visible(dir)
 		if err != nil {
 			return nil, fmt.Errorf("output directory %q: %w", dir, err)
@@ -72,6 +86,11 @@ func writeSet(dir string, files []outFile) ([]string, error) {
 		return nil, err
 	}
 	defer st.Abort()
+	// What a report directory holds beside a report (a reviewer's notes)
+	// is carried over, never deleted; the report's own files are replaced.
+	if err := st.Keep(isReportFile); err != nil {
+		return nil, err
+	}
 	st.SetLast("report.html")
 	paths := make([]string, 0, len(files))
 	for _, f := range files {

@@ -195,9 +195,10 @@ func (s *Stage) Mode() string { return s.mode.String() }
 func (s *Stage) SetLast(name string) { s.last = name }
 
 // Keep carries the target's entries over into the stage, as hard links
-// (copies where the file system has none), except hidden ones and those
-// drop returns true for. Files are never rewritten in place, only replaced
-// by rename, so a link is as good as a copy.
+// (copies where the file system has none), except tpsreport's work files
+// (IsWorkFile) and those drop returns true for: a hidden entry of someone
+// else's (.git, .env) is kept too. Files are never rewritten in place, only
+// replaced by rename, so a link is as good as a copy.
 func (s *Stage) Keep(drop func(name string) bool) error {
 	entries, err := os.ReadDir(s.target)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -207,7 +208,7 @@ func (s *Stage) Keep(drop func(name string) bool) error {
 		return fmt.Errorf("read %q: %w", s.target, Unwrap(err))
 	}
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") || (drop != nil && drop(e.Name())) {
+		if IsWorkFile(e.Name()) || (drop != nil && drop(e.Name())) {
 			continue
 		}
 		if err := linkTree(filepath.Join(s.target, e.Name()), filepath.Join(s.dir, e.Name())); err != nil {
@@ -445,6 +446,16 @@ func visible(dir string) ([]string, error) {
 		}
 	}
 	return names, nil
+}
+
+// IsWorkFile reports whether name, an entry of an output directory, is one
+// tpsreport itself makes there while it works: its lock (when the directory
+// is a mount point), an in-place stage, analyze's spill directories and
+// temporary files. Recover removes those of dead processes.
+func IsWorkFile(name string) bool {
+	return name == ".tpsreport.lock" || innerStageRe.MatchString(name) ||
+		strings.HasPrefix(name, ".") && (strings.HasPrefix(name, ".analyze-") || strings.Contains(name, ".tmp-") ||
+			strings.HasSuffix(name, ".tmp") || strings.Contains(name, ".old-"))
 }
 
 // Visible lists the entries of dir that are not hidden, sorted; none when
