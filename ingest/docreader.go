@@ -4,6 +4,13 @@ package ingest
 // held in memory at a time, up to a cap) and turns each into records with
 // decode. vllm bench results and inference-perf reports are read so: a
 // document's records are all of its requests.
+// maxDocument bounds one document a whole-document format holds in memory
+// (vllm bench's result, inference-perf's and llmperf's reports, a line of
+// sglang.bench_serving's output), as guidellmMaxInput bounds GuideLLM's: a
+// document past it is an error of one line, in seconds, not gigabytes of a
+// decompressed bomb held and parsed.
+const maxDocument = 256 << 20
+
 type docReader struct {
 	name string
 	docs *jsonDocs

@@ -53,8 +53,6 @@ import (
 // SourceInferencePerf is the source column of spans read from inference-perf.
 const SourceInferencePerf = "inference-perf"
 
-// inferencePerfMaxDocument bounds one report held in memory.
-const inferencePerfMaxDocument = 1 << 30
 
 type inferencePerfReader struct{ docReader }
 
@@ -62,7 +60,7 @@ var _ Reader = (*inferencePerfReader)(nil)
 
 func newInferencePerfReader(in Input) Reader {
 	r := &inferencePerfReader{}
-	r.docReader = newDocReader(in, inferencePerfMaxDocument, r.doc)
+	r.docReader = newDocReader(in, maxDocument, r.doc)
 	return r
 }
 

@@ -44,8 +44,6 @@ import (
 // SourceLLMPerf is the source column of spans read from llmperf.
 const SourceLLMPerf = "llmperf"
 
-// llmperfMaxDocument bounds one results file held in memory.
-const llmperfMaxDocument = 1 << 30
 
 type llmperfReader struct{ docReader }
 
@@ -53,7 +51,7 @@ var _ Reader = (*llmperfReader)(nil)
 
 func newLLMPerfReader(in Input) Reader {
 	r := &llmperfReader{}
-	r.docReader = newDocReader(in, llmperfMaxDocument, r.doc)
+	r.docReader = newDocReader(in, maxDocument, r.doc)
 	return r
 }
 

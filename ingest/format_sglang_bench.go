@@ -40,7 +40,7 @@ var _ Reader = (*sglangBenchReader)(nil)
 
 func newSGLangBenchReader(in Input) Reader {
 	r := &sglangBenchReader{}
-	r.docReader = newDocReader(in, vllmBenchMaxDocument, r.doc)
+	r.docReader = newDocReader(in, maxDocument, r.doc)
 	return r
 }
 

@@ -40,17 +40,13 @@ import (
 // SourceVLLMBench is the source column of spans read from vllm bench results.
 const SourceVLLMBench = "vllm-bench"
 
-// vllmBenchMaxDocument bounds one result document held in memory; the
-// input is read one document at a time.
-const vllmBenchMaxDocument = 1 << 30
-
 type vllmBenchReader struct{ docReader }
 
 var _ Reader = (*vllmBenchReader)(nil)
 
 func newVLLMBenchReader(in Input) Reader {
 	r := &vllmBenchReader{}
-	r.docReader = newDocReader(in, vllmBenchMaxDocument, r.doc)
+	r.docReader = newDocReader(in, maxDocument, r.doc)
 	return r
 }
 

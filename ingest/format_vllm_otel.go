@@ -67,9 +67,6 @@ import (
 // SourceVLLMOTel is the source column of spans read from vLLM's OTLP traces.
 const SourceVLLMOTel = "vllm-otel"
 
-// vllmOTelMaxDoc bounds a pretty-printed single document held in memory.
-const vllmOTelMaxDoc = 1 << 30
-
 type vllmOTelReader struct {
 	name    string
 	lines   *lineSplitter
@@ -134,7 +131,7 @@ func (r *vllmOTelReader) Next() bool {
 			// does not parse is a reject.
 			doc := append([]byte(nil), line...)
 			for r.lines.Next() {
-				if r.lines.Long() || len(doc) > vllmOTelMaxDoc {
+				if r.lines.Long() || len(doc) > maxDocument {
 					r.err = errors.New(r.name + ": OTLP document too large to read whole; write one document per line")
 					return false
 				}

@@ -11,7 +11,7 @@
 # jobs on one dataset (the first holds it while it waits on a FIFO); SIGKILL
 # at several moments of ingest, analyze and a nightly re-run; a criteria file
 # past its bounds and SIGTERM in the middle of compare's resampling; a lock
-# file planted as a link.
+# file planted as a link; a gzip bomb of one JSON document.
 set -euo pipefail
 
 B=$(realpath "${1:-bin/tpsreport}")
@@ -269,5 +269,15 @@ bounded 60 "$B" ingest --format spans --run s --out sym sim/light/spans.jsonl
 one_line_error "ingest with a planted lock link"
 [[ $(cat victim.txt) == "IMPORTANT CONTENT" ]] || fail "the lock link's target was written: $(cat victim.txt)"
 [[ ! -e sym ]] || fail "ingest with a planted lock link wrote sym"
+
+# 9. A whole-document format's document past 256 MiB decompressed fails in
+# one line, in seconds, its memory bounded (review N7): a 300 MB document in
+# a 1.3 MB gzip.
+(printf '{"benchmarks":[{"x":"'; head -c 300000000 /dev/zero | tr '\0' a; printf '"}]}') | gzip -1 >bomb.json.gz
+for f in vllm-bench inference-perf llmperf sglang-bench guidellm; do
+	bounded 60 "$B" ingest --format "$f" --run bomb --out "bomb-$f" bomb.json.gz
+	one_line_error "ingest --format $f of a 300 MB document"
+done
+rm bomb.json.gz
 
 note "all cases held in $((SECONDS - start)) s"
