@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -97,14 +98,30 @@ func (t termWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// needsEscape: a control character other than newline and tab (r is the
-// rune of n bytes that utf8.DecodeRune read; invalid bytes pass as they are).
+// needsEscape: a control character other than newline and tab, or an
+// invisible one that reorders or hides text (Unicode format characters:
+// bidi overrides and isolates, zero-width marks; line and paragraph
+// separators). r is the rune of n bytes that utf8.DecodeRune read; invalid
+// bytes pass as they are.
 func needsEscape(r rune, n int) bool {
 	if r == utf8.RuneError && n <= 1 {
 		return false
 	}
-	return r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f)
+	if r == '\n' || r == '\t' {
+		return false
+	}
+	return r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f ||
+		unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
 }
+
+// cell puts a value from the logs on one line of a console table: a
+// newline or carriage return in it is written as \n or \r, so that it can
+// neither break the table nor start a line of its own.
+func cell(s string) string {
+	return cellBreaks.Replace(s)
+}
+
+var cellBreaks = strings.NewReplacer("\n", `\n`, "\r", `\r`)
 
 // raw is the writer behind a termWriter: the progress line rewrites itself
 // with a carriage return and ESC [K, on a terminal only.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/tpsreport/tpsreport/schemas"
 )
 
 func TestVersionOf(t *testing.T) {
@@ -130,6 +132,11 @@ func TestTermWriter(t *testing.T) {
 		{"c1 \u009b31m csi", `c1 \u009b31m csi`},
 		{"ünïcödé → ok", "ünïcödé → ok"},
 		{"bad \xff byte", "bad \xff byte"},
+		// Invisible characters that reorder or hide text (review N9).
+		{"evil\u202etxt.exe", `evil\u202etxt.exe`},
+		{"iso\u2066late\u2069", `iso\u2066late\u2069`},
+		{"zero\u200bwidth", `zero\u200bwidth`},
+		{"line\u2028sep", `line\u2028sep`},
 	} {
 		var b strings.Builder
 		n, err := termWriter{&b}.Write([]byte(tc.in))
@@ -139,5 +146,22 @@ func TestTermWriter(t *testing.T) {
 		if b.String() != tc.want {
 			t.Errorf("Write(%q) wrote %q, want %q", tc.in, b.String(), tc.want)
 		}
+	}
+}
+
+// TestVerdictTableCells: a model name with a newline, a carriage return and
+// a bidi override stays on its line of compare's table (review N9).
+func TestVerdictTableCells(t *testing.T) {
+	v := schemas.Verdict{Overall: schemas.Inconclusive, Baseline: "a\nb", Candidate: "c",
+		Criteria: []schemas.Criterion{{Name: "ttft", Title: "TTFT does not regress", Verdict: schemas.Pass, Reason: "x\ry"}},
+		Notes:    []string{"model mismatch allowed: baseline served m\nnewline\u202eevil, candidate n"}}
+	var b strings.Builder
+	printVerdict(termWriter{&b}, v)
+	want := "VERDICT       CRITERION              REASON\n" +
+		"PASS          TTFT does not regress  x\\ry\n" +
+		"note                                 model mismatch allowed: baseline served m\\nnewline\\u202eevil, candidate n\n" +
+		"INCONCLUSIVE  overall                a\\nb vs c\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
