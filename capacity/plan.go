@@ -43,10 +43,17 @@ const (
 var ErrBadSettings = errors.New("bad plan settings")
 
 // Validate refuses settings that cannot size a fleet.
+// MaxTargetRPM bounds --target-rpm: a trillion requests a minute.
+const MaxTargetRPM = 1e12
+
 func (s Settings) Validate() error {
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	if !finite(s.TargetRPM) || s.TargetRPM <= 0 {
 		return fmt.Errorf("%w: --target-rpm %v: want a positive number of requests per minute", ErrBadSettings, s.TargetRPM)
+	}
+	if s.TargetRPM > MaxTargetRPM {
+		// Past it the replica counts overflow what a plan can say.
+		return fmt.Errorf("%w: --target-rpm %v: want at most %v requests per minute", ErrBadSettings, s.TargetRPM, MaxTargetRPM)
 	}
 	if !finite(s.Utilization) || s.Utilization <= 0 || s.Utilization > 1 {
 		return fmt.Errorf("%w: --utilization %v: want a share of capacity in (0, 1], such as 0.8", ErrBadSettings, s.Utilization)

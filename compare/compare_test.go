@@ -411,7 +411,7 @@ func TestLoadCriteria(t *testing.T) {
 		{"bool", "allow_model_mismatch: maybe\n", `acceptance.yaml:1: allow_model_mismatch: want true or false, got "maybe"`},
 		{"list", "alpha:\n  - 0.05\n", `acceptance.yaml:2: alpha: want a number such as 0.05, got a list`},
 		{"null", "alpha:\n", `acceptance.yaml:1: alpha: want a number such as 0.05, got nothing`},
-		{"out of range", "# strict\nconfidence: 1.5\n", "acceptance.yaml:2: confidence: 1.5: must be between 0 and 1, such as 0.95"},
+		{"out of range", "# strict\nconfidence: 1.5\n", "acceptance.yaml:2: confidence: 1.5: must be at least 0.5 and below 1, such as 0.95 (1 − alpha)"},
 		{"negative", "gap_floor: -0.01\n", "acceptance.yaml:1: gap_floor: -0.01: must not be negative"},
 		{"twice", "alpha: 0.05\nalpha: 0.01\n", "acceptance.yaml:2: alpha: set twice (first on line 1)"},
 		{"not a mapping", "- alpha\n", `acceptance.yaml:1: want keys with values, such as "min_improvement: 0.05", one a line`},

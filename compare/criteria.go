@@ -254,6 +254,11 @@ func settle(c schemas.Criteria) (schemas.Criteria, *CriteriaError) {
 	return c, nil
 }
 
+// MaxBacklogWindows bounds min_backlog_windows: analyze makes at most
+// 100,000 windows of a run (analyze.MaxWindows, which compare does not
+// import).
+const MaxBacklogWindows = 100_000
+
 // MaxResamples bounds resamples: each criterion draws this many resamples
 // of every window of both sides, so the bound keeps a comparison's time
 // and memory within reach of a CI job.
@@ -297,14 +302,14 @@ func checkCriteria(c schemas.Criteria) *CriteriaError {
 		}
 	}
 	switch {
-	case c.Confidence <= 0 || c.Confidence >= 1:
-		return bad("confidence", "must be between 0 and 1, such as 0.95", c.Confidence)
-	case c.Alpha <= 0 || c.Alpha >= 1:
-		return bad("alpha", "must be between 0 and 1, such as 0.05", c.Alpha)
+	case c.Confidence < 0.5 || c.Confidence >= 1:
+		return bad("confidence", "must be at least 0.5 and below 1, such as 0.95 (1 − alpha)", c.Confidence)
+	case c.Alpha <= 0 || c.Alpha > 0.5:
+		return bad("alpha", "must be above 0 and at most 0.5, such as 0.05: a false-alarm rate", c.Alpha)
 	case c.Resamples < 100 || c.Resamples > MaxResamples:
 		return bad("resamples", fmt.Sprintf("must be between 100 and %d", MaxResamples), c.Resamples)
-	case c.MinBacklogWindows < 1:
-		return bad("min_backlog_windows", "must be at least 1", c.MinBacklogWindows)
+	case c.MinBacklogWindows < 1 || c.MinBacklogWindows > MaxBacklogWindows:
+		return bad("min_backlog_windows", fmt.Sprintf("must be between 1 and %d (analyze makes no more windows)", MaxBacklogWindows), c.MinBacklogWindows)
 	case c.MinImprovement <= -1:
 		return bad("min_improvement", "must be greater than -1 (a fraction: 0.05 is 5 %)", c.MinImprovement)
 	}

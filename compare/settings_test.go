@@ -198,6 +198,10 @@ func TestAlphaAndConfidence(t *testing.T) {
 		{"alpha: 0.01\nconfidence: 0.9\n", 0, 0, "a.yaml:1: alpha: 0.01 and confidence 0.9 disagree: confidence is 1 − alpha; set one of them"},
 		{"resamples: 2147483648\n", 0, 0, "a.yaml:1: resamples: 2147483648: must be between 100 and 100000"},
 		{"resamples: 99\n", 0, 0, "a.yaml:1: resamples: 99: must be between 100 and 100000"},
+		// A confidence of 1e-300 would make every interval a point (review N10).
+		{"confidence: 1e-300\n", 0, 0, "a.yaml:1: confidence: 1e-300: must be at least 0.5 and below 1, such as 0.95 (1 − alpha)"},
+		{"alpha: 0.6\n", 0, 0, "a.yaml:1: alpha: 0.6: must be above 0 and at most 0.5, such as 0.05: a false-alarm rate"},
+		{"min_backlog_windows: 1000000000000\n", 0, 0, "a.yaml:1: min_backlog_windows: 1000000000000: must be between 1 and 100000 (analyze makes no more windows)"},
 	}
 	for _, tt := range tests {
 		c, err := parseCriteria("a.yaml", []byte(tt.yaml))

@@ -58,8 +58,11 @@ func sloSeconds(v string) (float64, error) {
 	} else {
 		return 0, errors.New("want a duration such as 2s or 80ms, or a number of milliseconds")
 	}
-	if !(secs > 0) || secs > 1e9 {
+	if !(secs > 0) {
 		return 0, errors.New("want a positive bound")
+	}
+	if secs > 1e9 {
+		return 0, errors.New("want a bound of at most 1e9 s (about 31 years)")
 	}
 	return secs, nil
 }

@@ -101,6 +101,11 @@ func sourceOptions(c *cli.Context) (ingest.Options, error) {
 		return o, usageError(c, "--tz %q: %v", c.String("tz"), err)
 	}
 	o.TZ, o.Year, o.Mapping, o.MaxLineBytes = loc, c.Int("year"), c.String("mapping"), c.Int("max-line-bytes")
+	if c.IsSet("year") && (o.Year < 2000 || o.Year > 2100) {
+		// Every instant outside these years is rejected as implausible:
+		// a year outside them would reject every stats line.
+		return o, usageError(c, "--year %d: want a year from 2000 to 2100", o.Year)
+	}
 	if c.IsSet("benchmark") {
 		n := c.Int("benchmark")
 		if n < 0 {
