@@ -175,6 +175,13 @@ func runCompare(ctx context.Context, e *env, baseDirs, candDirs []string, out st
 			}
 		}
 	}
+	// One writer of the output at a time: two compares into one --out
+	// would each report the other's verdict as their own.
+	outLock, err := dataset.LockDir(out, true, commandLine(e.args))
+	if err != nil {
+		return schemas.Verdict{}, err
+	}
+	defer outLock.Unlock()
 	for _, dir := range slices.Concat(baseDirs, candDirs) {
 		lock, err := dataset.LockDir(dir, false, commandLine(e.args))
 		if err != nil {
@@ -335,16 +342,16 @@ func printVerdict(w io.Writer, v schemas.Verdict) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "VERDICT\tCRITERION\tREASON")
 	for _, c := range v.Criteria {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Verdict, c.Title, c.Reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Verdict, c.Title, cell(c.Reason))
 		if c.Cause != "" {
-			fmt.Fprintf(tw, "\t\t%s\n", c.Cause)
+			fmt.Fprintf(tw, "\t\t%s\n", cell(c.Cause))
 		}
 	}
 	for _, g := range v.Guards {
-		fmt.Fprintf(tw, "guard\t\t%s\n", g)
+		fmt.Fprintf(tw, "guard\t\t%s\n", cell(g))
 	}
 	for _, n := range v.Notes {
-		fmt.Fprintf(tw, "note\t\t%s\n", n)
+		fmt.Fprintf(tw, "note\t\t%s\n", cell(n))
 	}
 	var sees []string
 	for _, c := range v.Criteria {
@@ -364,8 +371,8 @@ func printVerdict(w io.Writer, v schemas.Verdict) {
 			line += fmt.Sprintf(" (%s → %s)", capacity.Money(capacity.Figure(ch.Baseline, k), ch.Baseline.Currency),
 				capacity.Money(capacity.Figure(ch.Candidate, k), ch.Candidate.Currency))
 		}
-		fmt.Fprintf(tw, "cost\t\t%s\n", line)
+		fmt.Fprintf(tw, "cost\t\t%s\n", cell(line))
 	}
-	fmt.Fprintf(tw, "%s\toverall\t%s vs %s\n", v.Overall, v.Baseline, v.Candidate)
+	fmt.Fprintf(tw, "%s\toverall\t%s vs %s\n", v.Overall, cell(v.Baseline), cell(v.Candidate))
 	tw.Flush()
 }

@@ -66,7 +66,13 @@ Examples:
 					}
 				}
 			}
-			paths, err := report.Write(c.String("out"), in)
+			out := c.String("out")
+			outLock, err := dataset.LockDir(out, true, commandLine(e.args))
+			if err != nil {
+				return err
+			}
+			defer outLock.Unlock()
+			paths, err := report.Write(out, in)
 			if err != nil {
 				return err
 			}
