@@ -29,3 +29,16 @@ func zombie(pid int) bool {
 	i := bytes.LastIndexByte(b, ')')
 	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
 }
+
+// mountRoot reports whether dir is the root of a mount, a bind mount of the
+// same file system included (statx's STATX_ATTR_MOUNT_ROOT, Linux 5.8):
+// a container's -v host:/out. Nothing can be renamed over such a directory
+// (EBUSY), nor into it from outside it (EXDEV). False when the kernel does
+// not say.
+func mountRoot(dir string) bool {
+	var st unix.Statx_t
+	if unix.Statx(unix.AT_FDCWD, dir, 0, unix.STATX_BASIC_STATS, &st) != nil {
+		return false
+	}
+	return st.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 && st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0
+}

@@ -12,8 +12,8 @@ import (
 )
 
 // inPlace reports whether the directory target cannot be swapped by renaming
-// it: it is a mount point, the working directory, or its parent is not
-// writable.
+// it: it is a mount point (a bind mount included), the working directory,
+// or its parent is not writable.
 func inPlace(target string) bool {
 	parent := filepath.Dir(target)
 	if parent == target {
@@ -22,6 +22,9 @@ func inPlace(target string) bool {
 	var st, pst unix.Stat_t
 	if unix.Stat(target, &st) == nil && unix.Stat(parent, &pst) == nil && st.Dev != pst.Dev {
 		return true
+	}
+	if mountRoot(target) {
+		return true // a bind mount: the same device as its parent
 	}
 	if wd, err := os.Getwd(); err == nil {
 		if p, err := filepath.EvalSymlinks(wd); err == nil && p == target {
