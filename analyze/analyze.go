@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -535,8 +536,11 @@ func (st *runState) result() (*schemas.RunResult, error) {
 	}
 	sum.WindowStart, sum.WindowEnd = sum.RunStart, sum.RunEnd
 
-	sum.Replicas = st.replicas
+	sum.Replicas, sum.ReplicasOmitted = listReplicas(st.replicas)
 	sum.DataQuality = st.dq
+	if n := len(sum.DataQuality.Models); n > schemas.MaxListed {
+		sum.DataQuality.Models, sum.DataQuality.ModelsOmitted = sum.DataQuality.Models[:schemas.MaxListed], int64(n-schemas.MaxListed)
+	}
 	if st.durations > 0 {
 		st.durationsSummary(&sum)
 		st.windows = []schemas.Metrics{}
@@ -560,8 +564,17 @@ func (st *runState) result() (*schemas.RunResult, error) {
 	if n := sum.DataQuality.RelativeSpans - st.durations; n > 0 {
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%d spans count time from a benchmark's start, not the wall clock: their windows do not line up with other runs", n))
 	}
-	if len(sum.DataQuality.Models) > 1 {
-		sum.Warnings = append(sum.Warnings, fmt.Sprintf("mixed models %q: token counts are tokenizer-specific", sum.DataQuality.Models))
+	if dq := sum.DataQuality; len(dq.Models) > 1 {
+		const named = 10 // a warning is one line
+		names, more := dq.Models, dq.ModelsOmitted
+		if len(names) > named {
+			names, more = names[:named], more+int64(len(names)-named)
+		}
+		list := fmt.Sprintf("%q", names)
+		if more > 0 {
+			list = fmt.Sprintf("%s and %d more", list, more)
+		}
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("mixed models %s: token counts are tokenizer-specific", list))
 	}
 	res := &schemas.RunResult{Manifest: st.man, Windows: st.windows, Curves: st.curves, Summary: sum}
 	if err := writeJSON(filepath.Join(st.tmpDir, schemas.SummaryFile), sum); err != nil {
@@ -1144,6 +1157,37 @@ func (a *analysis) sourceQuality(st *runState) error {
 		}
 	}
 	return nil
+}
+
+// listReplicas bounds the per-replica states summary.json lists at
+// schemas.MaxListed: those with the most gap time (ties by name), in the
+// order of rs; and how many were left out.
+func listReplicas(rs []schemas.ReplicaState) ([]schemas.ReplicaState, int64) {
+	if len(rs) <= schemas.MaxListed {
+		return rs, 0
+	}
+	order := make([]int, len(rs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		ra, rb := rs[order[a]], rs[order[b]]
+		if ra.GapTime != rb.GapTime {
+			return ra.GapTime > rb.GapTime
+		}
+		return ra.Replica < rb.Replica
+	})
+	keep := make([]bool, len(rs))
+	for _, i := range order[:schemas.MaxListed] {
+		keep[i] = true
+	}
+	out := make([]schemas.ReplicaState, 0, schemas.MaxListed)
+	for i, r := range rs {
+		if keep[i] {
+			out = append(out, r)
+		}
+	}
+	return out, int64(len(rs) - schemas.MaxListed)
 }
 
 // curves reads curves.json from curve_values over the run extent.

@@ -41,12 +41,13 @@ const (
 
 // NamedReplicas is how many replicas an analysed run's spans name, as far as
 // summary.json tells: its own cost's count when that came from the logs,
-// else its per-replica states (listed when there are two or more), else 0.
+// else its per-replica states (listed when there are two or more, with
+// those left out of the list), else 0.
 func NamedReplicas(sum schemas.Summary) int64 {
 	if sum.Cost != nil && sum.Cost.ReplicasSource == FromLogs {
 		return sum.Cost.Replicas
 	}
-	return int64(len(sum.Replicas))
+	return int64(len(sum.Replicas)) + sum.ReplicasOmitted
 }
 
 // Price computes a run's cost (docs/metrics.md "Cost and capacity") from its

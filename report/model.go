@@ -121,8 +121,12 @@ type runFacts struct {
 	Ignored         []ignoredFact  `json:"ignored_files"`
 	DataQuality     []countFact    `json:"data_quality"`
 	Models          []string       `json:"models"`
+	ModelsOmitted   int64          `json:"models_omitted,omitempty"` // models past those listed
 	Warnings        []string       `json:"warnings"`
 	Replicas        []replicaFact  `json:"replicas,omitempty"`
+	// ReplicasOmitted counts the replicas summary.json does not list (it
+	// lists those with the most gap time).
+	ReplicasOmitted int64 `json:"replicas_omitted,omitempty"`
 	// EngineOnly: every span comes from an engine's log, so queueing before
 	// the engine (gateway, load balancer, client) is not seen.
 	EngineOnly bool         `json:"engine_only"`
@@ -304,6 +308,7 @@ func newRunFacts(role string, r *Run) runFacts {
 		CapSource:     s.CapSource,
 		CapInferred:   s.CapSource == "inferred",
 		Models:        nonNil(s.DataQuality.Models),
+		ModelsOmitted: s.DataQuality.ModelsOmitted,
 		Warnings:      nonNil(s.Warnings),
 		EngineOnly:    s.EngineOnly,
 		SLO:           s.SLO,
@@ -397,6 +402,7 @@ func newRunFacts(role string, r *Run) runFacts {
 		f.Replicas = append(f.Replicas, rf)
 	}
 	slices.SortStableFunc(f.Replicas, func(a, b replicaFact) int { return naturalCompare(a.Replica, b.Replica) })
+	f.ReplicasOmitted = s.ReplicasOmitted
 	return f
 }
 
@@ -490,7 +496,7 @@ func qualityFacts(dq *schemas.DataQuality) []countFact {
 	add("spans_clipped", dq.SpansClipped)
 	over := dq.OverCapTime
 	out = append(out, countFact{Name: "over_cap_seconds", Value: over, Flag: over > 0, Text: fmtSeconds(over)})
-	models := int64(len(dq.Models))
+	models := int64(len(dq.Models)) + dq.ModelsOmitted
 	out = append(out, countFact{Name: "models", Value: float64(models), Flag: models > 1, Text: fmtCount(models)})
 	if j := dq.Join; j != nil {
 		// A joined span has the gateway's and the engine's view; the others one.

@@ -222,6 +222,12 @@ func Latency(v *float64) float64 {
 	return *v
 }
 
+// MaxListed bounds the replicas and the models summary.json lists (and so
+// the report and summary.md): a run of a million of them would make a
+// summary of hundreds of megabytes and a review comment nobody can post. The
+// counts of those left out are kept.
+const MaxListed = 100
+
 // ReplicaState holds the exact state metrics of one replica over the run.
 type ReplicaState struct {
 	Replica        string   `json:"replica"`
@@ -252,7 +258,8 @@ type DataQuality struct {
 	OutOfOrder       int64            `json:"out_of_order"`      // spans whose timestamps are not monotone
 	DuplicateSpanIDs int64            `json:"duplicate_span_ids"`
 	OverCapTime      float64          `json:"over_cap_seconds"`        // seconds with in_flight > cap
-	Models           []string         `json:"models"`                  // distinct models seen, sorted
+	Models           []string         `json:"models"`                  // distinct models seen, sorted; the first MaxListed
+	ModelsOmitted    int64            `json:"models_omitted,omitempty"` // distinct models past the first MaxListed
 	UnlinkedRetries  int64            `json:"unlinked_retries"`        // attempt > 0 spans whose request has no attempt 0
 	SamplingHoles    int64            `json:"sampling_holes"`          // gaps longer than the hold limit
 	SpansOutOfState  int64            `json:"spans_outside_state"`     // spans missing a boundary for state metrics
@@ -288,6 +295,9 @@ type Summary struct {
 	CapSource   string    `json:"cap_source"` // flag, samples, logs, inferred
 	Metrics
 	Replicas []ReplicaState `json:"replicas,omitempty"`
+	// ReplicasOmitted counts the replicas left out of Replicas: a run of
+	// more than MaxListed replicas lists those with the most gap time.
+	ReplicasOmitted int64 `json:"replicas_omitted,omitempty"`
 
 	// SLO echoes analyze --slo; nil without one.
 	SLO *SLO `json:"slo,omitempty"`
