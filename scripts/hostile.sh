@@ -281,7 +281,25 @@ for f in vllm-bench inference-perf llmperf sglang-bench guidellm; do
 done
 rm bomb.json.gz
 
-# 10. A mount point (a separate disk) and a bind mount (a container's
+# 10. A log cut at a byte offset is read but for its cut first line,
+# counted (review N3); a directory holding a checkout's .git and .env keeps
+# them through ingest and report (review N4).
+mkdir rot
+tail -c +200 sim/stall/spans.jsonl >rot/spans-2.jsonl
+cp sim/light/spans.jsonl rot/spans-1.jsonl
+bounded 60 "$B" ingest --run rot --out rotds rot/
+((rc == 0)) || fail "ingest of a directory with a cut log: exit $rc"
+grep -q '"written": 3177,' rotds/manifest.json || fail "a cut log was not read: $(grep -A4 '"counts"' rotds/manifest.json)"
+grep -q '"rejected": 1,' rotds/manifest.json || fail "a cut log's first line was not counted"
+mkdir -p home/.git
+echo secret >home/.env
+echo ref >home/.git/HEAD
+bounded 60 "$B" ingest --format spans --run h --out home sim/light/spans.jsonl
+((rc == 0)) || fail "ingest into a directory with .git: exit $rc"
+bounded 60 "$B" report --out home/rep home
+[[ $(cat home/.env) == secret && $(cat home/.git/HEAD) == ref ]] || fail ".git or .env of an output directory deleted"
+
+# 11. A mount point (a separate disk) and a bind mount (a container's
 # -v host:/out) cannot be swapped by a rename, so sets are moved in file by
 # file (review N5, N6): every command works there, and a job killed while
 # it commits leaves the old set, the new one, or a set that every reader
