@@ -257,16 +257,16 @@ type DataQuality struct {
 	MissingTimestamp map[string]int64 `json:"missing_timestamp"` // column -> spans without it
 	OutOfOrder       int64            `json:"out_of_order"`      // spans whose timestamps are not monotone
 	DuplicateSpanIDs int64            `json:"duplicate_span_ids"`
-	OverCapTime      float64          `json:"over_cap_seconds"`        // seconds with in_flight > cap
-	Models           []string         `json:"models"`                  // distinct models seen, sorted; the first MaxListed
+	OverCapTime      float64          `json:"over_cap_seconds"`         // seconds with in_flight > cap
+	Models           []string         `json:"models"`                   // distinct models seen, sorted; the first MaxListed
 	ModelsOmitted    int64            `json:"models_omitted,omitempty"` // distinct models past the first MaxListed
-	UnlinkedRetries  int64            `json:"unlinked_retries"`        // attempt > 0 spans whose request has no attempt 0
-	SamplingHoles    int64            `json:"sampling_holes"`          // gaps longer than the hold limit
-	SpansOutOfState  int64            `json:"spans_outside_state"`     // spans missing a boundary for state metrics
-	SpansClipped     int64            `json:"spans_clipped,omitempty"` // spans cut by --from/--to
-	CoarseTimeSpans  int64            `json:"spans_coarse_time"`       // spans with time_resolution_us > 1
-	RelativeSpans    int64            `json:"spans_relative_time"`     // spans with a time_origin other than the epoch
-	Join             *JoinCoverage    `json:"join,omitempty"`          // set when the run holds a gateway's and an engine's spans
+	UnlinkedRetries  int64            `json:"unlinked_retries"`         // attempt > 0 spans whose request has no attempt 0
+	SamplingHoles    int64            `json:"sampling_holes"`           // gaps longer than the hold limit
+	SpansOutOfState  int64            `json:"spans_outside_state"`      // spans missing a boundary for state metrics
+	SpansClipped     int64            `json:"spans_clipped,omitempty"`  // spans cut by --from/--to
+	CoarseTimeSpans  int64            `json:"spans_coarse_time"`        // spans with time_resolution_us > 1
+	RelativeSpans    int64            `json:"spans_relative_time"`      // spans with a time_origin other than the epoch
+	Join             *JoinCoverage    `json:"join,omitempty"`           // set when the run holds a gateway's and an engine's spans
 }
 
 // JoinCoverage counts how a gateway's spans and an engine's spans of one run
