@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -326,8 +327,7 @@ func sides(sels []selection, slo bool) side {
 			}
 			next := 0.0
 			for n, q := range sortedByRelease(s.requests) {
-				k := max(sort.Search(len(starts), func(k int) bool { return starts[k] > q.Released })-1, 0)
-				u := &run[k]
+				u := &run[windowOf(starts, q.Released)]
 				keep := float64(n) >= next
 				if keep {
 					next += every
@@ -441,7 +441,7 @@ func pooledSummary(runs []Run) schemas.Summary {
 			out.SLO = r.Summary.SLO
 		}
 		for _, m := range r.Summary.DataQuality.Models {
-			if !containsString(models, m) {
+			if !slices.Contains(models, m) {
 				models = append(models, m)
 			}
 		}
@@ -449,15 +449,6 @@ func pooledSummary(runs []Run) schemas.Summary {
 	sort.Strings(models)
 	out.DataQuality.Models = models
 	return out
-}
-
-func containsString(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 func runIDs(runs []Run) []string {
@@ -474,20 +465,11 @@ func widths(runs []Run) []float64 {
 	var out []float64
 	for _, r := range runs {
 		w := r.Summary.WindowWidth
-		if w > 0 && !containsFloat(out, w) {
+		if w > 0 && !slices.Contains(out, w) {
 			out = append(out, w)
 		}
 	}
 	return out
-}
-
-func containsFloat(xs []float64, x float64) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 func secondsList(ws []float64) string {

@@ -80,15 +80,20 @@ func selectRun(r Run, c schemas.Criteria) selection {
 		}
 		s.requests = make([]schemas.RequestLatency, 0, len(r.Requests))
 		for _, q := range r.Requests {
-			// The window holding the instant: the last one starting at or
-			// before it (metrics.md: min(floor(t/W), last)).
-			k := max(sort.Search(len(starts), func(k int) bool { return starts[k] > q.Released })-1, 0)
+			k := windowOf(starts, q.Released)
 			if keep[k] {
 				s.requests = append(s.requests, q)
 			}
 		}
 	}
 	return s
+}
+
+// windowOf is the window holding instant t, µs, of windows starting at
+// starts (sorted): the last one starting at or before it (metrics.md:
+// min(floor(t/W), last)); the first for an instant before them all.
+func windowOf(starts []int64, t int64) int {
+	return max(sort.Search(len(starts), func(k int) bool { return starts[k] > t })-1, 0)
 }
 
 // runExtent is the run's [start, end], from its summary, else from its windows.

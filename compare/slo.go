@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tpsreport/tpsreport/schemas"
@@ -26,7 +27,7 @@ func sloGuard(base, cand []Run) string {
 func sloTexts(runs []Run) string {
 	var out []string
 	for _, r := range runs {
-		if t := sloText(r.Summary.SLO); !containsString(out, t) {
+		if t := sloText(r.Summary.SLO); !slices.Contains(out, t) {
 			out = append(out, t)
 		}
 	}

@@ -68,43 +68,34 @@ func regIncBeta(a, b, x float64) float64 {
 }
 
 func betaFraction(a, b, x float64) float64 {
-	const tiny = 1e-300
 	qab, qap, qam := a+b, a+1, a-1
-	c, d := 1.0, 1-qab*x/qap
-	if math.Abs(d) < tiny {
-		d = tiny
-	}
+	c, d := 1.0, nonZero(1-qab*x/qap)
 	d = 1 / d
 	h := d
+	// step multiplies h by the next factor of the continued fraction whose
+	// numerator is aa, and returns that factor.
+	step := func(aa float64) float64 {
+		d = 1 / nonZero(1+aa*d)
+		c = nonZero(1 + aa/c)
+		h *= d * c
+		return d * c
+	}
 	for m := 1; m <= 1000; m++ {
 		fm := float64(m)
 		m2 := 2 * fm
-		aa := fm * (b - fm) * x / ((qam + m2) * (a + m2))
-		d = 1 + aa*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + aa/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		h *= d * c
-		aa = -(a + fm) * (qab + fm) * x / ((a + m2) * (qap + m2))
-		d = 1 + aa*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + aa/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		del := d * c
-		h *= del
-		if math.Abs(del-1) < 1e-15 {
+		step(fm * (b - fm) * x / ((qam + m2) * (a + m2)))
+		if del := step(-(a + fm) * (qab + fm) * x / ((a + m2) * (qap + m2))); math.Abs(del-1) < 1e-15 {
 			break
 		}
 	}
 	return h
+}
+
+// nonZero keeps Lentz's method off a division by zero.
+func nonZero(v float64) float64 {
+	const tiny = 1e-300
+	if math.Abs(v) < tiny {
+		return tiny
+	}
+	return v
 }
