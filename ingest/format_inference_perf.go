@@ -53,7 +53,6 @@ import (
 // SourceInferencePerf is the source column of spans read from inference-perf.
 const SourceInferencePerf = "inference-perf"
 
-
 type inferencePerfReader struct{ docReader }
 
 var _ Reader = (*inferencePerfReader)(nil)

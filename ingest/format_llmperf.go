@@ -44,7 +44,6 @@ import (
 // SourceLLMPerf is the source column of spans read from llmperf.
 const SourceLLMPerf = "llmperf"
 
-
 type llmperfReader struct{ docReader }
 
 var _ Reader = (*llmperfReader)(nil)
