@@ -11,7 +11,8 @@ import (
 // TestListsAreBounded: a run of more replicas and models than
 // schemas.MaxListed lists the replicas with the most gap time and the first
 // models, and counts the others; the mixed-models warning names ten
-// (hostile-input review N8: a million replicas made a 389 MB summary).
+// (hostile-input review N8: a million replicas made summary.json too big
+// to read).
 func TestListsAreBounded(t *testing.T) {
 	const n = schemas.MaxListed + 23
 	var spans []schemas.Span
