@@ -171,7 +171,7 @@ func EvaluateRuns(ctx context.Context, base, cand []Run, c schemas.Criteria) (sc
 			return v, err
 		}
 		e.thrRatio = thrRatio
-		cr := e.criterion(ctx, d)
+		cr := e.criterion(d)
 		if err := ctx.Err(); err != nil {
 			return v, err
 		}

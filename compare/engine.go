@@ -305,7 +305,6 @@ func (r *resampler) draw() []int {
 type spread struct {
 	se     float64
 	df     float64
-	runs   int
 	length []int // block length of each run
 	// episodes says that some run's queue episodes, not its
 	// autocorrelation, set its block length.
@@ -326,7 +325,7 @@ type spread struct {
 // degrees of freedom combine the two (Satterthwaite), the part between
 // runs having one fewer than the runs.
 func resample(ctx context.Context, sd side, s statistic, f func(float64) float64, b int, seed [2]uint64) spread {
-	sp := spread{runs: len(sd), length: make([]int, len(sd))}
+	sp := spread{length: make([]int, len(sd))}
 	var blocks float64
 	for i, run := range sd {
 		sp.length[i] = runBlockLength(run, s)

@@ -77,7 +77,7 @@ func (sd side) windows() int {
 }
 
 // criterion decides definition d.
-func (e *evaluation) criterion(ctx context.Context, d definition) schemas.Criterion {
+func (e *evaluation) criterion(d definition) schemas.Criterion {
 	cr := schemas.Criterion{Name: d.name, Title: d.title, Metric: d.metric, Scope: d.scope}
 	if why := e.undecidable(d); why != "" {
 		cr.Verdict, cr.Reason = schemas.Inconclusive, why
@@ -86,10 +86,7 @@ func (e *evaluation) criterion(ctx context.Context, d definition) schemas.Criter
 	if d.name == GapFraction && e.cb == 0 {
 		return e.gapWithoutBacklog(cr)
 	}
-	jd, measured := e.judged[d.name]
-	if !measured {
-		jd.j, jd.ok = d.judge(ctx, e.base, e.cand, d.level(e.c.Alpha, e.k), e.c)
-	}
+	jd := e.judged[d.name] // measure judged every criterion that reaches here
 	j, ok := jd.j, jd.ok
 	if !ok {
 		cr.Verdict, cr.Reason = schemas.Inconclusive, e.noValue(d, j)
