@@ -256,6 +256,13 @@ func TestSizeWithSLO(t *testing.T) {
 	if *th.Replicas != 3 {
 		t.Fatalf("replicas by throughput %d, want 3", *th.Replicas)
 	}
+	// Over the run 211 of 282 requests met it (74.82 %): Little's law,
+	// which sizes from the whole run's slot time, does not count, and the
+	// plan is the throughput route's.
+	if p.Little.Replicas != nil || p.Little.Reason != "over the run 74.82 % of the requests met the SLO, under 90 %: its slot time is not one of a fleet that meets it" ||
+		*p.Replicas != 3 || p.Basis != ByThroughput || p.SLOMissed != "" {
+		t.Fatalf("plan %v by %s; Little's law %v: %q", *p.Replicas, p.Basis, p.Little.Replicas, p.Little.Reason)
+	}
 	// A bound no window meets: the route says why and gives no count.
 	tight := 0.5
 	s.SLO = &schemas.SLO{E2E: &tight}
@@ -263,8 +270,13 @@ func TestSizeWithSLO(t *testing.T) {
 	if p.Throughput.Replicas != nil || p.Throughput.Reason != "no backlog window met the SLO for 90 % of its requests" {
 		t.Fatalf("tight SLO: replicas %v, reason %q", p.Throughput.Replicas, p.Throughput.Reason)
 	}
-	if *p.Replicas != *p.Little.Replicas || p.Basis != ByLittle {
-		t.Fatalf("tight SLO: the plan should fall back on Little's law, got %d by %s", *p.Replicas, p.Basis)
+	// No window met it at all: the run shows no capacity at the SLO, so
+	// Little's law sizes nothing from it either, and the plan says why.
+	if p.Replicas != nil || p.Little.Replicas != nil || p.SLOMissed != "the run never met the SLO: in no window did 90 % of the requests meet it (0 % did over the run)" {
+		t.Fatalf("tight SLO: replicas %v (Little's law %v), slo_missed %q; want none and the reason", p.Replicas, p.Little.Replicas, p.SLOMissed)
+	}
+	if Best([]Plan{p}) != -1 {
+		t.Fatal("a run that never met the SLO was the pick")
 	}
 	// No latencies to judge by is an error, not a plan without the SLO.
 	m.Latencies = nil

@@ -84,8 +84,13 @@ type Plan struct {
 	Little           LittlePlan     `json:"littles_law"`
 	// Replicas is the larger of the two routes' answers (nil when neither
 	// could be computed); Basis names the route that set it.
-	Replicas    *int64   `json:"replicas"`
-	Basis       string   `json:"basis,omitempty"` // "throughput" or "littles_law"
+	Replicas *int64 `json:"replicas"`
+	Basis    string `json:"basis,omitempty"` // "throughput" or "littles_law"
+	// SLOMissed, with an SLO, says that no window of the run had the
+	// share of its requests meet the SLO that Settings.Attainment asks:
+	// the run shows no capacity at that SLO, so neither route sizes a
+	// fleet from it and it is never the pick.
+	SLOMissed   string   `json:"slo_missed,omitempty"`
 	CostPerHour *float64 `json:"cost_per_hour,omitempty"`
 	Currency    string   `json:"currency,omitempty"`
 }
@@ -142,11 +147,18 @@ func Size(m Measured, s Settings) (Plan, error) {
 		p.MeasuredReplicas, p.ReplicasSource = 1, Assumed
 	}
 	rate := s.TargetRPM / 60
-	var err error
-	if p.Throughput, err = throughputRoute(m, s, p.MeasuredReplicas, rate); err != nil {
-		return p, err
+	var met []int64
+	if s.SLO != nil {
+		if m.Latencies == nil {
+			return p, fmt.Errorf("%s has no %s to judge the SLO by (Try: tpsreport analyze %s)", m.Name, schemas.LatenciesFile, m.Name)
+		}
+		met = MetPerWindow(m.Windows, m.Latencies, *s.SLO)
 	}
+	p.Throughput = throughputRoute(m, s, met, p.MeasuredReplicas, rate)
 	p.Little = littleRoute(m.Summary, s, p.MeasuredReplicas, rate)
+	if s.SLO != nil {
+		sloGate(&p, m.Windows, met, s)
+	}
 	for _, r := range []struct {
 		n     *int64
 		basis string
@@ -170,14 +182,48 @@ func Size(m Measured, s Settings) (Plan, error) {
 	return p, nil
 }
 
-func throughputRoute(m Measured, s Settings, replicas int64, rate float64) (ThroughputPlan, error) {
-	var t ThroughputPlan
-	var met []int64
-	if s.SLO != nil {
-		if m.Latencies == nil {
-			return t, fmt.Errorf("%s has no %s to judge the SLO by (Try: tpsreport analyze %s)", m.Name, schemas.LatenciesFile, m.Name)
+// sloGate keeps a run that does not meet the SLO from being sized. A run
+// of which no window met it (for Attainment of its requests) shows no
+// capacity at the SLO: no route sizes a fleet from it. Little's law sizes
+// from the run's mean slot time, so it counts only when the run as a whole
+// met the SLO: a slot time whose requests missed it would size a fleet
+// that misses it too.
+func sloGate(p *Plan, windows []schemas.Metrics, met []int64, s Settings) {
+	var ok, all int64
+	anyWindow := false
+	for i, w := range windows {
+		ok += met[i]
+		all += w.Requests
+		if w.Requests > 0 && float64(met[i]) >= s.Attainment*float64(w.Requests) {
+			anyWindow = true
 		}
-		met = MetPerWindow(m.Windows, m.Latencies, *s.SLO)
+	}
+	switch {
+	case all == 0:
+		p.SLOMissed = "no request completed: nothing to judge the SLO by"
+	case !anyWindow:
+		p.SLOMissed = fmt.Sprintf("the run never met the SLO: in no window did %s of the requests meet it (%s did over the run)",
+			percent(s.Attainment), percent(float64(ok)/float64(all)))
+	}
+	if p.SLOMissed != "" {
+		p.Throughput.Replicas, p.Throughput.CapacityPerReplica = nil, nil
+		if p.Throughput.Reason == "" {
+			p.Throughput.Reason = p.SLOMissed
+		}
+		p.Little.Replicas, p.Little.Concurrency = nil, nil
+		p.Little.Reason = "the run never met the SLO, so its slot time is not one of a fleet that meets it"
+		return
+	}
+	if share := float64(ok) / float64(all); share < s.Attainment && p.Little.Replicas != nil {
+		p.Little.Replicas, p.Little.Concurrency = nil, nil
+		p.Little.Reason = fmt.Sprintf("over the run %s of the requests met the SLO, under %s: its slot time is not one of a fleet that meets it",
+			percent(share), percent(s.Attainment))
+	}
+}
+
+func throughputRoute(m Measured, s Settings, met []int64, replicas int64, rate float64) ThroughputPlan {
+	var t ThroughputPlan
+	if met != nil {
 		t.MinWindowShare = ptr(s.Attainment)
 	}
 	for i, w := range m.Windows {
@@ -212,7 +258,7 @@ func throughputRoute(m Measured, s Settings, replicas int64, rate float64) (Thro
 		t.CapacityPerReplica = ptr(c)
 		t.Replicas = ceilCount(rate / (c * s.Utilization))
 	}
-	return t, nil
+	return t
 }
 
 func littleRoute(sum schemas.Summary, s Settings, replicas int64, rate float64) LittlePlan {

@@ -25,6 +25,9 @@ func Heading(s Settings) string {
 // Answer is a plan's one-line answer: "5 replicas (by throughput), 20.00
 // USD per hour", or "cannot be sized".
 func Answer(p Plan) string {
+	if p.SLOMissed != "" {
+		return "no plan at this SLO: " + p.SLOMissed
+	}
 	if p.Replicas == nil {
 		return "cannot be sized"
 	}
@@ -87,7 +90,16 @@ func Fewest(plans []Plan) string {
 	return out
 }
 
-// SLOWords prints an SLO as "ttft ≤ 2 s, e2e ≤ 20 s".
+// durationWords prints seconds as the user wrote them in --slo: "80 ms"
+// under a second, "2 s" from one.
+func durationWords(v float64) string {
+	if v < 1 {
+		return Num(v*1000) + " ms"
+	}
+	return Num(v) + " s"
+}
+
+// SLOWords prints an SLO as "ttft ≤ 2 s, tpot ≤ 80 ms".
 func SLOWords(s schemas.SLO) string {
 	var parts []string
 	for _, b := range []struct {
@@ -95,7 +107,7 @@ func SLOWords(s schemas.SLO) string {
 		v    *float64
 	}{{"ttft", s.TTFT}, {"tpot", s.TPOT}, {"e2e", s.E2E}} {
 		if b.v != nil {
-			parts = append(parts, fmt.Sprintf("%s ≤ %s s", b.name, Num(*b.v)))
+			parts = append(parts, b.name+" ≤ "+durationWords(*b.v))
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -1,6 +1,10 @@
 package capacity
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/tpsreport/tpsreport/schemas"
+)
 
 func TestText(t *testing.T) {
 	for _, tc := range []struct {
@@ -12,6 +16,7 @@ func TestText(t *testing.T) {
 		{Money(f(0.00019343), ""), "0.0001934"}, {Money(f(1234.5), ""), "1,234.50"}, {Money(nil, "USD"), "—"},
 		{Pct(0.8), "80 %"}, {Pct(0.925), "92.5 %"},
 		{Count(1, "replica"), "1 replica"}, {Count(1200, "window"), "1,200 windows"},
+		{SLOWords(schemas.SLO{TTFT: f(2), TPOT: f(0.022), E2E: f(0.5)}), "ttft ≤ 2 s, tpot ≤ 22 ms, e2e ≤ 500 ms"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

@@ -24,7 +24,7 @@ const (
 	exitOK           = 0
 	exitFail         = 1 // a FAIL verdict with --gate
 	exitUsage        = 2 // usage and input errors, in every command
-	exitInconclusive = 3 // an INCONCLUSIVE verdict with --gate
+	exitInconclusive = 3 // an INCONCLUSIVE verdict with --gate; a plan of no run
 )
 
 // exitError carries an exit code other than exitUsage up to run.

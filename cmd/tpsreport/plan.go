@@ -30,6 +30,9 @@ target/60 × mean slot time (t_in_flight) requests in flight, so
 ⌈that / (cap per replica × utilization)⌉ replicas. The plan is the larger of the
 two, both shown with the numbers they come from. Several runs (a sweep of
 max_num_seqs, say) give a table and the configuration with the fewest replicas.
+With --slo, a run of which no window met the SLO gets no plan and is never the
+pick, and Little's law counts only a run that met it over the whole run.
+Exit status: 0 when some run gives a plan, 3 when none does, 2 on an error.
 
 Examples:
    tpsreport plan --target-rpm 1200 runs/baseline
@@ -57,9 +60,18 @@ Examples:
 				plans = append(plans, p)
 			}
 			if c.Bool("json") {
-				return jsonEncoder(e.stdout).Encode(planJSON(s, plans))
+				if err := jsonEncoder(e.stdout).Encode(planJSON(s, plans)); err != nil {
+					return err
+				}
+			} else {
+				printPlans(e.stdout, s, plans)
 			}
-			printPlans(e.stdout, s, plans)
+			if capacity.Best(plans) < 0 {
+				// No run gives a replica count (none met the SLO, none
+				// saturated): the data cannot answer, as an
+				// inconclusive verdict cannot.
+				return &exitError{code: exitInconclusive}
+			}
 			return nil
 		},
 	}
