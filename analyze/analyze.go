@@ -515,21 +515,33 @@ func (st *runState) result() (*schemas.RunResult, error) {
 		CapSource:   st.caps.Source,
 		Warnings:    []string{},
 	}
-	if st.caps.Warning != "" && st.durations == 0 {
+	engineLess := st.spans > 0 && st.engine == 0 && st.man.SamplesWritten == 0 && st.caps.Source == CapInferred
+	switch {
+	case st.spans == 0:
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("the run holds engine samples only (%d), no request span: no request metric, throughput or gap_fraction. Try: ingest the requests' log with them (the engine's request log or OTel spans, a gateway's log, a load tool's results)",
+			st.man.SamplesWritten))
+	case engineLess && st.durations == 0:
+		// The cap is the engine's; records of a client or a gateway do
+		// not show one, and guessing it from their in_flight says nothing.
+		sum.Warnings = append(sum.Warnings, "no engine's log or samples: the requests are as a client or a gateway saw them, so latencies, throughput and success_rate hold, while the engine's cap, queue and idle slots are unseen: gap_fraction and the engine state are not measured. Try: ingest the engine's log too, or give --cap N")
+	case st.caps.Warning != "" && st.durations == 0:
 		sum.Warnings = append(sum.Warnings, st.caps.Warning)
 	}
 	sum.Cap = &st.caps.Pool
-	if st.noExtent {
+	if st.noExtent && st.spans > 0 {
 		sum.Warnings = append(sum.Warnings, "no span has a timestamp: no extent to measure")
 	}
 	sum.SLO = st.opt.SLO
 	st.mix.into(&sum)
 	sum.EngineOnly = st.spans > 0 && st.engine == st.spans
 	if sum.EngineOnly {
-		sum.Warnings = append(sum.Warnings, "only an engine's logs: queueing before the engine (gateway, load balancer, client) is invisible, so t_queue, ttft and gap_fraction count the engine's queue alone. Try: ingest the gateway's log too (litellm:..., kong:..., envoy-ai:...)")
+		sum.Warnings = append(sum.Warnings, "only an engine's logs: queueing before the engine (gateway, load balancer, client) is invisible, so t_queue, ttft and gap_fraction count the engine's queue and its frontend's time (tokenizing, IPC) alone. Try: ingest the gateway's log too (litellm:..., kong:..., envoy-ai:...)")
 	}
 	sum.RunStart, sum.RunEnd = schemas.Time(st.t0), schemas.Time(st.t1)
 	sum.Metrics = st.run
+	if engineLess && st.caps.Pool == 0 {
+		sum.GapFraction = nil // no span has an admission: no slot was seen, so no idle one
+	}
 	if sum.OverCapTime > 0 && sum.Cap != nil {
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf("more requests ran than the cap of %d (%s) allows, for %.3g s: the cap is below the concurrency the engine ran, so gap_time misses idle slots. Check --cap (max_num_seqs per replica)",
 			*sum.Cap, sum.CapSource, sum.OverCapTime))
@@ -538,6 +550,13 @@ func (st *runState) result() (*schemas.RunResult, error) {
 
 	sum.Replicas, sum.ReplicasOmitted = listReplicas(st.replicas)
 	sum.DataQuality = st.dq
+	for _, c := range st.dq.Inconsistent {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%d %s read although %s own fields disagree (%s), the first: %s",
+			c.Count, plural(c.Count, "record", "records"), plural(c.Count, "its", "their"), c.Reason, c.First))
+	}
+	if sampled := sampledWarnings(st.dq.Sampled); len(sampled) > 0 {
+		sum.Warnings = append(sampled, sum.Warnings...) // first: it qualifies every number
+	}
 	if n := len(sum.DataQuality.Models); n > schemas.MaxListed {
 		sum.DataQuality.Models, sum.DataQuality.ModelsOmitted = sum.DataQuality.Models[:schemas.MaxListed], int64(n-schemas.MaxListed)
 	}
@@ -1106,6 +1125,20 @@ func (a *analysis) replicaStates(st *runState) error {
 	return nil
 }
 
+// sampledWarnings say which inputs hold a sample of the requests their own
+// totals count, the first three of them.
+func sampledWarnings(ss []schemas.SampledInput) []string {
+	var out []string
+	for i, p := range ss {
+		if i == 3 {
+			out = append(out, fmt.Sprintf("%d more inputs hold a sample of their requests (summary.json data_quality.sampled_inputs)", len(ss)-3))
+			break
+		}
+		out = append(out, filepath.Base(p.File)+": "+p.String())
+	}
+	return out
+}
+
 // quality counts the data-quality measures of docs/metrics.md "Data quality" that the spans table
 // and the request facts show (quality_spans); sourceQuality adds the others.
 func (a *analysis) quality(st *runState) error {
@@ -1121,6 +1154,23 @@ func (a *analysis) quality(st *runState) error {
 	}
 	if dq.RejectedBy == nil {
 		dq.RejectedBy = map[string]int64{}
+	}
+	for _, in := range man.Inputs {
+		for _, p := range in.Sampled {
+			p.File = in.Path
+			dq.Sampled = append(dq.Sampled, p)
+		}
+	next:
+		for _, c := range in.Inconsistent {
+			for i := range dq.Inconsistent {
+				if dq.Inconsistent[i].Reason == c.Reason {
+					dq.Inconsistent[i].Count += c.Count
+					continue next
+				}
+			}
+			c.First = filepath.Base(in.Path) + ": " + c.First
+			dq.Inconsistent = append(dq.Inconsistent, c)
+		}
 	}
 	var mq, ma, mf, ml, mr, spansClipped int64
 	err := a.db.QueryRowContext(a.ctx, query("quality_spans"), sql.Named("t0", st.t0), sql.Named("t1", st.t1)).Scan(
@@ -1235,3 +1285,11 @@ func writeJSON(path string, v any) error {
 }
 
 func ptr(v float64) *float64 { return &v }
+
+// plural is one when n is 1, else many.
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

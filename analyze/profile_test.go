@@ -249,11 +249,13 @@ func TestProfileQueries(t *testing.T) {
 		})
 	}
 	for _, s := range allSteps(pipeline) {
-		// A build without the merge and the sweep cannot run their steps.
+		// A build without the merge, the sweep and the Go match cannot run
+		// their steps.
 		// The one joined dataset settles join_solo one way: in Go where the
 		// build can (TestJoinSolo runs both).
 		other := map[bool]string{true: "join_solo", false: "join_solo_go"}[soloInGo]
-		if !s.wait && !s.dropOnly && s.side == nil && !ran[s.name] && (curveMerge || s.when != "merged") && (poolSweep || !slices.Contains(whenConditions(s.when), "swept")) && s.name != other {
+		if !s.wait && !s.dropOnly && s.side == nil && !ran[s.name] && (curveMerge || s.when != "merged") && (poolSweep || !slices.Contains(whenConditions(s.when), "swept")) &&
+			(matchInGo || !slices.Contains(whenConditions(s.when), "matched")) && s.name != other {
 			t.Errorf("step %s ran in no dataset: no profile shows it", s.name)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -135,6 +136,16 @@ func EvaluateRuns(ctx context.Context, base, cand []Run, c schemas.Criteria) (sc
 		}
 	}
 	// Notes: what the criteria were computed over, when it is not everything.
+	for _, side := range []struct {
+		name string
+		runs []Run
+	}{{"baseline", base}, {"candidate", cand}} {
+		for _, r := range side.runs {
+			for _, p := range r.Summary.DataQuality.Sampled {
+				v.Notes = append(v.Notes, fmt.Sprintf("%s run %s: %s: %s", side.name, r.Summary.RunID, filepath.Base(p.File), p))
+			}
+		}
+	}
 	if c.Warmup > 0 || c.Cooldown > 0 {
 		v.Notes = append(v.Notes, exclusionNote(c, bsel, csel))
 	}

@@ -23,7 +23,7 @@ var GapCauseNames = []string{EngineGap, AdmissionGap, ImbalanceGap, Unattributed
 // time was requests held at the gateway while engines had free slots".
 var GapCauseText = map[string]string{
 	EngineGap:       "requests held in an engine's queue while it had free slots",
-	AdmissionGap:    "requests held at the gateway while engines had free slots",
+	AdmissionGap:    "requests held before an engine's queue (at the gateway or in the engine's frontend) while engines had free slots",
 	ImbalanceGap:    "requests queued at full replicas while other replicas had free slots",
 	UnattributedGap: "requests whose logs do not say where they waited",
 }

@@ -50,7 +50,7 @@ func TestGapCauses(t *testing.T) {
 			t.Errorf("cause %d = %+v, want %+v", i, g, w)
 		}
 	}
-	const sentence = "88 % of the baseline's idle time was requests held at the gateway while engines had free slots (admission_gap); " +
+	const sentence = "88 % of the baseline's idle time was requests held before an engine's queue (at the gateway or in the engine's frontend) while engines had free slots (admission_gap); " +
 		"all of the candidate's idle time was requests held in an engine's queue while it had free slots (engine_gap); " +
 		"engine_gap rose from 5.0 % to 20.0 % of the time: part of the idle time moved rather than went."
 	if s := causeSentence(got, 0.005); s != sentence {
@@ -82,7 +82,7 @@ func TestGapCauses(t *testing.T) {
 	// The demo's shape: all of the baseline's idle time at the gateway, none
 	// left in the candidate: removed, not moved.
 	demo := gapCauses([]schemas.Metrics{gapWindow(60, 0, 30, 0, 0)}, []schemas.Metrics{gapWindow(60, 0, 0, 0, 0)})
-	if s := causeSentence(demo, 0.005); s != "All of the baseline's idle time was requests held at the gateway while engines had free slots (admission_gap); the candidate had no idle time." {
+	if s := causeSentence(demo, 0.005); s != "All of the baseline's idle time was requests held before an engine's queue (at the gateway or in the engine's frontend) while engines had free slots (admission_gap); the candidate had no idle time." {
 		t.Errorf("demo sentence %q", s)
 	}
 	if len(causesRose(demo, 0.005)) != 0 {

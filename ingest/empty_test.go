@@ -3,7 +3,9 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,12 +49,13 @@ func TestRunCountsEmptyInputs(t *testing.T) {
 		t.Errorf("log\n%s\nlacks %s", log.String(), want)
 	}
 
-	// Named on its own.
-	m, err = Run(context.Background(), Options{RunID: "r", OutDir: filepath.Join(dir, "out2"), Inputs: []string{filepath.Join(logs, "c.jsonl")}})
-	if err != nil {
-		t.Fatal(err)
+	// Named on its own, an empty file leaves nothing to analyse: an input
+	// error that says so, and no dataset.
+	_, err = Run(context.Background(), Options{RunID: "r", OutDir: filepath.Join(dir, "out2"), Inputs: []string{filepath.Join(logs, "c.jsonl")}})
+	if want := "nothing to analyse: no input gave a request or an engine sample; " + filepath.Join(logs, "c.jsonl") + " (empty): the file is empty"; err == nil || err.Error() != want || !errors.Is(err, ErrNothingWritten) {
+		t.Errorf("error %v, want %s", err, want)
 	}
-	if want := (schemas.Counts{Read: 3, Skipped: 3}); m.Counts != want || m.Inputs[0].Format != "empty" {
-		t.Errorf("counts %+v, want %+v; inputs %+v", m.Counts, want, m.Inputs)
+	if _, err := os.Stat(filepath.Join(dir, "out2", schemas.ManifestFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("manifest of an ingest that wrote nothing: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tpsreport/tpsreport/schemas"
@@ -108,7 +109,11 @@ func (r *aiperfReader) decode(v any, _ []byte, out []Record) []Record {
 		if err != nil {
 			return decodeReject(out, err)
 		}
-		return append(out, Record{Kind: KindSpan, Span: sp})
+		rec := Record{Kind: KindSpan, Span: sp}
+		if what := aiperfTimingMismatch(o); what != "" {
+			rec.Mismatch, rec.MismatchText = InconsistentTiming, what
+		}
+		return append(out, rec)
 	case o.get("experiments") != nil:
 		return genaiPerfExport(o, out, r.textOnly)
 	case aiperfIsSummary(o):
@@ -156,6 +161,40 @@ func aiperfMetric(o obj, name string) (*int64, error) {
 		return nil, recordErrorf(ErrBadValue, -1, "metrics.%s.unit: %q is not a time unit", name, unit)
 	}
 	return valDuration(m.get("value"), "metrics."+name+".value", scale)
+}
+
+// aiperfTimingMismatch says how a record's inter-chunk latencies disagree
+// with its request latency less its TTFT (the time from the first chunk to
+// the last, which they divide), or "" when they agree to within 1 ms or 1 %
+// of the request latency, or a value is missing. The record is read as the
+// mapping says either way: request_latency and time_to_first_token.
+func aiperfTimingMismatch(o obj) string {
+	ttft, err1 := aiperfMetric(o, "time_to_first_token")
+	lat, err2 := aiperfMetric(o, "request_latency")
+	m := o.child("metrics", "inter_chunk_latency")
+	if err1 != nil || err2 != nil || ttft == nil || lat == nil || m == nil {
+		return ""
+	}
+	scale, ok := aiperfUnitScale[fmt.Sprint(m.get("unit"))]
+	list, isList := m.get("value").([]any)
+	if !ok || !isList || len(list) == 0 {
+		return ""
+	}
+	var sum int64
+	for _, v := range list {
+		d, err := valDuration(v, "metrics.inter_chunk_latency.value", scale)
+		if err != nil || d == nil {
+			return ""
+		}
+		sum += *d
+	}
+	stream := *lat - *ttft
+	if diff := max(sum-stream, stream-sum); diff <= max(1000, *lat/100) {
+		return ""
+	}
+	ms := func(us int64) string { return strconv.FormatFloat(float64(us)/1000, 'f', 1, 64) + " ms" }
+	return fmt.Sprintf("inter_chunk_latency sums to %s while request_latency − time_to_first_token is %s (request %v)",
+		ms(sum), ms(stream), o.get("metadata", "x_request_id"))
 }
 
 // aiperfTokens reads the first of metrics.NAMES present as a token count.

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/tpsreport/tpsreport/schemas"
@@ -60,6 +61,8 @@ var envoyKeys = map[string][]string{
 	"cached":    {"gen_ai_usage_cache_read_input_tokens", "llm_cached_input_token", "cached_input_tokens"},
 	"ttft":      {"token_latency_ttft", "genai_token_latency_ttft", "ttft"},
 	"attempts":  {"upstream_request_attempt_count", "attempt_count"},
+	"mcp":       {"mcp_method_name", "jsonrpc_request_id", "mcp_session_id"},
+	"path":      {"x_envoy_origin_path", "path", "request_path"},
 }
 
 // normKey lowercases k and maps "-", ".", ":" to "_", dropping a leading one.
@@ -95,7 +98,11 @@ func decodeEnvoyAI(v any, _ []byte, out []Record) []Record {
 		return nil, envoyKeys[col][0]
 	}
 	var sp schemas.Span
-	if err := fillEnvoyAI(look, &sp); err != nil {
+	err := fillEnvoyAI(look, &sp)
+	if errors.Is(err, errNotARequest) {
+		return append(out, Record{Kind: KindSkip, Skip: SkipNotARequest})
+	}
+	if err != nil {
 		return decodeReject(out, err)
 	}
 	return append(out, Record{Kind: KindSpan, Span: sp})
@@ -145,6 +152,15 @@ func fillEnvoyAI(look func(string) (any, string), sp *schemas.Span) error {
 		return recordErrorf(ErrMissingField, -1, "missing start_time")
 	case code == nil:
 		return recordErrorf(ErrMissingField, -1, "missing response_code")
+	}
+	if v, _ := get("mcp"); v != nil {
+		return errNotARequest // an MCP call the gateway routed
+	}
+	if sp.Model == nil && sp.InputTokens == nil && sp.OutputTokens == nil {
+		v, n = get("path")
+		if gatewayNotARequest(*code >= 200 && *code < 400, fe.str(v, n)) {
+			return errNotARequest
+		}
 	}
 	sp.SpanID, sp.RequestID = *id, *id
 	sp.QueuedAt = start

@@ -58,7 +58,13 @@ type guidellmReader struct {
 	read      bool
 	rec       Record
 	err       error
+	samples   []schemas.SampledInput // benchmarks whose totals count more requests than they list
 }
+
+// sampled implements sampler: GuideLLM keeps a sample of each benchmark's
+// requests when run with --sample-requests N (its test assets keep one),
+// while request_totals counts them all.
+func (r *guidellmReader) sampled() []schemas.SampledInput { return r.samples }
 
 var _ Reader = (*guidellmReader)(nil)
 
@@ -225,7 +231,7 @@ func (r *guidellmReader) readAll(data []byte) []Record {
 		var se *json.SyntaxError
 		switch {
 		case errors.As(err, &te):
-			return reject(recordErrorf(ErrBadType, -1, "GuideLLM report: %s: %v", te.Field, err))
+			return reject(recordErrorf(ErrBadType, -1, "GuideLLM report: %s", typeErrorText(te)))
 		case errors.As(err, &se):
 			return reject(recordErrorf(ErrBadJSON, -1, "invalid JSON: %v", err))
 		}
@@ -272,6 +278,10 @@ func (r *guidellmReader) readAll(data []byte) []Record {
 			}
 			continue
 		}
+		if listed := b.listed(); listed > int64(b.requestCount()) {
+			r.samples = append(r.samples, schemas.SampledInput{Scope: fmt.Sprintf("GuideLLM benchmark %d", n),
+				Listed: listed, Held: int64(b.requestCount())})
+		}
 		model := rep.model(&b)
 		for _, g := range groups {
 			for i, raw := range g.reqs {
@@ -302,13 +312,19 @@ func (rep *guidellmReport) model(b *guidellmBenchmark) *string {
 }
 
 // counted reports whether the benchmark's totals count any request.
-func (b *guidellmBenchmark) counted() bool {
+func (b *guidellmBenchmark) counted() bool { return b.listed() > 0 }
+
+// listed is the number of requests the benchmark's totals count
+// (request_totals.total before 0.4, scheduler_metrics.requests_made.total
+// later), the larger when both are there; 0 when neither is.
+func (b *guidellmBenchmark) listed() int64 {
+	var n int64
 	for _, v := range []any{lenientValue(b.RequestTotals, "total"), lenientValue(b.SchedulerMetrics, "requests_made", "total")} {
-		if f, ok := v.(float64); ok && f > 0 {
-			return true
+		if f, ok := v.(float64); ok && f > 0 && f < 1e15 {
+			n = max(n, int64(f))
 		}
 	}
-	return false
+	return n
 }
 
 // guidellmSpan builds the span of request i of status in benchmark n.
@@ -319,7 +335,7 @@ func guidellmSpan(n int, status string, i int, raw []byte) (schemas.Span, error)
 	if err := dec.Decode(&q); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return schemas.Span{}, recordErrorf(ErrBadType, -1, "benchmark %d: request: %s: %v", n, te.Field, err)
+			return schemas.Span{}, recordErrorf(ErrBadType, -1, "benchmark %d: request: %s", n, typeErrorText(te))
 		}
 		return schemas.Span{}, recordErrorf(ErrBadJSON, -1, "benchmark %d: request: %v", n, err)
 	}

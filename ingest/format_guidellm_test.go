@@ -1,14 +1,19 @@
 package ingest
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tpsreport/tpsreport/schemas"
 )
 
 // guidellmWeightedPercentile is GuideLLM's percentile of weighted values
@@ -100,6 +105,9 @@ func guidellmReportJSON(t *testing.T, file string) []byte {
 func TestGuideLLMReproducesMetrics(t *testing.T) {
 	checked := 0
 	for _, file := range loadToolFixtures("guidellm", ".good.") {
+		if guidellmSampledFixture(t, file) {
+			continue // its metrics are of requests the file does not hold
+		}
 		spans := loadToolSpans(t, "guidellm", file)
 		data := guidellmReportJSON(t, file)
 		var rep struct {
@@ -278,6 +286,9 @@ func TestGuideLLMBenchmarkPick(t *testing.T) {
 func TestGuideLLMReproducesThroughput(t *testing.T) {
 	checked := 0
 	for _, file := range loadToolFixtures("guidellm", ".good.") {
+		if guidellmSampledFixture(t, file) {
+			continue // its metrics are of requests the file does not hold
+		}
 		spans := loadToolSpans(t, "guidellm", file)
 		data := guidellmReportJSON(t, file)
 		var rep struct {
@@ -341,5 +352,45 @@ func TestGuideLLMReproducesThroughput(t *testing.T) {
 	}
 	if checked != 5 {
 		t.Errorf("checked %d benchmarks, want 5", checked)
+	}
+}
+
+// guidellmSampledFixture reports whether a report holds a sample of its
+// requests (TestGuideLLMSampled): the metrics GuideLLM computed from all of
+// them cannot be recomputed from it.
+func guidellmSampledFixture(t *testing.T, file string) bool {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rd := newGuideLLMReader(Input{Name: file, R: f, MaxLineBytes: DefaultMaxLineBytes})
+	for rd.Next() {
+	}
+	return len(rd.(sampler).sampled()) > 0
+}
+
+// TestGuideLLMSampled: GuideLLM's own test asset keeps 1 of the 47 requests
+// its request_totals count; the ingest says so in the input's manifest
+// entry and in a warning, and other reports hold all of theirs.
+func TestGuideLLMSampled(t *testing.T) {
+	var log bytes.Buffer
+	in := filepath.Join("testdata", "guidellm", "benchmarks_stripped.good.json")
+	m, err := Run(context.Background(), Options{RunID: "r", OutDir: filepath.Join(t.TempDir(), "out"), Inputs: []string{in}, Log: newTestLogger(&log)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []schemas.SampledInput{{Scope: "GuideLLM benchmark 0", Listed: 47, Held: 1}}
+	if got := m.Inputs[0].Sampled; !reflect.DeepEqual(got, want) || m.Counts.Written != 1 {
+		t.Errorf("sampled %+v, written %d; want %+v and 1", got, m.Counts.Written, want)
+	}
+	if w := in + ": GuideLLM benchmark 0 lists 47 requests; the file holds 1 request record: latencies and success_rate are of that sample"; !strings.Contains(log.String(), w) {
+		t.Errorf("log\n%s\nlacks %q", log.String(), w)
+	}
+	for _, f := range []string{"v03_sweep.good.json", "v04_report.good.json", "v04_report.good.yaml"} {
+		if guidellmSampledFixture(t, filepath.Join("testdata", "guidellm", f)) {
+			t.Errorf("%s holds all its requests, but reads as a sample", f)
+		}
 	}
 }

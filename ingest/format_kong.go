@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"bytes"
+	"errors"
 	"slices"
 
 	"github.com/tpsreport/tpsreport/schemas"
@@ -50,6 +52,9 @@ func decodeKong(v any, _ []byte, out []Record) []Record {
 		return decodeReject(out, recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v)))
 	}
 	spans, err := kongSpans(obj(m))
+	if errors.Is(err, errNotARequest) {
+		return append(out, Record{Kind: KindSkip, Skip: SkipNotARequest})
+	}
 	if err != nil {
 		return decodeReject(out, err)
 	}
@@ -92,6 +97,14 @@ func kongSpans(o obj) ([]schemas.Span, error) {
 		id = fe.str(o.get("request", "headers", "x-request-id"), "request.headers.x-request-id")
 	}
 	ai := kongAI(o)
+	if ai == nil && fe.err == nil {
+		// No AI plugin ran: a plain route's request, unless it is an LLM
+		// API's that failed before the plugin did.
+		path := fe.str(o.get("request", "uri"), "request.uri")
+		if code != nil && gatewayNotARequest(*code < 400, path) {
+			return nil, errNotARequest
+		}
+	}
 	model := fe.str(ai.get("meta", "response_model"), "ai.proxy.meta.response_model")
 	if model == nil {
 		model = fe.str(ai.get("meta", "request_model"), "ai.proxy.meta.request_model")
@@ -152,6 +165,9 @@ func kongSpans(o obj) ([]schemas.Span, error) {
 	}
 	switch {
 	case started == nil:
+		if o.get("latencies") == nil && ai != nil {
+			return nil, recordErrorf(ErrMissingField, -1, "missing started_at: the record holds the AI plugin's fields alone (an AI audit-log excerpt), no request timing. Try: the whole record a log plugin (file-log, http-log) writes")
+		}
 		return nil, recordErrorf(ErrMissingField, -1, "missing started_at")
 	case id == nil:
 		return nil, recordErrorf(ErrMissingField, -1, "missing request.id (Kong 3.5+) or an X-Kong-Request-Id / X-Request-Id request header")
@@ -240,6 +256,11 @@ func retryCauseHTTP(code int64) string {
 // an ai block alone, 70 with started_at alone.
 func sniffKong(head []byte) int {
 	k := sniffFirstObject(head)
+	if k["ai"] && !k["latencies"] && (bytes.Contains(head, []byte(`"plugin_id"`)) || bytes.Contains(head, []byte(`"provider_name"`))) {
+		// The AI plugins' block alone (ai.proxy.meta names the plugin and
+		// the provider): Kong's, to be rejected with the reason.
+		return 60
+	}
 	if !k["latencies"] || !(k["request"] || k["response"]) {
 		return 0
 	}

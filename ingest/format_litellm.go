@@ -2,6 +2,9 @@ package ingest
 
 import (
 	"errors"
+	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/tpsreport/tpsreport/schemas"
@@ -71,7 +74,7 @@ var liteLLMKeys = map[string]bool{
 	"model": true, "model_group": true, "model_id": true, "api_base": true, "hidden_params": true,
 	"startTime": true, "endTime": true, "completionStartTime": true,
 	"prompt_tokens": true, "completion_tokens": true, "status": true, "error_information": true,
-	"response": true,
+	"response": true, "response_time": true, "stream": true,
 }
 
 // liteLLMFields are the values decodeLiteLLM reads, by their paths in a
@@ -80,6 +83,7 @@ type liteLLMFields struct {
 	id, requestID, traceID, model, modelGroup, modelID, apiBase litValue
 	start, end, first, promptTokens, completionTokens, status   litValue
 	hiddenAPIBase                                               litValue // hidden_params.api_base
+	responseTime, stream                                        litValue // checked against the times, not mapped
 	errInfo                                                     liteLLMErrInfo
 
 	// metadata, when it is an object (or, in a SpendLogs row, the text of one)
@@ -114,6 +118,7 @@ func fieldsOf(o obj, f *liteLLMFields) {
 	f.apiBase, f.hiddenAPIBase = get("api_base"), get("hidden_params", "api_base")
 	f.start, f.end, f.first = get("startTime"), get("endTime"), get("completionStartTime")
 	f.promptTokens, f.completionTokens, f.status = get("prompt_tokens"), get("completion_tokens"), get("status")
+	f.responseTime, f.stream = get("response_time"), get("stream")
 	errInfo := func(e obj) liteLLMErrInfo {
 		if e == nil {
 			return liteLLMErrInfo{}
@@ -153,7 +158,36 @@ func (r *liteLLMReader) decode(v any, _ []byte, out []Record) []Record {
 	if err := r.decodeLiteLLM(&r.f, &sp); err != nil {
 		return decodeReject(out, err)
 	}
-	return append(out, Record{Kind: KindSpan, Span: sp})
+	return append(out, liteLLMRecord(&r.f, sp))
+}
+
+// liteLLMRecord is the record of a decoded payload's span, with what its
+// fields show when they disagree: endTime − startTime against the
+// payload's own response_time (more than 1 ms and 1 % apart), or a streamed
+// call (stream: true) whose completionStartTime is its endTime, which leaves
+// its TTFT unknown.
+func liteLLMRecord(f *liteLLMFields, sp schemas.Span) Record {
+	rec := Record{Kind: KindSpan, Span: sp}
+	var what []string
+	if f.responseTime.class == jsonNumber && sp.QueuedAt != nil && sp.ReleasedAt != nil {
+		if rt, err := strconv.ParseFloat(string(f.responseTime.text), 64); err == nil && rt >= 0 && rt < 1e9 {
+			took := float64(*sp.ReleasedAt-*sp.QueuedAt) / 1e6
+			if diff := math.Abs(took - rt); diff > 0.001 && diff > 0.01*rt {
+				rec.Mismatch = InconsistentTiming
+				what = append(what, fmt.Sprintf("endTime − startTime is %.1f ms while response_time is %.1f ms", took*1000, rt*1000))
+			}
+		}
+	}
+	if f.stream.class == jsonTrue && sp.FirstTokenAt == nil && sp.Status == schemas.StatusOK {
+		if rec.Mismatch == "" {
+			rec.Mismatch = InconsistentFirstToken
+		}
+		what = append(what, "a streamed call (stream: true) whose completionStartTime is its endTime, so its TTFT is unknown")
+	}
+	if len(what) > 0 {
+		rec.MismatchText = strings.Join(what, "; ") + " (id " + sp.SpanID + ")"
+	}
+	return rec
 }
 
 // scanLine decodes an NDJSON line in one pass of the jsonScanner, reading
@@ -174,7 +208,7 @@ func (r *liteLLMReader) scanLine(line []byte, out []Record) ([]Record, bool) {
 	if err := r.decodeLiteLLM(f, &sp); err != nil {
 		return decodeReject(out, err), true
 	}
-	return append(out, Record{Kind: KindSpan, Span: sp}), true
+	return append(out, liteLLMRecord(f, sp)), true
 }
 
 // errMetaText stops scanLine at metadata given as JSON text.
@@ -232,6 +266,10 @@ func (r *liteLLMReader) scanObject(which liteLLMObject, f *liteLLMFields) error 
 				dst = &f.end
 			case "completionStartTime":
 				dst = &f.first
+			case "response_time":
+				dst = &f.responseTime
+			case "stream":
+				dst = &f.stream
 			case "prompt_tokens":
 				dst = &f.promptTokens
 			case "completion_tokens":

@@ -41,6 +41,9 @@ const SourceSGLangLog = "sglang-log"
 type sglangLogReader struct {
 	*lineReader
 	zone   *time.Location
+	date   time.Time        // Input.Date: the day a log of clock-only stamps starts on
+	day    int              // days past date: a clock-only stamp that runs back past midnight moves on a day
+	clock  int              // seconds of day of the last clock-only stamp; -1 before the first
 	caps   map[string]int64 // max_running_requests by replica
 	intern interner
 	// lit reads meta_info's values (sglangMeta); its zone is nil: meta_info's
@@ -52,7 +55,7 @@ type sglangLogReader struct {
 var _ Reader = (*sglangLogReader)(nil)
 
 func newSGLangLogReader(in Input) Reader {
-	r := &sglangLogReader{zone: in.Zone, caps: map[string]int64{}}
+	r := &sglangLogReader{zone: in.Zone, caps: map[string]int64{}, date: in.Date, clock: -1}
 	if r.zone == nil {
 		r.zone = time.UTC
 	}
@@ -62,6 +65,10 @@ func newSGLangLogReader(in Input) Reader {
 
 // sglangHeader matches "[2025-01-23 19:35:34 DP0 TP0] " (ranks optional).
 var sglangHeader = regexp.MustCompile(`\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)((?: (?:DP|TP|PP|EP|CP|ATTN_DP)\d+)*)\] `)
+
+// sglangClockHeader matches the header of SGLang before 2024-10, a time of
+// day without a date: "[04:40:55 TP0] " (ranks optional).
+var sglangClockHeader = regexp.MustCompile(`^\[(\d\d):(\d\d):(\d\d)((?: (?:DP|TP|PP|EP|CP|ATTN_DP)\d+)*)\] `)
 
 // sglangComposePrefix is docker compose's "service  | ".
 var sglangComposePrefix = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_.-]*)\s+\| ?`)
@@ -110,8 +117,7 @@ func (r *sglangLogReader) decodeLine(raw []byte, rec *Record) error {
 	}
 	m := sglangHeader.FindStringSubmatchIndex(line)
 	if m == nil {
-		rec.Kind, rec.Skip = KindSkip, SkipUnusedLine
-		return nil
+		return r.clockLine(line, rec)
 	}
 	msg := line[m[1]:]
 	kind := classifySGLang(msg)
@@ -138,6 +144,51 @@ func (r *sglangLogReader) decodeLine(raw []byte, rec *Record) error {
 		return r.limits(msg, pos, replica, rec)
 	}
 	return r.finish(msg, pos, ts, rec)
+}
+
+// clockLine reads a line of SGLang before 2024-10, whose stamp is a time of
+// day ("[04:40:55 TP0] Decode batch. ..."): with --date, its day is that date,
+// moved on a day each time the clock runs back past midnight (more than 12
+// hours back); without, a stats or request line is rejected with the reason,
+// never skipped as unused.
+func (r *sglangLogReader) clockLine(line string, rec *Record) error {
+	m := sglangClockHeader.FindStringSubmatchIndex(line)
+	if m == nil {
+		rec.Kind, rec.Skip = KindSkip, SkipUnusedLine
+		return nil
+	}
+	msg := line[m[1]:]
+	kind := classifySGLang(msg)
+	switch kind {
+	case sglangNone:
+		rec.Kind, rec.Skip = KindSkip, SkipUnusedLine
+		return nil
+	case sglangReceive:
+		rec.Kind, rec.Skip = KindSkip, SkipRequestStart
+		return nil
+	case sglangArgs, sglangLimits:
+		return r.limits(msg, m[1], sglangReplica("", line[m[8]:m[9]]), rec)
+	}
+	if r.date.IsZero() {
+		return recordErrorf(ErrBadTimestamp, 1, "SGLang line whose stamp %q has no date. Try: --date YYYY-MM-DD, the day the log starts", line[m[0]:m[1]-1])
+	}
+	num := func(i int) int { v, _ := strconv.Atoi(line[m[2*i]:m[2*i+1]]); return v }
+	hh, mm, ss := num(1), num(2), num(3)
+	if hh > 23 || mm > 59 || ss > 59 {
+		return recordErrorf(ErrBadTimestamp, 2, "invalid time stamp %q", line[m[2]:m[7]])
+	}
+	sec := hh*3600 + mm*60 + ss
+	if r.clock >= 0 && sec < r.clock-12*3600 {
+		r.day++
+	}
+	r.clock = sec
+	y, mo, d := r.date.Date()
+	ts := schemas.Micros(time.Date(y, mo, d+r.day, hh, mm, ss, 0, r.zone))
+	replica := sglangReplica("", line[m[8]:m[9]])
+	if kind == sglangFinish {
+		return r.finish(msg, m[1], ts, rec)
+	}
+	return r.batch(kind, msg, m[1], ts, replica, rec)
 }
 
 // sglangReplica names the scheduler that printed a line: the compose service
@@ -342,6 +393,9 @@ func sniffSGLangLog(head []byte) int {
 			continue
 		}
 		m := sglangHeader.FindStringIndex(line)
+		if m == nil {
+			m = sglangClockHeader.FindStringIndex(line)
+		}
 		if m == nil {
 			continue
 		}

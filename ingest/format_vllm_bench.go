@@ -212,7 +212,7 @@ func decodeBenchResult(raw []byte, d any) error {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return recordErrorf(ErrBadType, -1, "benchmark result: %s: %v", te.Field, err)
+		return recordErrorf(ErrBadType, -1, "benchmark result: %s", typeErrorText(te))
 	}
 	return recordErrorf(ErrBadJSON, -1, "benchmark result: %v", err)
 }

@@ -35,18 +35,23 @@ import (
 // time_in_model_decode are differences of the engine core's monotonic clock,
 // whose origin is unknown on the wall clock. So:
 //
-//	queued_at      = start
-//	first_token_at = start + ttft
-//	released_at    = start + e2e (else the span's end)
-//	admitted_at    = first_token_at − prefill (V1), else start + time_in_queue (V0)
-//	last_token_at  = first_token_at + decode (V1), else released_at (V0)
+//	queued_at         = start
+//	first_token_at    = start + ttft
+//	released_at       = start + e2e (else the span's end)
+//	admitted_at       = first_token_at − prefill (V1), else start + time_in_queue (V0)
+//	engine_arrived_at = admitted_at − time_in_queue (V1), else start
+//	last_token_at     = first_token_at + decode (V1), else released_at (V0)
 //
-// Both engine intervals are anchored at the wall-clock first token, so
-// t_first_token and t_stream are exactly what the engine measured; the
-// frontend's own time (tokenizing, IPC) lands in t_queue before admission
-// and between the last token and the release. admitted_at is clamped into
-// [queued_at, first_token_at] and last_token_at into [first_token_at,
-// released_at]: the clocks differ by at most scheduling noise.
+// The engine intervals are anchored at the wall-clock first token, so
+// t_first_token and t_stream are exactly what the engine measured, and the
+// request is in the engine core's queue for exactly time_in_queue. The
+// frontend's own time (tokenizing, IPC) before that lies between queued_at
+// and engine_arrived_at, a wait before the engine's queue (gap attribution
+// counts it as admission_gap, not engine_gap); after the last token it
+// lies before the release. admitted_at is clamped into [queued_at,
+// first_token_at], engine_arrived_at into [queued_at, admitted_at] and
+// last_token_at into [first_token_at, released_at]: the clocks differ by
+// at most scheduling noise.
 //
 // The decoder reads a document in one pass with jsonScanner, without
 // reflection and without building the document: a span's fields are kept as
@@ -1061,7 +1066,14 @@ func (d *otlpDecoder) finishSpan(out *otlpSpanOut) error {
 		sp.ReleasedAt = at(released)
 	}
 	if has[attrPrefill] && hasFirst {
-		sp.AdmittedAt = at(min(max(first-durs[attrPrefill], start), first))
+		adm := min(max(first-durs[attrPrefill], start), first)
+		sp.AdmittedAt = at(adm)
+		if has[attrTimeInQueue] {
+			// The engine core's queue ends at admission and lasts
+			// time_in_queue: before it the request was in the frontend
+			// (tokenizing, IPC), not in the queue.
+			sp.EngineArrivedAt = at(min(max(adm-durs[attrTimeInQueue], start), adm))
+		}
 	} else if has[attrTimeInQueue] {
 		adm := start + durs[attrTimeInQueue]
 		if hasFirst {

@@ -317,7 +317,11 @@ func (r *refOTelReader) span(s *refOTLPSpan, replica string, rec *Record) error 
 		sp.ReleasedAt = at(released)
 	}
 	if d, ok := durs["time_in_model_prefill"]; ok && hasFirst {
-		sp.AdmittedAt = at(min(max(first-d, start), first))
+		adm := min(max(first-d, start), first)
+		sp.AdmittedAt = at(adm)
+		if q, ok := durs["time_in_queue"]; ok {
+			sp.EngineArrivedAt = at(min(max(adm-q, start), adm)) // the frontend's time comes before the queue
+		}
 	} else if d, ok := durs["time_in_queue"]; ok {
 		adm := start + d
 		if hasFirst {

@@ -35,11 +35,16 @@ type Options struct {
 	// Source-specific settings.
 	TZ      *time.Location // zone of timestamps that carry none (vLLM's log stamps, LiteLLM's naive times); nil: UTC
 	Year    int            // year of vLLM log stamps that carry none and have no outer stamp; 0: the current year
+	Date    time.Time      // day a log of time-of-day stamps starts on (old SGLang logs); zero: none given
 	Mapping string         // mapping file (YAML) of the mapping format
 	// Benchmark picks one benchmark (from 0) of a load tool's report that
 	// holds several (a GuideLLM sweep); nil: a report of several is an
 	// error that lists them.
 	Benchmark *int
+
+	// allowEmpty commits a dataset of which no input gave a span or a
+	// sample, for the tests that read the rejects of bad inputs.
+	allowEmpty bool
 }
 
 // Run reads the inputs and writes the run dataset into opt.OutDir:
@@ -60,6 +65,10 @@ type Options struct {
 // warning and listed in Manifest.Ignored; a directory of which no file is
 // read, and a file named or matched by a glob that no format recognises, are
 // errors. Manifest.Inputs says which formats were detected.
+//
+// An ingest of which no input gives a span or a sample is an input error
+// (ErrNothingWritten) that names each input's reason (InputFile.Unused):
+// there would be nothing to analyse.
 //
 // Counting (manifest counts): read counts every record a reader delivers,
 // which for the line formats is every line, blank ones included; each record
@@ -146,6 +155,17 @@ func Run(ctx context.Context, opt Options) (*schemas.Manifest, error) {
 	}
 	if err := noneRead(srcs, read); err != nil {
 		return nil, err
+	}
+	if w.useful == 0 && !opt.allowEmpty {
+		return nil, nothingWritten(inputs)
+	}
+	for _, in := range inputs {
+		if in.Unused != "" && in.Format != FormatEmpty {
+			opt.Log.Warn(fmt.Sprintf("%s (%s) gave nothing: %s", in.Path, in.Format, in.Unused))
+		}
+	}
+	if w.spansWritten == 0 {
+		opt.Log.Warn("no request span: the run holds engine samples only, so analyze reports the engine's state (running, waiting, KV cache) and no request metric")
 	}
 	if err := w.close(); err != nil {
 		return nil, err
@@ -294,15 +314,18 @@ func (w *datasetWriter) ingest(ctx context.Context, src source, bar *progressbar
 		newReader = formats[name].New
 	}
 	r := newReader(Input{Name: src.path, R: in.data, MaxLineBytes: w.opt.MaxLineBytes,
-		Zone: w.opt.TZ, Year: w.opt.Year, Mapping: w.mapping, Benchmark: w.opt.Benchmark})
+		Zone: w.opt.TZ, Year: w.opt.Year, Date: w.opt.Date, Mapping: w.mapping, Benchmark: w.opt.Benchmark})
 	before := w.counts
+	w.input = inputTally{}
 	var stats inputStats
 	if err := w.consume(ctx, r, name, in, &stats); err != nil {
 		return schemas.InputFile{}, err
 	}
+	warned := stats.implausible > 0 // a warning of this input names its first reject
 	if n, ok := r.(noticer); ok {
 		for _, s := range n.notices() {
 			w.opt.Log.Warn(s)
+			warned = true
 		}
 	}
 	if stats.implausible > 0 {
@@ -316,6 +339,29 @@ func (w *datasetWriter) ingest(ctx context.Context, src source, bar *progressbar
 		w.opt.Log.Warn(src.path + ": decompression OK, trailing garbage ignored (bytes after the gzip data)")
 	}
 	f.Detected = detected
+	f.Counts = schemas.Counts{Read: w.counts.Read - before.Read, Written: w.counts.Written - before.Written,
+		Rejected: w.counts.Rejected - before.Rejected, Skipped: w.counts.Skipped - before.Skipped}
+	if w.input.useful == 0 {
+		f.Unused = unusedReason(name, &w.input, f.Counts)
+	} else if pe := w.input.firstReject; pe != nil && !warned {
+		w.opt.Log.Warn(fmt.Sprintf("%s: %d of %d records rejected (rejects.jsonl lists them), the first: %s",
+			src.path, f.Counts.Rejected, f.Counts.Read, pe))
+	}
+	if f.Inconsistent = w.input.mismatches.list(); len(f.Inconsistent) > 0 {
+		for _, c := range f.Inconsistent {
+			what := "1 record read although its own fields disagree"
+			if c.Count > 1 {
+				what = fmt.Sprintf("%d records read although their own fields disagree", c.Count)
+			}
+			w.opt.Log.Warn(fmt.Sprintf("%s: %s (%s), the first: %s", src.path, what, c.Reason, c.First))
+		}
+	}
+	if s, ok := r.(sampler); ok {
+		f.Sampled = s.sampled()
+		for _, p := range f.Sampled {
+			w.opt.Log.Warn(src.path + ": " + p.String())
+		}
+	}
 	if name != FormatEmpty {
 		w.formats[name] = true
 	}
@@ -331,6 +377,7 @@ type batch struct {
 	samples []schemas.Sample
 	caps    []Cap
 	rejects []rejected
+	odd     []mismatch            // of the spans whose fields disagree
 	read    int64                 // records read, of every kind
 	skipped [numSkipReasons]int64 // by reason
 	err     error                 // the reader's fatal error; set on the last batch only
@@ -359,6 +406,7 @@ func (b *batch) reset() {
 	b.samples = b.samples[:0]
 	b.caps = b.caps[:0]
 	b.rejects = b.rejects[:0]
+	b.odd = b.odd[:0]
 	b.read, b.skipped, b.err = 0, [numSkipReasons]int64{}, nil
 }
 
@@ -432,6 +480,9 @@ func (w *datasetWriter) produce(r Reader, format, file string, out chan<- *batch
 			sp.RunID = w.opt.RunID
 			if sp.Source == "" {
 				sp.Source = format
+			}
+			if rec.Mismatch != "" {
+				b.odd = append(b.odd, mismatch{rec.Mismatch, rec.MismatchText})
 			}
 		case KindSample:
 			b.samples = append(b.samples, rec.Sample)

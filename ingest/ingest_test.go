@@ -208,8 +208,9 @@ func TestRunAcceptance(t *testing.T) {
 		RunID:   "baseline",
 		Tool:    "tpsreport",
 		Version: "test",
-		Inputs:  []schemas.InputFile{{Path: in, Format: "spans", Size: int64(len(content)), SHA256: sha([]byte(content))}},
-		Counts:  schemas.Counts{Read: 106, Written: 100, Rejected: 5, Skipped: 1},
+		Inputs: []schemas.InputFile{{Path: in, Format: "spans", Size: int64(len(content)), SHA256: sha([]byte(content)),
+			Counts: schemas.Counts{Read: 106, Written: 100, Rejected: 5, Skipped: 1}}},
+		Counts: schemas.Counts{Read: 106, Written: 100, Rejected: 5, Skipped: 1},
 		RejectedBy: map[string]int64{
 			"bad_json": 1, "bad_type": 1, "bad_timestamp": 1, "too_long": 1, "missing_field": 1,
 		},

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
+	"reflect"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -38,6 +40,36 @@ const (
 	jsonObject = '{'
 	jsonArray  = '['
 )
+
+// typeErrorText says what an encoding/json type error found, in the terms
+// of the input and not of Go: "itls: want an array, found a string";
+// "want an object, found an array" for the document itself.
+func typeErrorText(te *json.UnmarshalTypeError) string {
+	want := "a number"
+	switch te.Type.Kind() {
+	case reflect.String:
+		want = "a string"
+	case reflect.Bool:
+		want = "a boolean"
+	case reflect.Slice, reflect.Array:
+		want = "an array"
+	case reflect.Struct, reflect.Map:
+		want = "an object"
+	}
+	found := te.Value
+	switch {
+	case strings.HasPrefix(found, "number"):
+		found = "a number"
+	case found == "array", found == "object":
+		found = "an " + found
+	case found != "":
+		found = "a " + found
+	}
+	if te.Field == "" {
+		return "want " + want + ", found " + found
+	}
+	return te.Field + ": want " + want + ", found " + found
+}
 
 // jsonTypeName names a value class for bad_type reasons.
 func jsonTypeName(class byte) string {

@@ -168,9 +168,13 @@ type Record struct {
 	// for formats without lines.
 	Offset int64
 
-	Span   schemas.Span   // KindSpan; RunID is filled in by Run, Source by the reader
-	Sample schemas.Sample // KindSample; RunID is filled in by Run
-	Cap    Cap            // KindCap
+	Span schemas.Span // KindSpan; RunID is filled in by Run, Source by the reader
+	// Mismatch, for a KindSpan record whose own fields disagree, is the
+	// reason (InconsistentTiming, ...) and MismatchText what they show: the
+	// span is written, and counted in the manifest as inconsistent.
+	Mismatch, MismatchText string
+	Sample                 schemas.Sample // KindSample; RunID is filled in by Run
+	Cap                    Cap            // KindCap
 
 	// Err and Raw describe a KindReject record. Raw is the record as read
 	// (possibly only its first bytes); Run removes prompt text and cuts it to
@@ -207,6 +211,10 @@ type Input struct {
 	Zone    *time.Location // zone of timestamps that carry none (vllm-log, litellm, mapping); nil: UTC
 	Year    int            // year of vLLM stamps that carry none (vllm-log); 0: the current year
 	Mapping *Mapping       // the mapping format's parsed mapping file; nil: none given
+	// Date is the day a log whose stamps carry a time of day alone starts
+	// on (SGLang before 2024-10: "[04:40:55 TP0]"), midnight in Zone; zero:
+	// not given, and such lines are rejected with the reason.
+	Date time.Time
 	// Benchmark is Options.Benchmark: the one benchmark of a sweep to read.
 	Benchmark *int
 }

@@ -34,7 +34,7 @@ func runFixture(t *testing.T, format, file, input, mapping string) *schemas.Mani
 		writeFile(t, file, []byte(input))
 	}
 	m, err := Run(context.Background(), Options{RunID: "r", Format: format, OutDir: filepath.Join(dir, "out"),
-		Inputs: []string{file}, Year: 2025, Mapping: mapping})
+		Inputs: []string{file}, Year: 2025, Mapping: mapping, allowEmpty: true})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}

@@ -109,6 +109,9 @@ type datasetWriter struct {
 	maxCap         int64
 	capBy          map[string]int64
 	formats        map[string]bool
+	input          inputTally // of the input being read
+	useful         int64      // spans and samples written, of every input
+	spansWritten   int64
 
 	free chan *batch // batches to reuse
 }
@@ -174,6 +177,18 @@ func (w *datasetWriter) write(b *batch, in *openInput) error {
 		if c.Replica != "" {
 			w.capBy[c.Replica] = max(w.capBy[c.Replica], c.MaxNumSeqs)
 		}
+	}
+	w.input.useful += int64(len(b.spans) + len(b.samples))
+	w.useful += int64(len(b.spans) + len(b.samples))
+	w.spansWritten += int64(len(b.spans))
+	if w.input.firstReject == nil && len(b.rejects) > 0 {
+		w.input.firstReject = b.rejects[0].err
+	}
+	for why, n := range b.skipped {
+		w.input.skippedBy[why] += n
+	}
+	for _, m := range b.odd {
+		w.input.mismatches.note(m.reason, m.text)
 	}
 	for _, r := range b.rejects {
 		kind := r.err.Kind()

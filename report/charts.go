@@ -373,7 +373,7 @@ func ifTimed(m *schemas.Metrics, v float64) *float64 {
 // each window, the candidate's on the right.
 func (c *chartCtx) gapCauseFigure() *figure {
 	f := &figure{Name: "gap_causes", Title: "Where the idle time came from: gap_time per window by cause",
-		Alt:    "Seconds of each window during which requests waited while slots were free, stacked by where they waited: held by an engine's scheduler (engine_gap), held at the gateway (admission_gap), queued at full replicas while others had free slots (imbalance_gap), or unknown (unattributed_gap).",
+		Alt:    "Seconds of each window during which requests waited while slots were free, stacked by where they waited: held by an engine's scheduler (engine_gap), held before an engine's queue, at the gateway or in the engine's frontend (admission_gap), queued at full replicas while others had free slots (imbalance_gap), or unknown (unattributed_gap).",
 		XLabel: c.xLabel, xAxis: axisSpec{zero: true}, YLabel: "gap_time (seconds of the window)", yAxis: axisSpec{zero: true}}
 	if c.compare {
 		f.Note = "left bar: baseline, right bar: candidate"

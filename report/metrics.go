@@ -137,7 +137,7 @@ var metricGroups = []metricGroupDef{
 		{"gap_time", "seconds with a queue but free slots", unitSeconds, lowerBetter, func(m *schemas.Metrics) *float64 { return num(m.GapTime) }},
 		{"backlog_time", "seconds with a queue", unitSeconds, lowerBetter, func(m *schemas.Metrics) *float64 { return num(m.BacklogTime) }},
 		{"engine_gap_time", "of gap_time: an engine held requests with free slots", unitSeconds, lowerBetter, func(m *schemas.Metrics) *float64 { return num(m.EngineGapTime) }},
-		{"admission_gap_time", "of gap_time: requests held at the gateway", unitSeconds, lowerBetter, func(m *schemas.Metrics) *float64 { return num(m.AdmissionGapTime) }},
+		{"admission_gap_time", "of gap_time: requests held before an engine's queue (gateway, engine frontend)", unitSeconds, lowerBetter, func(m *schemas.Metrics) *float64 { return num(m.AdmissionGapTime) }},
 		{"imbalance_gap_time", "of gap_time: requests at full replicas, others free", unitSeconds, lowerBetter, func(m *schemas.Metrics) *float64 { return num(m.ImbalanceGapTime) }},
 		{"unattributed_gap_time", "of gap_time: where requests waited is unknown", unitSeconds, lowerBetter, func(m *schemas.Metrics) *float64 { return num(m.UnattributedGapTime) }},
 		{"mean_in_flight", "time-average of requests running", unitRequests, neutral, func(m *schemas.Metrics) *float64 { return m.MeanInFlight }},

@@ -1,6 +1,7 @@
 package schemas
 
 import (
+	"fmt"
 	"math"
 	"time"
 )
@@ -55,6 +56,51 @@ type InputFile struct {
 	Detected bool   `json:"detected,omitempty"`
 	Size     int64  `json:"size"`   // bytes as stored (compressed size for .gz/.zst)
 	SHA256   string `json:"sha256"` // of the stored bytes, hex
+	// Counts are this input's records; the manifest's counts are their sums.
+	Counts Counts `json:"counts"`
+	// Unused says why the input gave no span and no sample: its first
+	// reject, or what its records were, and what would have worked. Empty
+	// when the input gave a span or a sample.
+	Unused string `json:"unused,omitempty"`
+	// Sampled lists the parts of the input whose own totals count more
+	// requests than the input holds records of: its spans are a sample.
+	Sampled []SampledInput `json:"sampled,omitempty"`
+	// Inconsistent counts the records that were read although their own
+	// fields disagree with one another, by reason.
+	Inconsistent []Inconsistency `json:"inconsistent,omitempty"`
+}
+
+// Inconsistency counts the records of an input, or of a run, whose own
+// fields disagree (an AIPerf record whose inter-chunk latencies do not add
+// up to its request latency less its TTFT): they are read as the format's
+// mapping says, and counted so that nobody takes their numbers on trust.
+type Inconsistency struct {
+	Reason string `json:"reason"` // a key: timing_mismatch, ttft_at_end, ...
+	Count  int64  `json:"count"`
+	// First says what the first such record shows, with its figures.
+	First string `json:"first"`
+}
+
+// SampledInput is a part of an input (a load tool's benchmark) whose own
+// totals count more requests than the input holds request records of, so
+// that the latencies and success_rate read from it are of a sample.
+type SampledInput struct {
+	File   string `json:"file,omitempty"` // the input, in DataQuality (the manifest's entry names it)
+	Scope  string `json:"scope"`          // "GuideLLM benchmark 0"
+	Listed int64  `json:"listed"`         // requests the input's own totals count
+	Held   int64  `json:"held"`           // request records the input holds of them
+}
+
+// String says what the sample means: "GuideLLM benchmark 0 lists 47
+// requests; the file holds 1 request record: latencies and success_rate
+// are of that sample".
+func (s SampledInput) String() string {
+	records := "records"
+	if s.Held == 1 {
+		records = "record"
+	}
+	return fmt.Sprintf("%s lists %d requests; the file holds %d request %s: latencies and success_rate are of that sample",
+		s.Scope, s.Listed, s.Held, records)
 }
 
 // IgnoredFile is a file of a directory input that ingest did not read.
@@ -140,7 +186,7 @@ type Metrics struct {
 	// gap_time goes to exactly one cause, so the four times sum to gap_time.
 	// Seconds, and each as a share of gap_time (nil when gap_time is 0).
 	EngineGapTime        float64  `json:"engine_gap_time"`       // a replica's engine held requests with free slots
-	AdmissionGapTime     float64  `json:"admission_gap_time"`    // requests held at the gateway
+	AdmissionGapTime     float64  `json:"admission_gap_time"`    // requests held before an engine's queue (gateway, engine frontend)
 	ImbalanceGapTime     float64  `json:"imbalance_gap_time"`    // every waiting request at a full replica
 	UnattributedGapTime  float64  `json:"unattributed_gap_time"` // waiting requests of unknown location
 	EngineGapShare       *float64 `json:"engine_gap_share"`
@@ -267,6 +313,13 @@ type DataQuality struct {
 	CoarseTimeSpans  int64            `json:"spans_coarse_time"`        // spans with time_resolution_us > 1
 	RelativeSpans    int64            `json:"spans_relative_time"`      // spans with a time_origin other than the epoch
 	Join             *JoinCoverage    `json:"join,omitempty"`           // set when the run holds a gateway's and an engine's spans
+	// Sampled lists the inputs whose own totals count more requests than
+	// they hold records of: the run's latencies and success_rate are of a
+	// sample of them.
+	Sampled []SampledInput `json:"sampled_inputs,omitempty"`
+	// Inconsistent counts, by reason, the records read although their own
+	// fields disagree (summed over the inputs, with the first's figures).
+	Inconsistent []Inconsistency `json:"inconsistent_records,omitempty"`
 }
 
 // JoinCoverage counts how a gateway's spans and an engine's spans of one run

@@ -59,9 +59,15 @@ Example:
 			if d := s.DurationsOnly; d != nil {
 				fmt.Fprintf(e.stdout, "%s: durations only (%d spans); ttft p50 %s s, t_total p50 %s s, success_rate %s\n",
 					opt.Dir, d.Spans, fmtFloat(s.TTFT.P50), fmtFloat(s.TTotal.P50), fmtPct(s.SuccessRate))
+			} else if s.DataQuality.SpansWritten == res.Manifest.SamplesWritten {
+				fmt.Fprintf(e.stdout, "%s: engine samples only (%d), no request span\n", opt.Dir, res.Manifest.SamplesWritten)
 			} else {
-				fmt.Fprintf(e.stdout, "%s: %d windows of %gs; system_tps %s tok/s, gap_fraction %s, success_rate %s (cap %s, %s)\n",
-					opt.Dir, len(res.Windows), s.WindowWidth, fmtFloat(s.SystemTPS), fmtPct(s.GapFraction),
+				windows := fmt.Sprintf("%d %s of %gs", len(res.Windows), plural(len(res.Windows), "window", "windows"), s.WindowWidth)
+				if d := s.RunEnd.Sub(s.RunStart).Seconds(); len(res.Windows) == 1 && d < s.WindowWidth {
+					windows += fmt.Sprintf(" (the run lasts %s s)", fmtFloat(&d))
+				}
+				fmt.Fprintf(e.stdout, "%s: %s; system_tps %s tok/s, gap_fraction %s, success_rate %s (cap %s, %s)\n",
+					opt.Dir, windows, fmtFloat(s.SystemTPS), fmtPct(s.GapFraction),
 					fmtPct(s.SuccessRate), fmtInt(s.Cap), s.CapSource)
 			}
 			if line := gapCausesLine(s.Metrics); line != "" {

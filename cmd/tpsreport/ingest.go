@@ -52,7 +52,7 @@ Examples:
 			}
 			defer lock.Unlock()
 			man, err := ingest.Run(c.Context, ingest.Options{
-				TZ: src.TZ, Year: src.Year, Mapping: src.Mapping,
+				TZ: src.TZ, Year: src.Year, Date: src.Date, Mapping: src.Mapping,
 				RunID:        c.String("run"),
 				Format:       c.String("format"),
 				OutDir:       c.String("out"),
@@ -87,6 +87,7 @@ func sourceFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "strict", Usage: "stop at the first malformed record (exit 2)"},
 		&cli.StringFlag{Name: "tz", Value: "UTC", Usage: "IANA zone of timestamps that carry none (vLLM log stamps, LiteLLM naive times)"},
 		&cli.IntFlag{Name: "year", DefaultText: "this year", Usage: "year of vLLM log stamps (MM-DD) when no outer RFC 3339 stamp gives it"},
+		&cli.StringFlag{Name: "date", Usage: "the day (`YYYY-MM-DD`) a log whose stamps give a time of day alone starts on (SGLang before 2024-10: \"[04:40:55 TP0]\")"},
 		&cli.StringFlag{Name: "mapping", Usage: "mapping `FILE` (YAML) for --format mapping"},
 		&cli.IntFlag{Name: "max-line-bytes", DefaultText: "1 MiB", Usage: "longest input line accepted; longer ones are rejected"},
 		&cli.IntFlag{Name: "benchmark", DefaultText: "required for a sweep", Usage: "the benchmark `N` (from 0) to read of a load tool's report that holds several (a GuideLLM sweep): each load level is a run of its own"},
@@ -105,6 +106,13 @@ func sourceOptions(c *cli.Context) (ingest.Options, error) {
 		// Every instant outside these years is rejected as implausible:
 		// a year outside them would reject every stats line.
 		return o, usageError(c, "--year %d: want a year from 2000 to 2100", o.Year)
+	}
+	if v := c.String("date"); v != "" {
+		d, err := time.ParseInLocation(time.DateOnly, v, loc)
+		if err != nil || d.Year() < 2000 || d.Year() > 2100 {
+			return o, usageError(c, "--date %q: want a day from 2000 to 2100 as YYYY-MM-DD, such as 2024-08-31", v)
+		}
+		o.Date = d
 	}
 	if c.IsSet("benchmark") {
 		n := c.Int("benchmark")

@@ -37,6 +37,7 @@ var shortScripts = []string{"demo", "help", "join", "pipeline", "vllm_sampled"}
 // output and exit codes. `exitcode N cmd args...` runs a command and requires
 // exit status N; `readable FILE...` requires that every user may read each
 // file, as an output that a CI job or a web server of another user reads.
+// $FIXTURES names ingest/testdata, whose real-format files scripts read.
 // -short runs only shortScripts.
 func TestCLI(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "script", "*.txtar"))
@@ -141,6 +142,13 @@ func TestCLI(t *testing.T) {
 					ts.Fatalf("exit status %d, want %d", got, want)
 				}
 			},
+		},
+		// $FIXTURES is ingest's testdata: the files other projects wrote,
+		// with their sources quoted beside them, read where they are.
+		Setup: func(env *testscript.Env) error {
+			dir, err := filepath.Abs(filepath.Join("..", "..", "ingest", "testdata"))
+			env.Setenv("FIXTURES", dir)
+			return err
 		},
 		UpdateScripts: os.Getenv("UPDATE_GOLDEN") != "",
 	})

@@ -158,7 +158,7 @@ func nightly(ctx context.Context, e *env, o nightlyOptions) (v *schemas.Verdict,
 	}
 	if _, err := ingest.Run(ctx, ingest.Options{
 		RunID: o.name, Format: o.format, OutDir: stage, Inputs: o.inputs, Strict: o.strict,
-		TZ: o.source.TZ, Year: o.source.Year, Mapping: o.source.Mapping, MaxLineBytes: o.source.MaxLineBytes, Benchmark: o.source.Benchmark,
+		TZ: o.source.TZ, Year: o.source.Year, Date: o.source.Date, Mapping: o.source.Mapping, MaxLineBytes: o.source.MaxLineBytes, Benchmark: o.source.Benchmark,
 		Stdin: e.stdin, Log: e.log, Version: toolVersion(), Progress: progress,
 	}); err != nil {
 		return nil, err
