@@ -61,7 +61,13 @@ func selectRun(r Run, c schemas.Criteria) selection {
 		if we.After(end) {
 			we = end
 		}
-		if ws.Sub(start).Seconds() < c.Warmup || end.Sub(we).Seconds() < c.Cooldown {
+		// A window within 1 % of its width of a boundary starts (ends) on
+		// it: a run whose first record came 18 ms after the minute loses one
+		// 60 s window, not two, to a 60 s warm-up. The window at the run's
+		// edge is always in it.
+		slack := 0.01 * windowEnd(w).Sub(w.WindowStart).Seconds()
+		within := func(d, limit float64) bool { return limit > 0 && (d <= 0 || d < limit-slack) }
+		if within(ws.Sub(start).Seconds(), c.Warmup) || within(end.Sub(we).Seconds(), c.Cooldown) {
 			s.excluded++
 			s.excludedRequests += w.Requests
 			continue

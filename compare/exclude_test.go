@@ -3,6 +3,7 @@ package compare
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -213,6 +214,16 @@ func TestExclusionEdges(t *testing.T) {
 	const note = "warm-up 60 s excluded from every criterion: baseline 0 of 8 windows (0 completed requests), candidate 0 of 8 windows (0 completed requests)"
 	if len(v2.Notes) != 1 || v2.Notes[0] != note {
 		t.Errorf("notes %q, want [%q]", v2.Notes, note)
+	}
+
+	// The first record came 18 ms after the first window's start: a 60 s
+	// warm-up takes that window alone, the next starting 59.982 s after
+	// the run (within 1 % of the 60 s width of the boundary).
+	base.Summary.RunStart = t0.Add(18 * time.Millisecond)
+	cand.Summary.RunStart = t0.Add(18 * time.Millisecond)
+	v3, _ := Evaluate(base, cand, c)
+	if len(v3.Notes) != 1 || !strings.Contains(v3.Notes[0], "baseline 1 of 8 windows") || !strings.Contains(v3.Notes[0], "candidate 1 of 8 windows") {
+		t.Errorf("18 ms late start: notes %q, want one window a side excluded", v3.Notes)
 	}
 }
 

@@ -28,12 +28,19 @@ func (e *evaluation) reason(d definition, j judgement, verdict string, more *flo
 		case schemas.Fail:
 			return fmt.Sprintf("%s %s (ratio %.3f); even the %s interval's top, %.3f, is below the required %.3f.", d.label, moved(j.est), j.est, lvl, j.hi, target)
 		}
-		what := "the change"
-		if tol != 0 {
-			what = "an improvement of at least " + rel(tol)
+		// Say which way it moved: a fall is not a failed improvement.
+		what, how := "the change", "did not change"
+		switch {
+		case j.est < 1:
+			what, how = "the fall", "fell "+rel(1-j.est)
+		case j.est > 1:
+			how = "rose " + rel(j.est-1)
+			if tol != 0 {
+				what = "an improvement of at least " + rel(tol)
+			}
 		}
-		return fmt.Sprintf("Ratio %.3f with %s interval %.3f–%.3f: the data cannot tell %s from noise. %s",
-			j.est, lvl, j.lo, j.hi, what, e.sees(d, j, more))
+		return fmt.Sprintf("%s %s (ratio %.3f, %s interval %.3f–%.3f): the data cannot tell %s from noise. %s",
+			d.label, how, j.est, lvl, j.lo, j.hi, what, e.sees(d, j, more))
 	case GapFraction:
 		span := fmt.Sprintf("%s, %s interval %s", pp(j.est), lvl, ppRange(j.lo, j.hi))
 		switch {
