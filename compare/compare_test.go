@@ -183,7 +183,7 @@ func TestSuccessRateFail(t *testing.T) {
 	setCounts(&base, 20, 18, 20, 0, 1)
 	setCounts(&cand, 20, 16, 20, 0, 2)
 	v, _ = Evaluate(base, cand, schemas.DefaultCriteria())
-	const open = "Success rate 90.0 % → 80.0 % (−10.00 pp), but the runs hold too few windows (fewer than two independent blocks a side) to tell any change from noise."
+	const open = "Success rate 90.00 % → 80.0 % (−10.00 pp), but the runs hold too few windows (fewer than two independent blocks a side) to tell any change from noise."
 	if c := verdictOf(v, SuccessRate); c.Verdict != schemas.Pass || c.Lo != nil || c.MDE != nil || c.Reason != open {
 		t.Errorf("one window a side: %s %q (lo %v), want PASS %q without an interval", c.Verdict, c.Reason, ptr(c.Lo), open)
 	}
@@ -208,7 +208,7 @@ func TestLoadMismatchGuard(t *testing.T) {
 		t.Errorf("overall %s, want INCONCLUSIVE", v.Overall)
 	}
 	for _, c := range v.Criteria {
-		if c.Verdict != schemas.Inconclusive || !strings.Contains(c.Reason, "offered load differs by −52 % (arrival rate 5/s baseline, 2.4/s candidate; limit ±20 %)") {
+		if c.Verdict != schemas.Inconclusive || !strings.Contains(c.Reason, "offered load differs by −52 % (arrival rate 5/s baseline, 2.40/s candidate; limit ±20 %)") {
 			t.Errorf("%s: %s %q, want INCONCLUSIVE naming the load mismatch", c.Name, c.Verdict, c.Reason)
 		}
 	}
@@ -273,27 +273,31 @@ func TestDeterministic(t *testing.T) {
 
 func TestFormat(t *testing.T) {
 	tests := []struct{ got, want string }{
-		{pct(0.011), "1.1 %"},
+		{pct(0.011), "1.10 %"},
 		{pct(0.9999972), "99.9997 %"}, // visibly below 100 %
-		{pct(1), "100.0 %"},
-		{pct(0), "0.0 %"},
-		{pct(0.00004), "0.004 %"}, // visibly above 0 %
-		{pct(-0.00001), "−0.001 %"},
+		{pct(1), "100 %"},
+		{pct(0), "0 %"},
+		{pct(0.00004), "0.00400 %"}, // visibly above 0 %
+		{pct(-0.00001), "−0.00100 %"},
 		{pp(-0.0026), "−0.26 pp"},
 		{pp(0.0025), "+0.25 pp"},
-		{pp(-0.00001), "0.00 pp"}, // rounds to zero: no sign
+		{pp(-0.3211), "−32.1 pp"},
+		{pp(0.0000004), "0 pp"},       // below the digits shown: no sign
+		{pp(-0.00001), "−0.00100 pp"}, // three significant digits, as the report
 		{rel(0.277), "27.7 %"},
 		{num(24690), "24,690"},
-		{num(5.125), "5.125"},
-		{num(2.4), "2.4"},
-		{num(0.0001234), "0.0001234"},
-		{num(-3.5), "−3.5"},
+		{num(5.125), "5.12"},
+		{num(2.4), "2.40"},
+		{num(0.0001234), "0.000123"},
+		{num(-3.5), "−3.50"},
 		{ppRange(-0.029, 0.0005), "−2.90 to +0.05 pp"},
+		{ratio(0.00643), "0.00643"}, {ratio(1.1523), "1.152"},
+		{latencyPair(106.5, 0.6343), "106 s → 634 ms"}, {latencyChange(-4e-7), "0.00 %"}, {latencyChange(0.842), "+84.2 %"},
 		{times(3.96), "4"},
 		{times(15.2), "16"},
 		{seconds(60), "60 s"},
 		{moved(0.723), "fell 27.7 %"},
-		{moved(1.004), "rose only 0.4 %"},
+		{moved(1.004), "rose only 0.40 %"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
@@ -320,7 +324,7 @@ func TestReasons(t *testing.T) {
 			setCounts(&r, 1000, 999, 1000, 9, 1)
 			return r
 		}(), RetryRate, schemas.Pass,
-			"Retry rate 1.0 % → 0.9 % (−0.09 pp), within the 0.1 pp tolerance or lower."},
+			"Retry rate 0.99 % → 0.90 % (−0.09 pp), within the 0.1 pp tolerance or lower."},
 		{"retry rate rose while throughput fell", synth("a", 20, 1000, 0.05, 0, 1), func() Run {
 			r := synth("b", 20, 700, 0.05, 0, 2)
 			setCounts(&r, 1000, 999, 1100, 100, 2)
@@ -328,7 +332,7 @@ func TestReasons(t *testing.T) {
 		}(), RetryRate, schemas.Fail,
 			// Six criteria, each held to 0.05/6; the retry rate alarms only by
 			// failing, in one tail of its interval: 1 − 2·0.05/6 = 98.33 %.
-			"Retry rate rose from 1.0 % to 9.1 % (+8.10 pp; 98.33 % interval +"},
+			"Retry rate rose from 0.99 % to 9.09 % (+8.10 pp; 98.33 % interval +"},
 		{"success rate", func() Run {
 			r := synth("a", 20, 1000, 0.05, 0, 1)
 			setCounts(&r, 2000, 1800, 2000, 0, 1)
@@ -338,11 +342,11 @@ func TestReasons(t *testing.T) {
 			setCounts(&r, 2000, 1600, 2000, 0, 2)
 			return r
 		}(), SuccessRate, schemas.Fail,
-			"Success rate fell from 90.0 % to 80.0 % (−10.00 pp; 98.33 % interval −"},
+			"Success rate fell from 90.00 % to 80.0 % (−10.00 pp; 98.33 % interval −"},
 		{"gap zero in both", synth("a", 20, 1000, 0.1, 0, 1), synth("b", 20, 1000, 0.1, 0, 2), GapFraction, schemas.Pass,
-			"Neither run had free slots while requests waited (gap_fraction 0 % in both): there was no idle time left to remove, and both are under the 1.0 % floor."},
+			"Neither run had free slots while requests waited (gap_fraction 0 % in both): there was no idle time left to remove, and both are under the 1 % floor."},
 		{"gap under the floor", synth("a", 20, 1000, 0.1, 0.3, 1), synth("b", 20, 1000, 0.1, 0.5, 2), GapFraction, schemas.Pass,
-			"Both runs are under the 1.0 % floor (0.5 % → 0.8 %): there was no idle time left to remove."},
+			"Both runs are under the 1 % floor (0.50 % → 0.83 %): there was no idle time left to remove."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

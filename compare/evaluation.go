@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tpsreport/tpsreport/internal/numfmt"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -492,14 +493,14 @@ func subsampleNote(bsel, csel []selection) string {
 	nb, nc := count(bsel), count(csel)
 	var runs []string
 	if nb > MaxBootstrapRequests {
-		runs = append(runs, "the baseline's "+group(strconv.Itoa(nb)))
+		runs = append(runs, "the baseline's "+numfmt.Group(strconv.Itoa(nb)))
 	}
 	if nc > MaxBootstrapRequests {
-		runs = append(runs, "the candidate's "+group(strconv.Itoa(nc)))
+		runs = append(runs, "the candidate's "+numfmt.Group(strconv.Itoa(nc)))
 	}
 	if runs == nil {
 		return ""
 	}
 	return fmt.Sprintf("the latency intervals resample an evenly spaced subsample of %s of %s requests, in release order (the p95s themselves are over all of them)",
-		group(strconv.Itoa(MaxBootstrapRequests)), strings.Join(runs, " and of "))
+		numfmt.Group(strconv.Itoa(MaxBootstrapRequests)), strings.Join(runs, " and of "))
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tpsreport/tpsreport/internal/numfmt"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -175,7 +176,7 @@ func exclusionNote(c schemas.Criteria, b, cand []selection) string {
 		for _, s := range sels {
 			excluded, total, requests = excluded+s.excluded, total+s.total, requests+s.excludedRequests
 		}
-		return fmt.Sprintf("%d of %d windows (%s completed requests)", excluded, total, group(fmt.Sprint(requests)))
+		return fmt.Sprintf("%d of %d windows (%s completed requests)", excluded, total, numfmt.Group(fmt.Sprint(requests)))
 	}
 	return fmt.Sprintf("%s excluded from every criterion: baseline %s, candidate %s",
 		strings.Join(what, " and "), run(b), run(cand))

@@ -4,32 +4,17 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/tpsreport/tpsreport/internal/numfmt"
 )
 
-// Numbers in reasons follow the report's conventions: one minus sign (U+2212),
-// no exponent, a value that rounds to zero shows no sign, and a rate that is
-// not exactly 0 or 1 never shows as 0 % or 100 %.
-
-const minus = "−"
+// Numbers in reasons are written as the report's tables write them
+// (internal/numfmt): a reviewer reads the same digits in the table and in
+// the sentence beside it.
 
 // signed puts the sign of v in front of text, the formatted |v|, unless text
 // shows zero.
-func signed(v float64, text string) string {
-	switch {
-	case zeroText(text):
-		return text
-	case v > 0:
-		return "+" + text
-	case v < 0:
-		return minus + text
-	}
-	return text
-}
-
-// zeroText reports whether a formatted number has no non-zero digit.
-func zeroText(s string) bool {
-	return !strings.ContainsAny(s, "123456789")
-}
+func signed(v float64, text string) string { return numfmt.Signed(v, text) }
 
 // fixed formats |v| with d decimals, adding decimals (up to 8) while a value
 // that is not 0 would show as 0, or one that is not hi would show as hi.
@@ -45,68 +30,24 @@ func fixed(v float64, d int, hi float64) string {
 	return strconv.FormatFloat(a, 'f', d, 64)
 }
 
-// pct formats a fraction as a percentage with one decimal: 0.011 is "1.1 %".
-// A rate such as 0.9999972 shows as "99.9997 %", never "100.0 %".
-func pct(f float64) string {
-	return unsignedOrMinus(f, fixed(f*100, 1, 100)) + " %"
-}
+// pct formats a fraction as a percentage: 0.0112 is "1.12 %", 0.99934
+// "99.93 %"; a rate such as 0.9999972 shows as "99.9997 %", never "100 %".
+func pct(f float64) string { return numfmt.Percent(f) }
 
 // pp formats a difference of fractions in percentage points, signed:
-// −0.0026 is "−0.26 pp".
-func pp(f float64) string {
-	return signed(f, strconv.FormatFloat(math.Abs(f*100), 'f', 2, 64)) + " pp"
-}
+// −0.0026 is "−0.26 pp", −0.3211 "−32.1 pp".
+func pp(f float64) string { return numfmt.PP(f) }
 
 // rel formats a relative change without its sign ("27.7 %"): the sentence says
 // whether it rose or fell.
-func rel(r float64) string {
-	return fixed(r*100, 1, math.Inf(1)) + " %"
-}
+func rel(r float64) string { return strings.TrimPrefix(numfmt.Rel(math.Abs(r)), "+") }
 
-// unsignedOrMinus keeps a negative value's sign (with the typographic minus)
-// unless it shows as zero.
-func unsignedOrMinus(v float64, text string) string {
-	if v < 0 && !zeroText(text) {
-		return minus + text
-	}
-	return text
-}
+// ratio formats a ratio for a sentence: "1.152", "0.00643".
+func ratio(r float64) string { return numfmt.RatioValue(r) }
 
-// num formats a plain quantity with about four significant digits and no
-// exponent: 24690 is "24,690", 5.125 is "5.125", 0.0001234 is "0.0001234".
-func num(v float64) string {
-	a := math.Abs(v)
-	var s string
-	switch {
-	case a == 0:
-		return "0"
-	case a >= 1000:
-		s = strconv.FormatFloat(a, 'f', 0, 64)
-	default:
-		d := 3 - int(math.Floor(math.Log10(a)))
-		s = strconv.FormatFloat(a, 'f', min(d, 8), 64)
-		if strings.Contains(s, ".") {
-			s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-		}
-	}
-	return unsignedOrMinus(v, group(s))
-}
-
-// group puts thousands separators into the integer part of an unsigned number.
-func group(s string) string {
-	intPart, frac, _ := strings.Cut(s, ".")
-	if frac != "" {
-		frac = "." + frac
-	}
-	var b strings.Builder
-	for i, c := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String() + frac
-}
+// num formats a plain quantity with about three significant digits and no
+// exponent: 24690 is "24,690", 5.125 is "5.13", 0.0001234 is "0.000123".
+func num(v float64) string { return numfmt.Sig(v) }
 
 // seconds formats a window width: 60 is "60 s", 0.5 is "0.5 s".
 func seconds(v float64) string {

@@ -52,7 +52,7 @@ func TestGapCauses(t *testing.T) {
 	}
 	const sentence = "88 % of the baseline's idle time was requests held before an engine's queue (at the gateway or in the engine's frontend) while engines had free slots (admission_gap); " +
 		"all of the candidate's idle time was requests held in an engine's queue while it had free slots (engine_gap); " +
-		"engine_gap rose from 5.0 % to 20.0 % of the time: part of the idle time moved rather than went."
+		"engine_gap rose from 5.00 % to 20.0 % of the time: part of the idle time moved rather than went."
 	if s := causeSentence(got, 0.005); s != sentence {
 		t.Errorf("sentence:\n got %q\nwant %q", s, sentence)
 	}
@@ -74,7 +74,7 @@ func TestGapCauses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const reason = "Idle time under backlog fell from 40.0 % to 20.0 % of the time (−20.00 pp, 95 % interval −20.00 to −20.00 pp), though some of it moved to another cause."
+	const reason = "Idle time under backlog fell from 40.0 % to 20.0 % of the time (−20.0 pp, 95 % interval −20.0 to −20.0 pp), though some of it moved to another cause."
 	if cr := verdictOf(v, GapFraction); cr.Verdict != schemas.Pass || cr.Reason != reason {
 		t.Errorf("gap criterion %s: %q, want PASS %q", cr.Verdict, cr.Reason, reason)
 	}

@@ -57,10 +57,10 @@ func TestOfferedLoadGuard(t *testing.T) {
 		// third higher, its offered rate the same.
 		{"drained sooner", f(5), f(6.667), f(5), f(5), "", false},
 		{"offered rate differs", f(5), f(5), f(5), f(2.4),
-			"offered load differs by −52 % (offered rate 5/s baseline, 2.4/s candidate; limit ±20 %)", true},
+			"offered load differs by −52 % (offered rate 5/s baseline, 2.40/s candidate; limit ±20 %)", true},
 		// A run analysed before offered_rate existed: both fall back to the arrival rate.
 		{"fallback", f(5), f(6.667), f(5), nil,
-			"offered load differs by +33 % (arrival rate 5/s baseline, 6.667/s candidate; limit ±20 %)", true},
+			"offered load differs by +33 % (arrival rate 5/s baseline, 6.67/s candidate; limit ±20 %)", true},
 		{"within the limit", f(5), f(5.9), f(5), f(5.9), "", false},
 	}
 	for _, tt := range tests {
@@ -140,7 +140,7 @@ func TestSLOAttainment(t *testing.T) {
 	slo := func(ttft, tpot float64) *schemas.SLO { return &schemas.SLO{TTFT: f(ttft), TPOT: f(tpot)} }
 	// Seven criteria with the SLO's, each held to 0.05/7; SLO attainment
 	// alarms only by failing, in one tail: 1 − 2·0.05/7 = 98.57 % intervals.
-	const fell = "SLO attainment fell from 95.0 % to 90.0 % (−5.00 pp; 98.57 % interval −"
+	const fell = "SLO attainment fell from 95.00 % to 90.00 % (−5.00 pp; 98.57 % interval −"
 	tests := []struct {
 		name       string
 		bSLO, cSLO *schemas.SLO
@@ -151,15 +151,15 @@ func TestSLOAttainment(t *testing.T) {
 	}{
 		{"no SLO", nil, nil, -1, -1, "", "", ""},
 		{"same SLO, within tolerance", slo(2, 0.08), slo(2, 0.08), 950, 945, schemas.Pass,
-			"SLO attainment 95.0 % → 94.5 % (−0.50 pp), within the 1 pp tolerance or better.", ""},
+			"SLO attainment 95.00 % → 94.50 % (−0.50 pp), within the 1 pp tolerance or better.", ""},
 		// 50 misses of 1,000 against 100, spread at random over 20
 		// windows: about 4.5 standard errors.
 		{"same SLO, fell", slo(2, 0.08), slo(2, 0.08), 950, 900, schemas.Fail, fell, ""},
 		{"same SLO, rose", slo(2, 0.08), slo(2, 0.08), 900, 950, schemas.Pass,
-			"SLO attainment 90.0 % → 95.0 % (+5.00 pp), within the 1 pp tolerance or better.", ""},
+			"SLO attainment 90.00 % → 95.00 % (+5.00 pp), within the 1 pp tolerance or better.", ""},
 		{"different SLOs", slo(2, 0.08), slo(1, 0.08), 950, 900, schemas.Inconclusive,
 			"Inconclusive: the runs were analysed with different SLOs (baseline ttft=2s,tpot=80ms, candidate ttft=1s,tpot=80ms): analyse both with the same --slo; " +
-				"without this guard: SLO attainment fell from 95.0 % to 90.0 % (−5.00 pp; 98.57 % interval −",
+				"without this guard: SLO attainment fell from 95.00 % to 90.00 % (−5.00 pp; 98.57 % interval −",
 			"the runs were analysed with different SLOs (baseline ttft=2s,tpot=80ms, candidate ttft=1s,tpot=80ms): analyse both with the same --slo"},
 		{"only the baseline has one", slo(2, 0.08), nil, 950, -1, schemas.Inconclusive,
 			"Inconclusive: the runs were analysed with different SLOs (baseline ttft=2s,tpot=80ms, candidate none): analyse both with the same --slo.",

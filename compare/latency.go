@@ -1,8 +1,9 @@
 package compare
 
 import (
-	"math"
 	"strconv"
+
+	"github.com/tpsreport/tpsreport/internal/numfmt"
 )
 
 // LatencyQuantile is the quantile the latency criteria compare: the p95.
@@ -12,24 +13,16 @@ const LatencyQuantile = 0.95
 // bootstrap resamples: above it, an evenly spaced subsample in release order.
 const MaxBootstrapRequests = 200_000
 
-// latencyPair formats two latencies in one unit: seconds when the larger
-// is at least 0.1 s, else milliseconds: "0.82 s → 1.31 s", "21 ms → 34 ms".
+// latencyPair formats two latencies as the report's tables do, each in its
+// own unit: "47.3 s → 1.88 s", "106 s → 634 ms", "21 ms → 34.5 ms".
 func latencyPair(b, c float64) string {
-	if max(b, c) >= 0.1 {
-		return num(b) + " s → " + num(c) + " s"
-	}
-	return num(b*1000) + " ms → " + num(c*1000) + " ms"
+	return numfmt.Seconds(b) + " → " + numfmt.Seconds(c)
 }
 
-// latencyChange formats a relative change of a latency, signed: whole
-// percent from 10 % on ("+60 %"), one decimal below ("+4.2 %").
-func latencyChange(d float64) string {
-	decimals := 1
-	if math.Abs(d) >= 0.1 {
-		decimals = 0
-	}
-	return signed(d, fixed(d*100, decimals, math.Inf(1))+" %")
-}
+// latencyChange formats a relative change of a latency, signed, as the
+// report's tables do: "+84.2 %", "+4.2 %", "0.00 %" for one that rounds to
+// nothing.
+func latencyChange(d float64) string { return numfmt.Rel(d) }
 
 // percent formats a tolerance on a ratio: 0.1 is "10 %".
 func percent(f float64) string {

@@ -59,20 +59,20 @@ func TestLatencyCriteria(t *testing.T) {
 		bq, cq     float64 // the p95s, 0 when not computed
 	}{
 		{"TPOT +60 % fails", TPOT, run{ttft, tpot, 1000, false}, run{ttft, mul(tpot, 1.6), 1000, false}, schemas.Fail,
-			"TPOT p95 29.49 ms → 47.18 ms (+60 %, ratio 1.60, 98.33 % interval 1.", "): above the 10 % tolerance.", 0.0294905, 0.0471848},
+			"TPOT p95 29.5 ms → 47.2 ms (+60.0 %, ratio 1.600, 98.33 % interval 1.", "): above the 10 % tolerance.", 0.0294905, 0.0471848},
 		{"TTFT +60 % fails", TTFT, run{ttft, tpot, 1000, false}, run{mul(ttft, 1.6), tpot, 1000, false}, schemas.Fail,
-			"TTFT p95 1.449 s → 2.318 s (+60 %, ratio 1.60, 98.33 % interval 1.", "): above the 10 % tolerance.", 1.44905, 2.31848},
+			"TTFT p95 1.45 s → 2.32 s (+60.0 %, ratio 1.600, 98.33 % interval 1.", "): above the 10 % tolerance.", 1.44905, 2.31848},
 		{"TTFT +5 % passes", TTFT, run{ttft, tpot, 1000, false}, run{mul(ttft, 1.05), tpot, 1000, false}, schemas.Pass,
-			"TTFT p95 1.449 s → 1.522 s (+5.0 %, ratio 1.05, 98.33 % interval ", "): within the 10 % tolerance.", 1.44905, 1.5215025},
+			"TTFT p95 1.45 s → 1.52 s (+5.0 %, ratio 1.050, 98.33 % interval ", "): within the 10 % tolerance.", 1.44905, 1.5215025},
 		{"TPOT faster passes", TPOT, run{ttft, tpot, 1000, false}, run{ttft, mul(tpot, 0.8), 1000, false}, schemas.Pass,
-			"TPOT p95 29.49 ms → 23.59 ms (−20 %, ratio 0.80, 98.33 % interval 0.", "): no slower.", 0.0294905, 0.0235924},
+			"TPOT p95 29.5 ms → 23.6 ms (−20.0 %, ratio 0.800, 98.33 % interval 0.", "): no slower.", 0.0294905, 0.0235924},
 		// Ten requests each: TTFT 1…10 s against 1…9 s and 13 s. p95 at rank
 		// 8.55: 9 + 0.55·1 = 9.55 s, and 9 + 0.55·4 = 11.2 s: +17 %, but
 		// ten requests in one window cannot show it is not noise.
 		{"TTFT +17 % on ten requests passes", TTFT,
 			run{linear(1, 1), tpot, 10, false},
 			run{func(i int) *float64 { return f(map[bool]float64{true: 13, false: float64(i + 1)}[i == 9]) }, tpot, 10, false},
-			schemas.Pass, "TTFT p95 9.55 s → 11.2 s (+17 %, ratio 1.17), but the runs hold too few windows with delivered requests", "to tell any change from noise.", 9.55, 11.2},
+			schemas.Pass, "TTFT p95 9.55 s → 11.2 s (+17.3 %, ratio 1.173), but the runs hold too few windows with delivered requests", "to tell any change from noise.", 9.55, 11.2},
 		{"not loaded", TTFT, run{ttft, tpot, 1000, true}, run{ttft, tpot, 1000, false}, schemas.Inconclusive,
 			"Request latencies were not available (not loaded for the baseline), so TTFT cannot be compared.", "", 0, 0},
 		{"not loaded in either", TPOT, run{ttft, tpot, 1000, true}, run{ttft, tpot, 1000, true}, schemas.Inconclusive,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/tpsreport/tpsreport/schemas"
 )
@@ -24,9 +25,9 @@ func (e *evaluation) reason(d definition, j judgement, verdict string, more *flo
 		target := 1 + tol
 		switch verdict {
 		case schemas.Pass:
-			return fmt.Sprintf("%s rose %s (ratio %.3f, %s interval %.3f–%.3f, all above 1).", d.label, rel(j.est-1), j.est, lvl, j.lo, j.hi)
+			return fmt.Sprintf("%s rose %s (ratio %s, %s interval %s–%s, all above 1).", d.label, rel(j.est-1), ratio(j.est), lvl, ratio(j.lo), ratio(j.hi))
 		case schemas.Fail:
-			return fmt.Sprintf("%s %s (ratio %.3f); even the %s interval's top, %.3f, is below the required %.3f.", d.label, moved(j.est), j.est, lvl, j.hi, target)
+			return fmt.Sprintf("%s %s (ratio %s); even the %s interval's top, %s, is below the required %s.", d.label, moved(j.est), ratio(j.est), lvl, ratio(j.hi), ratio(target))
 		}
 		// Say which way it moved: a fall is not a failed improvement.
 		what, how := "the change", "did not change"
@@ -39,15 +40,15 @@ func (e *evaluation) reason(d definition, j judgement, verdict string, more *flo
 				what = "an improvement of at least " + rel(tol)
 			}
 		}
-		return fmt.Sprintf("%s %s (ratio %.3f, %s interval %.3f–%.3f): the data cannot tell %s from noise. %s",
-			d.label, how, j.est, lvl, j.lo, j.hi, what, e.sees(d, j, more))
+		return fmt.Sprintf("%s %s (ratio %s, %s interval %s–%s): the data cannot tell %s from noise. %s",
+			d.label, how, ratio(j.est), lvl, ratio(j.lo), ratio(j.hi), what, e.sees(d, j, more))
 	case GapFraction:
 		span := fmt.Sprintf("%s, %s interval %s", pp(j.est), lvl, ppRange(j.lo, j.hi))
 		switch {
 		case j.b == 0 && j.c == 0:
-			return fmt.Sprintf("Neither run had free slots while requests waited (gap_fraction 0 %% in both): there was no idle time left to remove, and both are under the %s floor.", pct(c.GapFloor))
+			return fmt.Sprintf("Neither run had free slots while requests waited (gap_fraction 0 %% in both): there was no idle time left to remove, and both are under the %s floor.", percent(c.GapFloor))
 		case j.b < c.GapFloor && j.c < c.GapFloor:
-			return fmt.Sprintf("Both runs are under the %s floor (%s → %s): there was no idle time left to remove.", pct(c.GapFloor), pct(j.b), pct(j.c))
+			return fmt.Sprintf("Both runs are under the %s floor (%s → %s): there was no idle time left to remove.", percent(c.GapFloor), pct(j.b), pct(j.c))
 		case verdict == schemas.Pass && e.causesMoved:
 			return fmt.Sprintf("%s fell from %s to %s of the time (%s), though some of it moved to another cause.", d.label, pct(j.b), pct(j.c), span)
 		case verdict == schemas.Pass:
@@ -59,7 +60,7 @@ func (e *evaluation) reason(d definition, j judgement, verdict string, more *flo
 		}
 		return fmt.Sprintf("gap_fraction %s → %s (%s): the data cannot tell the change from noise. %s", pct(j.b), pct(j.c), span, e.sees(d, j, more))
 	case TTFT, TPOT:
-		head := fmt.Sprintf("%s %s (%s, ratio %.2f, %s interval %.2f–%.2f)", d.label, latencyPair(j.b, j.c), latencyChange(j.est-1), j.est, lvl, j.lo, j.hi)
+		head := fmt.Sprintf("%s %s (%s, ratio %s, %s interval %s–%s)", d.label, latencyPair(j.b, j.c), latencyChange(j.est-1), ratio(j.est), lvl, ratio(j.lo), ratio(j.hi))
 		switch {
 		case verdict == schemas.Fail:
 			return fmt.Sprintf("%s: above the %s tolerance.", head, percent(tol))
@@ -101,9 +102,9 @@ func (e *evaluation) openReason(d definition, j judgement) string {
 	var head string
 	switch {
 	case d.name == TTFT || d.name == TPOT:
-		head = fmt.Sprintf("%s %s (%s, ratio %.2f)", d.label, latencyPair(j.b, j.c), latencyChange(j.est-1), j.est)
+		head = fmt.Sprintf("%s %s (%s, ratio %s)", d.label, latencyPair(j.b, j.c), latencyChange(j.est-1), ratio(j.est))
 	case d.ratio:
-		head = fmt.Sprintf("%s ratio %.3f", d.label, j.est)
+		head = fmt.Sprintf("%s ratio %s", d.label, ratio(j.est))
 	default:
 		head = fmt.Sprintf("%s %s → %s (%s)", d.label, pct(j.b), pct(j.c), pp(j.est))
 	}
@@ -145,7 +146,7 @@ func mdeText(d definition, mde float64) string {
 	if mde >= 1 {
 		return "none"
 	}
-	return "±" + strconv.FormatFloat(math.Abs(mde*100), 'f', 2, 64) + " pp"
+	return "±" + strings.TrimPrefix(pp(math.Abs(mde)), "+")
 }
 
 // MDEText writes criterion c's minimum detectable effect as the report and
@@ -177,8 +178,5 @@ func times(k float64) string {
 // ppRange writes an interval of differences in percentage points:
 // "−2.90 to −1.10 pp".
 func ppRange(lo, hi float64) string {
-	s := func(v float64) string {
-		return signed(v, strconv.FormatFloat(math.Abs(v*100), 'f', 2, 64))
-	}
-	return s(lo) + " to " + s(hi) + " pp"
+	return strings.TrimSuffix(pp(lo), " pp") + " to " + pp(hi)
 }

@@ -3,15 +3,26 @@ package report
 import (
 	"math"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/tpsreport/tpsreport/internal/numfmt"
 )
 
 // null is how every rendering shows an unknown (NULL) value.
 const null = "—"
 
-// minus is the typographic minus sign used in signed display values.
-const minus = "−"
+// The number formats every output shares (internal/numfmt): the reasons of
+// a verdict write their numbers with the same functions.
+var (
+	fmtSig     = numfmt.Sig
+	group      = numfmt.Group
+	signed     = numfmt.Signed
+	fmtSeconds = numfmt.Seconds
+	fmtPercent = numfmt.Percent
+	fmtPP      = numfmt.PP
+	fmtRel     = numfmt.Rel
+	fmtRatio   = numfmt.Ratio
+)
 
 // finite returns *v and true when v is set and a finite number. NaN and ±Inf
 // are treated as unknown everywhere in the report.
@@ -39,125 +50,9 @@ func num(v float64) *float64 {
 	return &v
 }
 
-// fmtSig formats v with about three significant digits, thousands
-// separated, never with an exponent: below 0.0001 it shows 0 (without a sign).
-func fmtSig(v float64) string {
-	a := math.Abs(v)
-	var s string
-	switch {
-	case a < 0.5e-4:
-		return "0"
-	case a >= 1000 || (a >= 1 && v == math.Trunc(v)):
-		s = strconv.FormatFloat(v, 'f', 0, 64)
-	case a >= 100:
-		s = strconv.FormatFloat(v, 'f', 0, 64)
-	case a >= 10:
-		s = strconv.FormatFloat(v, 'f', 1, 64)
-	case a >= 1:
-		s = strconv.FormatFloat(v, 'f', 2, 64)
-	default:
-		// three significant digits below 1: 0.123, 0.0123, 0.00123
-		d := min(2-int(math.Floor(math.Log10(a))), 6)
-		s = strconv.FormatFloat(v, 'f', d, 64)
-	}
-	return group(s)
-}
-
-// group inserts thousands separators into the integer part of a formatted
-// number and writes its minus sign as U+2212; a negative number that shows as
-// zero loses its sign.
-func group(s string) string {
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	intPart, frac := s, ""
-	if i := strings.IndexAny(s, ".e"); i >= 0 {
-		intPart, frac = s[:i], s[i:]
-	}
-	if len(intPart) > 3 {
-		var b strings.Builder
-		pre := len(intPart) % 3
-		if pre > 0 {
-			b.WriteString(intPart[:pre])
-		}
-		for i := pre; i < len(intPart); i += 3 {
-			if b.Len() > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(intPart[i : i+3])
-		}
-		intPart = b.String()
-	}
-	if neg && !zeroText(intPart+frac) {
-		return minus + intPart + frac
-	}
-	return intPart + frac
-}
-
-// zeroText reports whether a formatted number shows no non-zero digit.
-func zeroText(s string) bool {
-	return !strings.ContainsAny(s, "123456789")
-}
-
-// signed puts an explicit sign in front of a formatted magnitude, unless the
-// magnitude shows as zero: a tiny change rounds to 0 without a sign.
-func signed(v float64, magnitude string) string {
-	switch {
-	case zeroText(magnitude):
-		return magnitude
-	case v > 0:
-		return "+" + magnitude
-	case v < 0:
-		return minus + magnitude
-	}
-	return magnitude
-}
-
 // fmtCount formats an integer count with thousands separators.
 func fmtCount(n int64) string {
 	return group(strconv.FormatInt(n, 10))
-}
-
-// fmtSeconds formats a duration in seconds: milliseconds below one second,
-// microseconds below one millisecond. Instants are whole microseconds, so a
-// duration under half a microsecond is 0.
-func fmtSeconds(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a < 0.5e-6:
-		return "0 s"
-	case a < 1e-3:
-		return fmtSig(v*1e6) + " µs"
-	case a < 1:
-		return fmtSig(v*1000) + " ms"
-	}
-	return fmtSig(v) + " s"
-}
-
-// fmtPercent formats a fraction (0..1) as a percentage with enough decimals
-// that 99.6 % and 99.96 % stay distinct, and that a rate which is not exactly
-// 1 never shows as 100 %: 0.9999972 is "99.9997 %".
-func fmtPercent(f float64) string {
-	p := f * 100
-	a := math.Abs(p)
-	var d int
-	switch {
-	case a == 0 || a == 100:
-		d = 0
-	case a >= 90 && a < 100:
-		d = 2
-		for d < 6 && strconv.FormatFloat(a, 'f', d, 64) == "100."+strings.Repeat("0", d) {
-			d++
-		}
-	case a >= 10:
-		d = 1
-	case a >= 0.1:
-		d = 2
-	default:
-		return fmtSig(p) + " %"
-	}
-	return group(strconv.FormatFloat(p, 'f', d, 64)) + " %"
 }
 
 // fmtLevel formats a confidence level: 0.95 is "95 %".
@@ -173,45 +68,6 @@ func fmtShortPercent(f float64) string {
 // fmtShortPP formats a threshold difference of fractions: 0.001 is "0.1 pp".
 func fmtShortPP(f float64) string {
 	return strconv.FormatFloat(f*100, 'g', 4, 64) + " pp"
-}
-
-// fmtPP formats a difference of two fractions in percentage points, signed.
-func fmtPP(d float64) string {
-	p := math.Abs(d * 100)
-	var s string
-	switch {
-	case p == 0:
-		return "0 pp"
-	case p >= 10:
-		s = strconv.FormatFloat(p, 'f', 1, 64)
-	case p >= 0.01:
-		s = strconv.FormatFloat(p, 'f', 2, 64)
-	default:
-		s = fmtSig(p)
-	}
-	return signed(d, s+" pp")
-}
-
-// fmtRel formats a relative change (0.124 = +12.4 %), signed.
-func fmtRel(r float64) string {
-	p := math.Abs(r * 100)
-	var s string
-	switch {
-	case p == 0:
-		return "0 %"
-	case p >= 1000:
-		s = group(strconv.FormatFloat(p, 'f', 0, 64))
-	case p >= 1:
-		s = strconv.FormatFloat(p, 'f', 1, 64)
-	default:
-		s = strconv.FormatFloat(p, 'f', 2, 64)
-	}
-	return signed(r, s+" %")
-}
-
-// fmtRatio formats a ratio of two values: 1.152×.
-func fmtRatio(r float64) string {
-	return strconv.FormatFloat(r, 'f', 3, 64) + "×"
 }
 
 // fmtPValue formats a p-value with two significant digits; below 0.001 it

@@ -319,7 +319,10 @@ func rowOf(def metricDef, vs []*float64) metricRow {
 	if b != 0 {
 		rel := d / math.Abs(b)
 		row.Relative = num(rel)
-		row.RelativeText = fmtRel(rel)
+		if def.Unit != unitFraction {
+			// A rate's change is its points: "+77.0 pp", not "+334.9 %" too.
+			row.RelativeText = fmtRel(rel)
+		}
 		same = same || math.Abs(rel) < sameThreshold
 	}
 	switch {
