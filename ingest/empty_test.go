@@ -52,7 +52,7 @@ func TestRunCountsEmptyInputs(t *testing.T) {
 	// Named on its own, an empty file leaves nothing to analyse: an input
 	// error that says so, and no dataset.
 	_, err = Run(context.Background(), Options{RunID: "r", OutDir: filepath.Join(dir, "out2"), Inputs: []string{filepath.Join(logs, "c.jsonl")}})
-	if want := "nothing to analyse: no input gave a request or an engine sample; " + filepath.Join(logs, "c.jsonl") + " (empty): the file is empty"; err == nil || err.Error() != want || !errors.Is(err, ErrNothingWritten) {
+	if want := "nothing to analyse: no input gave a request or an engine sample; " + filepath.Join(logs, "c.jsonl") + " (empty): the file is empty (blank lines only): check the path, and that the server logs to it"; err == nil || err.Error() != want || !errors.Is(err, ErrNothingWritten) {
 		t.Errorf("error %v, want %s", err, want)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out2", schemas.ManifestFile)); !errors.Is(err, os.ErrNotExist) {

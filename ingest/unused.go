@@ -31,7 +31,7 @@ var ErrNothingWritten = errors.New("nothing to analyse")
 // skipHints say, per skip reason, what an input all of whose records were
 // skipped for that reason holds, and what would have worked.
 var skipHints = map[SkipReason]string{
-	SkipBlank:          "the file is empty",
+	SkipBlank:          "the file is empty (blank lines only): check the path, and that the server logs to it",
 	SkipComment:        "it holds only comments",
 	SkipEmptyDocument:  "its document holds no request and no benchmark",
 	SkipNotARequest:    "none of its records is an LLM request (no model, no token usage)",
@@ -57,7 +57,7 @@ var formatHints = map[string]string{
 // where that is known.
 func unusedReason(format string, t *inputTally, c schemas.Counts) string {
 	if c.Read == 0 {
-		return "the file is empty"
+		return "the file is empty: check the path, and that the server logs to it"
 	}
 	if pe := t.firstReject; pe != nil {
 		// The path is said before the reason.

@@ -261,8 +261,8 @@ func (c *chartCtx) splitQueueAxis(f *figure) {
 			f.Series[i].Label += " (right axis)"
 		}
 	}
-	f.YLabel = "requests running (mean_in_flight)"
-	f.Y2Label = "requests waiting (mean_queue_depth)"
+	f.YLabel = "requests running" // the legend names the metrics; a longer title runs into the strips
+	f.Y2Label = "requests waiting"
 	f.y2Axis = axisSpec{zero: true}
 }
 

@@ -89,7 +89,7 @@ func TestIndexCost(t *testing.T) {
 	single := singleCostInput(t)
 	runs := []IndexEntry{{Name: "a", Summary: singleInput().Baseline.Summary}, {Name: "b", Summary: single.Baseline.Summary}}
 	var page bytes.Buffer
-	if err := IndexHTML(&page, t.TempDir(), runs); err != nil {
+	if err := IndexHTML(&page, t.TempDir(), "test", runs); err != nil {
 		t.Fatal(err)
 	}
 	s := page.String()

@@ -236,7 +236,7 @@ func writeIndexOf(dir string, inputs []Input) (string, error) {
 			return "", err
 		}
 	}
-	return filepath.Join(dir, "index.html"), WriteIndex(dir, runs)
+	return filepath.Join(dir, "index.html"), WriteIndex(dir, "test", runs)
 }
 
 // sectionsWith is wantSections with the given sections after "metrics", where

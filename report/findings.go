@@ -29,8 +29,15 @@ func findings(r *Run) []string {
 	s := &r.Summary
 	m := &s.Metrics
 	var out []string
+	// A sample qualifies every number after it: said first.
+	for _, p := range s.DataQuality.Sampled {
+		out = append(out, "The numbers are of a sample: "+p.String()+".")
+	}
 	gap, gapOK := finite(m.GapFraction)
 	switch {
+	case noEngine(*s):
+		out = append(out, "No engine's log or samples were read: the requests are as a client or a gateway saw them, so latencies, throughput and success_rate hold, "+
+			"while the engine's slots, queue and idle time are unseen. Ingest the engine's log with them to see those.")
 	case m.Requests == 0 && m.Attempts == 0:
 		out = append(out, "No request completed in the run window, so it says nothing about throughput or capacity.")
 	case s.Cap == nil:
@@ -48,7 +55,7 @@ func findings(r *Run) []string {
 		out = append(out, "Only engine logs were read: queue time at the gateway is not seen, so t_queue, ttft and gap_fraction count the engine's queue alone, "+
 			"and requests waiting at a gateway, a load balancer or the client while slots were free do not show as idle time. Ingest the gateway's log with the engine's to see them.")
 	}
-	if s.Cap != nil && s.CapSource == "inferred" {
+	if s.Cap != nil && s.CapSource == "inferred" && !noEngine(*s) {
 		out = append(out, "The cap of "+fmtCount(*s.Cap)+" was inferred from the maximum in_flight seen, so gap_time and gap_fraction are lower bounds. Pass --cap or ingest scheduler samples for exact values.")
 	}
 	if sr, ok := finite(m.SuccessRate); ok && sr < 1-failureConcern {

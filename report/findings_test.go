@@ -44,6 +44,13 @@ func TestFindings(t *testing.T) {
 		}, []string{
 			"No request waited: the run never saturated, so it says nothing about capacity.",
 			"The cap of 32 was inferred from the maximum in_flight seen, so gap_time and gap_fraction are lower bounds. Pass --cap or ingest scheduler samples for exact values."}},
+		{"a client's records alone, a sample of them", func(r *Run) {
+			zero := int64(0)
+			r.Summary.Cap, r.Summary.CapSource, r.Summary.GapFraction = &zero, "inferred", nil
+			r.Summary.DataQuality.Sampled = []schemas.SampledInput{{File: "b.json", Scope: "GuideLLM benchmark 0", Listed: 47, Held: 1}}
+		}, []string{
+			"The numbers are of a sample: GuideLLM benchmark 0 lists 47 requests; the file holds 1 request record: latencies and success_rate are of that sample.",
+			"No engine's log or samples were read: the requests are as a client or a gateway saw them, so latencies, throughput and success_rate hold, while the engine's slots, queue and idle time are unseen. Ingest the engine's log with them to see those."}},
 		{"no cap", func(r *Run) { r.Summary.Cap = nil }, []string{
 			"No cap is known, so the report cannot tell idle slots from a full engine: pass --cap (the engine's max_num_seqs) or ingest scheduler samples."}},
 		{"nothing completed", func(r *Run) { r.Summary.Requests, r.Summary.Attempts = 0, 0 }, []string{

@@ -25,6 +25,9 @@ type IndexEntry struct {
 	Dir     string
 	Summary schemas.Summary
 	Verdict *schemas.Verdict // the run compared with an earlier one; nil if not
+	// Stale, when set, says that the verdict's baseline was re-run since
+	// the comparison: the verdict is of data that is gone.
+	Stale string
 }
 
 // trendHeight is the height of the index's trend charts.
@@ -32,10 +35,11 @@ const trendHeight = 360
 
 // WriteIndex writes ROOT/index.html, a self-contained page listing the runs
 // with their headline numbers and trend charts across runs, and each trend
-// chart as ROOT/trend_*.png. Files are written atomically.
-func WriteIndex(root string, runs []IndexEntry) error {
+// chart as ROOT/trend_*.png; version names the tpsreport that wrote it.
+// Files are written atomically.
+func WriteIndex(root, version string, runs []IndexEntry) error {
 	var page bytes.Buffer
-	charts, err := indexHTML(&page, root, runs)
+	charts, err := indexHTML(&page, root, version, runs)
 	if err != nil {
 		return err
 	}
@@ -49,8 +53,8 @@ func WriteIndex(root string, runs []IndexEntry) error {
 }
 
 // IndexHTML writes the index page of the runs under root to w.
-func IndexHTML(w io.Writer, root string, runs []IndexEntry) error {
-	_, err := indexHTML(w, root, runs)
+func IndexHTML(w io.Writer, root, version string, runs []IndexEntry) error {
+	_, err := indexHTML(w, root, version, runs)
 	return err
 }
 
@@ -63,11 +67,13 @@ type indexRow struct {
 	CompareHref  string
 	ComparedWith string
 	Start        string
+	StartParts   []string // Start's date and time, each kept on its line
 	Span         string
 	Cells        []metricRow
 	Cap          string
 	Inferred     bool
 	Verdict      string
+	Stale        string
 	Warnings     int
 	// Cost is the run's cost per million delivered tokens, when priced.
 	Cost string
@@ -75,6 +81,7 @@ type indexRow struct {
 
 type indexPage struct {
 	CSS     template.CSS
+	Version string // of the tpsreport that wrote the page
 	Columns []string
 	Cost    bool // some run is priced: the cost column shows
 	// CostUnit labels the cost column: the currency of the first priced
@@ -84,17 +91,20 @@ type indexPage struct {
 	Figures  []htmlFigure
 }
 
-var indexKeys = []string{"system_tps", "gap_fraction", "success_rate", "ttft.p99"}
+// indexKeys are the index's columns: the headline numbers, and the TTFT the
+// TTFT criterion judges (ttft_req.p95), so that a verdict and its trend
+// speak of one number.
+var indexKeys = []string{"system_tps", "gap_fraction", "success_rate", "ttft_req.p95"}
 
 // indexHTML lists runs in the order given: the caller sorts them (by run
 // start, ties by name), and the trend charts follow the same order.
-func indexHTML(w io.Writer, root string, runs []IndexEntry) ([]Chart, error) {
+func indexHTML(w io.Writer, root, version string, runs []IndexEntry) ([]Chart, error) {
 	figs := trendFigures(runs)
 	charts, err := renderFigures(figs)
 	if err != nil {
 		return nil, err
 	}
-	page := indexPage{CSS: stylesheet, Columns: indexKeys}
+	page := indexPage{CSS: stylesheet, Version: version, Columns: indexKeys}
 	for i, f := range figs {
 		page.Figures = append(page.Figures, htmlFigure{figure: f, Src: dataURI(charts[i].PNG)})
 	}
@@ -103,8 +113,11 @@ func indexHTML(w io.Writer, root string, runs []IndexEntry) ([]Chart, error) {
 		row := indexRow{Name: e.Name, Href: reportHref(root, e), Start: fmtTime(s.RunStart), Span: null,
 			Cells: metricRows(indexKeys, []*schemas.Metrics{&s.Metrics}), Cap: null,
 			Inferred: s.CapSource == "inferred", Warnings: len(s.Warnings)}
+		if date, clock, ok := strings.Cut(row.Start, " "); ok {
+			row.StartParts = []string{date, clock}
+		}
 		if !s.RunStart.IsZero() && !s.RunEnd.Before(s.RunStart) {
-			row.Span = fmtSpan(s.RunEnd.Sub(s.RunStart).Seconds())
+			row.Span = strings.NewReplacer(" h", "\u00a0h", " min", "\u00a0min", " s", "\u00a0s", " ms", "\u00a0ms").Replace(fmtSpan(s.RunEnd.Sub(s.RunStart).Seconds()))
 		}
 		if s.Cap != nil {
 			row.Cap = fmtCount(*s.Cap)
@@ -124,6 +137,7 @@ func indexHTML(w io.Writer, root string, runs []IndexEntry) ([]Chart, error) {
 			row.Verdict = e.Verdict.Overall
 			row.ComparedWith = e.Verdict.Baseline
 			row.CompareHref = compareHref(root, e)
+			row.Stale = e.Stale
 		}
 		page.Rows = append(page.Rows, row)
 	}
@@ -250,7 +264,7 @@ func trendFigures(runs []IndexEntry) []*figure {
 		{"trend_system_tps", "system_tps", "system_tps per run", "tokens per second (tok/s)", axisSpec{zero: true}, nil},
 		{"trend_gap_fraction", "gap_fraction", "gap_fraction per run", "gap_fraction (% of run)", axisSpec{zero: true, percent: true}, nil},
 		{"trend_success_rate", "success_rate", "success_rate per run", "success_rate", axisSpec{percent: true, max: num(1)}, nil},
-		{"trend_ttft_p99", "ttft.p99", "ttft p99 per run", "seconds", axisSpec{zero: true}, nil},
+		{"trend_ttft_req_p95", "ttft_req.p95", "ttft_req p95 per run (what the TTFT criterion judges)", "seconds", axisSpec{zero: true}, nil},
 	}
 	// The cost trend, when some run is priced, in the first priced run's
 	// currency (runs priced in another one are left out of it).

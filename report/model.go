@@ -99,21 +99,24 @@ type document struct {
 
 // runFacts are the facts section of one run.
 type runFacts struct {
-	Role            string         `json:"role"` // run, baseline, candidate
-	RunID           string         `json:"run_id"`
-	Dir             string         `json:"dir"`
-	IngestVersion   string         `json:"ingest_version,omitempty"`
-	Formats         []string       `json:"formats"`
-	Inputs          []inputFact    `json:"inputs"`
-	InputBytes      int64          `json:"input_bytes"`
-	RunStart        string         `json:"run_start,omitempty"`
-	RunEnd          string         `json:"run_end,omitempty"`
-	RunSeconds      float64        `json:"run_seconds"`
-	WindowWidth     float64        `json:"window_width_seconds"`
-	Windows         int            `json:"windows"`
-	Cap             *int64         `json:"cap"`
-	CapSource       string         `json:"cap_source"`
-	CapInferred     bool           `json:"cap_inferred"`
+	Role          string      `json:"role"` // run, baseline, candidate
+	RunID         string      `json:"run_id"`
+	Dir           string      `json:"dir"`
+	IngestVersion string      `json:"ingest_version,omitempty"`
+	Formats       []string    `json:"formats"`
+	Inputs        []inputFact `json:"inputs"`
+	InputBytes    int64       `json:"input_bytes"`
+	RunStart      string      `json:"run_start,omitempty"`
+	RunEnd        string      `json:"run_end,omitempty"`
+	RunSeconds    float64     `json:"run_seconds"`
+	WindowWidth   float64     `json:"window_width_seconds"`
+	Windows       int         `json:"windows"`
+	Cap           *int64      `json:"cap"`
+	CapSource     string      `json:"cap_source"`
+	CapInferred   bool        `json:"cap_inferred"`
+	// NoEngine is set for a run of a client's or a gateway's records alone:
+	// no slot was seen, so its inferred cap of 0 means nothing.
+	NoEngine        bool           `json:"no_engine,omitempty"`
 	Counts          schemas.Counts `json:"counts"`
 	CountsReconcile bool           `json:"counts_reconcile"`
 	RejectedBy      []countFact    `json:"rejected_by_reason"`
@@ -306,7 +309,8 @@ func newRunFacts(role string, r *Run) runFacts {
 		Windows:       len(r.Windows),
 		Cap:           s.Cap,
 		CapSource:     s.CapSource,
-		CapInferred:   s.CapSource == "inferred",
+		CapInferred:   s.CapSource == "inferred" && !noEngine(*s),
+		NoEngine:      noEngine(*s),
 		Models:        nonNil(s.DataQuality.Models),
 		ModelsOmitted: s.DataQuality.ModelsOmitted,
 		Warnings:      nonNil(s.Warnings),
@@ -742,4 +746,10 @@ func offeredText(s *schemas.Summary) string {
 		parts = append(parts, fmtSig(v)+" output tokens per delivered request")
 	}
 	return strings.Join(parts, " · ")
+}
+
+// noEngine reports whether a run holds no engine's record: its cap was
+// inferred as 0 and no gap_fraction was measured (analyze says so).
+func noEngine(s schemas.Summary) bool {
+	return s.CapSource == "inferred" && s.Cap != nil && *s.Cap == 0 && s.GapFraction == nil && s.Requests > 0
 }

@@ -86,8 +86,8 @@ func TestMarkdownContent(t *testing.T) {
 		"| Throughput improves | ✅ PASS | 1,012 tok/s | 1,166 tok/s | 1.152× (+15.2 %), 98.75 % CI 1.081× … 1.224× | ±11 % |",
 		"| Success rate not reduced | ❌ FAIL | 99.61 % | 98.12 % | −1.49 pp, 97.5 % CI −2.31 pp … −0.67 pp | ±0.98 pp |",
 		"| gap\\_fraction decreases when backlog exists | ⚠️ INCONCLUSIVE | 4.31 % | 3.98 % | −0.33 pp, 98.75 % CI −1.12 pp … +0.46 pp | ±1.21 pp |",
-		"| `success_rate` | 99.63 % | 98.15 % | ▼ −1.48 pp (−1.5 %) · worse |",
-		"| `gap_fraction` | 5.24 % | 4.76 % | ▼ −0.48 pp (−9.2 %) · better |",
+		"| `success_rate` | 99.63 % | 98.15 % | ▼ −1.48 pp · worse |",
+		"| `gap_fraction` | 5.24 % | 4.76 % | ▼ −0.48 pp · better |",
 		"**Guards:** none fired.",
 	} {
 		if !strings.Contains(s, want) {
@@ -713,7 +713,7 @@ func TestIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := WriteIndex(root, runs); err != nil {
+	if err := WriteIndex(root, "test", runs); err != nil {
 		t.Fatal(err)
 	}
 	page, err := os.ReadFile(filepath.Join(root, "index.html"))
@@ -744,7 +744,7 @@ func TestIndex(t *testing.T) {
 	if !slices.Equal(links, want) {
 		t.Errorf("links = %q, want %q", links, want)
 	}
-	for _, name := range []string{"trend_system_tps", "trend_gap_fraction", "trend_success_rate", "trend_ttft_p99"} {
+	for _, name := range []string{"trend_system_tps", "trend_gap_fraction", "trend_success_rate", "trend_ttft_req_p95"} {
 		b, err := os.ReadFile(filepath.Join(root, name+".png"))
 		if err != nil {
 			t.Fatal(err)
@@ -765,7 +765,7 @@ func TestIndex(t *testing.T) {
 	}
 	// An empty history still renders.
 	var b bytes.Buffer
-	if err := IndexHTML(&b, root, nil); err != nil || !strings.Contains(b.String(), "No runs yet.") {
+	if err := IndexHTML(&b, root, "test", nil); err != nil || !strings.Contains(b.String(), "No runs yet.") {
 		t.Errorf("empty index: %v", err)
 	}
 }

@@ -76,6 +76,10 @@ type Verdict struct {
 	// known (compare --replica-cost-per-hour, or both runs analysed with
 	// one); information only.
 	Cost *CostChange `json:"cost,omitempty"`
+	// Data names the data each run was compared on (its spans.parquet's
+	// digest), so that a later reader can tell a verdict whose baseline was
+	// re-run since (the nightly index marks it stale).
+	Data []RunData `json:"data,omitempty"`
 	// GapCauses is the gap_fraction criterion's idle time by cause, so that
 	// a change that moves idle time from one cause to another shows; absent
 	// when the criterion is off or the baseline had no backlog window.
@@ -166,4 +170,11 @@ func DefaultCriteria() Criteria {
 		SLOTolerance:      0.01,
 		TokenMismatch:     0.2,
 	}
+}
+
+// RunData names the data one run of a comparison was read from.
+type RunData struct {
+	Side        string `json:"side"` // "baseline" or "candidate"
+	Run         string `json:"run"`  // run_id
+	SpansSHA256 string `json:"spans_sha256"`
 }

@@ -119,7 +119,7 @@ func analyzeFlags() []cli.Flag {
 		&cli.Int64Flag{Name: "cap", DefaultText: "0 = auto", Usage: "concurrency cap per replica (vLLM max_num_seqs); auto takes the samples', the logs' or the largest in_flight seen"},
 		&cli.TimestampFlag{Name: "from", Layout: timeLayout, Usage: "clip the run from this RFC 3339 instant (with --to)"},
 		&cli.TimestampFlag{Name: "to", Layout: timeLayout, Usage: "clip the run to this RFC 3339 instant (with --from)"},
-		&cli.StringFlag{Name: "slo", Usage: "latency bound per request for goodput and slo_attainment, any of ttft, tpot, e2e: `ttft=2s,tpot=80ms,e2e=60s` (vLLM's --goodput keys; a bare number is ms)"},
+		&cli.StringFlag{Name: "slo", Usage: "latency bound per request for goodput and slo_attainment, any of ttft, tpot, e2e, such as ttft=2s,tpot=80ms (vLLM's --goodput keys; a bare number is ms)"},
 	}, costFlags()...)
 }
 
@@ -127,7 +127,7 @@ func analyzeFlags() []cli.Flag {
 // run, compare and plan.
 func costFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.Float64Flag{Name: "replica-cost-per-hour", Usage: "price of one replica for one hour, in your currency: adds cost per million tokens and per completion (`PRICE`)"},
+		&cli.Float64Flag{Name: "replica-cost-per-hour", Usage: "`PRICE` of one replica for one hour, in your currency: adds cost per million tokens and per completion", DefaultText: "none"},
 		&cli.Int64Flag{Name: "replicas", DefaultText: "0 = the replicas the logs name, else 1", Usage: "replicas the run had, when its logs do not name them"},
 		&cli.StringFlag{Name: "currency", Usage: "a label for prices, such as USD (no symbol or exchange rate is assumed)"},
 	}

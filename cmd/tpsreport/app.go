@@ -218,11 +218,28 @@ func versionCommand(e *env) *cli.Command {
 
 // badFlagValue matches the error Go's flag package gives for a value that
 // does not parse.
+// unknownFlag matches the flag package's error for a flag the command does
+// not define.
+var unknownFlag = regexp.MustCompile(`^flag provided but not defined: -+(\S+)$`)
+
 var badFlagValue = regexp.MustCompile(`^invalid value "(.*)" for flag -([a-z0-9-]+): `)
 
 // flagValueError rewrites a flag value that does not parse into what the
 // flag wants, instead of the Go parser's words ("parse error", a time layout).
 func flagValueError(c *cli.Context, err error) error {
+	if c.Command != nil {
+		if m := unknownFlag.FindStringSubmatch(err.Error()); m != nil {
+			var names []string
+			for _, f := range c.Command.Flags {
+				names = append(names, f.Names()...)
+			}
+			hint := ""
+			if best := suggest.Closest(m[1], names, 2); best != "" {
+				hint = fmt.Sprintf(" (did you mean --%s?)", best)
+			}
+			return usageError(c, "unknown flag --%s%s", m[1], hint)
+		}
+	}
 	m := badFlagValue.FindStringSubmatch(err.Error())
 	if m == nil || c.Command == nil {
 		return err

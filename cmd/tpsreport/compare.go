@@ -280,6 +280,14 @@ func compareRuns(ctx context.Context, e *env, bases, cands []analysedRun, out st
 			}
 		}
 	}
+	for _, side := range []struct {
+		name string
+		runs []analysedRun
+	}{{"baseline", bases}, {"candidate", cands}} {
+		for _, r := range side.runs {
+			v.Data = append(v.Data, schemas.RunData{Side: side.name, Run: r.res.Summary.RunID, SpansSHA256: spansDigest(&r.res.Manifest)})
+		}
+	}
 	// verdict.json is written with the report, in one commit: never the
 	// verdict of one comparison beside the report of another.
 	var verdict bytes.Buffer
@@ -375,4 +383,18 @@ func printVerdict(w io.Writer, v schemas.Verdict) {
 	}
 	fmt.Fprintf(tw, "%s\toverall\t%s vs %s\n", v.Overall, cell(v.Baseline), cell(v.Candidate))
 	tw.Flush()
+}
+
+// spansDigest is the SHA-256 of a run's spans.parquet as its manifest
+// records it; "" for a dataset written before manifests recorded files.
+func spansDigest(m *schemas.Manifest) string {
+	if m == nil {
+		return ""
+	}
+	for _, f := range m.Files {
+		if f.Name == schemas.SpansFile {
+			return f.SHA256
+		}
+	}
+	return ""
 }

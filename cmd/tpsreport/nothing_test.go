@@ -32,7 +32,7 @@ func TestIngestNothingToAnalyse(t *testing.T) {
 		{in("guidellm/aggregates_only.bad.json"), "holds aggregates only, no request records. Try the report GuideLLM writes"},
 		{in("sglang-bench/no_details.bad.jsonl"), "Try: run sglang.bench_serving with --output-details"},
 		{in("vllm/prometheus/corrupt.bad.prom"), "sample without a timestamp (scrape with timestamps, or use query_range JSON)"},
-		{empty, "empty.jsonl (empty): the file is empty"},
+		{empty, "empty.jsonl (empty): the file is empty: check the path, and that the server logs to it"},
 	} {
 		t.Run(filepath.Base(tt.file), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "run")

@@ -81,8 +81,8 @@ Examples:
 // section (none without --target-rpm).
 func planFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.Float64Flag{Name: "target-rpm", Usage: "the request rate to size for, in requests per `MINUTE`"},
-		&cli.StringFlag{Name: "slo", Usage: "count capacity only where requests meet this SLO: `ttft=2s,tpot=80ms,e2e=60s` (as analyze --slo)"},
+		&cli.Float64Flag{Name: "target-rpm", Usage: "the request rate to size for, in requests per minute (`RPM`)", DefaultText: "none"},
+		&cli.StringFlag{Name: "slo", Usage: "count capacity only where requests meet this `SLO`, such as ttft=2s,tpot=80ms (as analyze --slo)"},
 		&cli.Float64Flag{Name: "attainment", Value: capacity.DefaultAttainment, Usage: "with --slo: the share of a window's requests that must meet it for the window to count"},
 		&cli.Float64Flag{Name: "utilization", Value: capacity.DefaultUtilization, Usage: "the share of measured capacity to plan for (headroom: 0.8 plans for 80 %)"},
 	}

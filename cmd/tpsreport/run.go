@@ -252,6 +252,7 @@ func removeKilledRuns(root string) {
 type nightlyRun struct {
 	name    string
 	summary schemas.Summary
+	spans   string // SHA-256 of its spans.parquet, as its manifest records it
 }
 
 // listRuns reads the summaries of every run of root, oldest first (by run start,
@@ -277,7 +278,14 @@ func listRuns(root string) ([]nightlyRun, error) {
 		if err := json.Unmarshal(b, &s); err != nil {
 			return nil, fmt.Errorf("read %s: %w", filepath.Join(root, de.Name(), schemas.SummaryFile), err)
 		}
-		runs = append(runs, nightlyRun{name: strings.TrimPrefix(de.Name(), runPrefix), summary: s})
+		run := nightlyRun{name: strings.TrimPrefix(de.Name(), runPrefix), summary: s}
+		if b, err := os.ReadFile(filepath.Join(root, de.Name(), schemas.ManifestFile)); err == nil {
+			var m schemas.Manifest
+			if json.Unmarshal(b, &m) == nil {
+				run.spans = spansDigest(&m)
+			}
+		}
+		runs = append(runs, run)
 	}
 	sort.Slice(runs, func(i, j int) bool {
 		if !runs[i].summary.RunStart.Equal(runs[j].summary.RunStart) {
@@ -327,9 +335,31 @@ func writeIndex(root string) error {
 			var v schemas.Verdict
 			if json.Unmarshal(b, &v) == nil {
 				ent.Verdict = &v
+				ent.Stale = staleBaselines(v, runs)
 			}
 		}
 		entries = append(entries, ent)
 	}
-	return report.WriteIndex(root, entries)
+	return report.WriteIndex(root, toolVersion(), entries)
+}
+
+// staleBaselines names the baselines of a verdict whose data changed since
+// it was made (a night ingested again): "nightly-2026-12-02 re-run since";
+// "" when none did, or the verdict does not record its data.
+func staleBaselines(v schemas.Verdict, runs []nightlyRun) string {
+	var names []string
+	for _, d := range v.Data {
+		if d.Side != "baseline" || d.SpansSHA256 == "" {
+			continue
+		}
+		for _, r := range runs {
+			if r.summary.RunID == d.Run && r.spans != "" && r.spans != d.SpansSHA256 {
+				names = append(names, r.name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return strings.Join(names, ", ") + " re-run since"
 }
