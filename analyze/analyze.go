@@ -122,6 +122,12 @@ func Run(ctx context.Context, opt Options) (*schemas.RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if n, ok := fileRows(man, schemas.SpansFile); ok && n == 0 && man.SamplesWritten > 0 {
+		// Engine samples alone: no request to measure, and no extent
+		// a request metric would hold.
+		return nil, fmt.Errorf("%w: %s holds engine samples only (%d), no request span. Try: ingest the requests' log (the engine's request log or OTel spans, a gateway's log, a load tool's results) with the samples into one run",
+			ErrNoRequests, opt.Dir, man.SamplesWritten)
+	}
 	// The window count, bounded before any query: from --from/--to, else
 	// from the instants ingest saw (the extent is checked again once known).
 	if opt.From != nil {
@@ -1292,4 +1298,19 @@ func plural(n int64, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// ErrNoRequests is the error of analysing a run dataset of engine samples
+// alone: there is no request to measure.
+var ErrNoRequests = errors.New("nothing to analyse")
+
+// fileRows is the row count the manifest records for a data file; false for
+// a dataset written before manifests recorded them.
+func fileRows(man schemas.Manifest, name string) (int64, bool) {
+	for _, f := range man.Files {
+		if f.Name == name && f.Rows != nil {
+			return *f.Rows, true
+		}
+	}
+	return 0, false
 }

@@ -59,8 +59,6 @@ Example:
 			if d := s.DurationsOnly; d != nil {
 				fmt.Fprintf(e.stdout, "%s: durations only (%d spans); ttft p50 %s s, t_total p50 %s s, success_rate %s\n",
 					opt.Dir, d.Spans, fmtFloat(s.TTFT.P50), fmtFloat(s.TTotal.P50), fmtPct(s.SuccessRate))
-			} else if s.DataQuality.SpansWritten == res.Manifest.SamplesWritten {
-				fmt.Fprintf(e.stdout, "%s: engine samples only (%d), no request span\n", opt.Dir, res.Manifest.SamplesWritten)
 			} else {
 				windows := fmt.Sprintf("%d %s of %gs", len(res.Windows), plural(len(res.Windows), "window", "windows"), s.WindowWidth)
 				if d := s.RunEnd.Sub(s.RunStart).Seconds(); len(res.Windows) == 1 && d < s.WindowWidth {
