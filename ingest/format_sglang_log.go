@@ -106,6 +106,20 @@ func classifySGLang(msg string) sglangMsg {
 	return sglangNone
 }
 
+// sglangKind classifies a line's message; for one that gives no record it
+// marks rec skipped with the reason and reports done.
+func sglangKind(msg string, rec *Record) (kind sglangMsg, done bool) {
+	switch kind = classifySGLang(msg); kind {
+	case sglangNone:
+		rec.Kind, rec.Skip = KindSkip, SkipUnusedLine
+		return kind, true
+	case sglangReceive:
+		rec.Kind, rec.Skip = KindSkip, SkipRequestStart
+		return kind, true
+	}
+	return kind, false
+}
+
 func (r *sglangLogReader) decodeLine(raw []byte, rec *Record) error {
 	line := string(bytes.TrimSpace(vllmStripANSI(nil, raw)))
 	if line == "" {
@@ -120,13 +134,8 @@ func (r *sglangLogReader) decodeLine(raw []byte, rec *Record) error {
 		return r.clockLine(line, rec)
 	}
 	msg := line[m[1]:]
-	kind := classifySGLang(msg)
-	switch kind {
-	case sglangNone:
-		rec.Kind, rec.Skip = KindSkip, SkipUnusedLine
-		return nil
-	case sglangReceive:
-		rec.Kind, rec.Skip = KindSkip, SkipRequestStart
+	kind, done := sglangKind(msg, rec)
+	if done {
 		return nil
 	}
 	num := func(i int) int { v, _ := strconv.Atoi(line[m[2*i]:m[2*i+1]]); return v }
@@ -158,15 +167,11 @@ func (r *sglangLogReader) clockLine(line string, rec *Record) error {
 		return nil
 	}
 	msg := line[m[1]:]
-	kind := classifySGLang(msg)
-	switch kind {
-	case sglangNone:
-		rec.Kind, rec.Skip = KindSkip, SkipUnusedLine
+	kind, done := sglangKind(msg, rec)
+	switch {
+	case done:
 		return nil
-	case sglangReceive:
-		rec.Kind, rec.Skip = KindSkip, SkipRequestStart
-		return nil
-	case sglangArgs, sglangLimits:
+	case kind == sglangArgs || kind == sglangLimits:
 		return r.limits(msg, m[1], sglangReplica("", line[m[8]:m[9]]), rec)
 	}
 	if r.date.IsZero() {
