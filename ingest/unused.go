@@ -50,6 +50,8 @@ var formatHints = map[string]string{
 	SourceVLLMBench + "/" + SkipSummaryOnly.String(): "it is a `vllm bench serve` result without per-request data. Try: re-run `vllm bench serve` with --save-detailed (the result then holds ttfts, itls, latencies and start_times)",
 	SourceVLLMLog + "/" + SkipUnusedLine.String():    "none of its lines is a vLLM stats or request line. Try: the server's log with its periodic stats lines (vLLM logs them unless --disable-log-stats)",
 	SourceSGLangLog + "/" + SkipUnusedLine.String():  "none of its lines is an SGLang Prefill batch or Decode batch line",
+	SourceKong + "/" + SkipNotARequest.String():      "none of its records carries the AI plugins' block (ai.proxy: model, usage): they are other routes' requests, or the AI plugin logs no statistics. Try: logging.log_statistics on the ai-proxy plugin",
+	SourceEnvoyAI + "/" + SkipNotARequest.String():   "none of its records names a model or token usage: they are MCP calls or other routes' requests, or the access-log format leaves the AI fields out. Try: add the AI Gateway's gen_ai.* (or llmRequestCosts) fields to the access-log format",
 }
 
 // unusedReason says why an input gave no span and no sample: its first
