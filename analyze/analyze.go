@@ -122,10 +122,11 @@ func Run(ctx context.Context, opt Options) (*schemas.RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n, ok := fileRows(man, schemas.SpansFile); ok && n == 0 && man.SamplesWritten > 0 {
-		// Engine samples alone: no request to measure, and no extent
-		// a request metric would hold.
-		return nil, fmt.Errorf("%w: %s holds engine samples only (%d), no request span. Try: ingest the requests' log (the engine's request log or OTel spans, a gateway's log, a load tool's results) with the samples into one run",
+	if n, ok := fileRows(man, schemas.SpansFile); ok && n == 0 && man.SamplesWritten > 0 && opt.From == nil {
+		// Engine samples alone: no request to measure, and no request
+		// to say when the run was. Over a span of time given, the
+		// samples' state is measured.
+		return nil, fmt.Errorf("%w: %s holds engine samples only (%d), no request span. Try: ingest the requests' log (the engine's request log or OTel spans, a gateway's log, a load tool's results) with the samples into one run, or --from and --to for the engine's state alone",
 			ErrNoRequests, opt.Dir, man.SamplesWritten)
 	}
 	// The window count, bounded before any query: from --from/--to, else

@@ -165,7 +165,7 @@ func Run(ctx context.Context, opt Options) (*schemas.Manifest, error) {
 		}
 	}
 	if w.spansWritten == 0 {
-		opt.Log.Warn("no request span: the run holds engine samples only, which analyze does not measure alone. Try: ingest the requests' log (the engine's request log or OTel spans, a gateway's log, a load tool's results) with them into one run")
+		opt.Log.Warn("no request span: the run holds engine samples only, which analyze measures alone only over --from/--to. Try: ingest the requests' log (the engine's request log or OTel spans, a gateway's log, a load tool's results) with them into one run")
 	}
 	if err := w.close(); err != nil {
 		return nil, err
