@@ -59,3 +59,24 @@ func TestRunCountsEmptyInputs(t *testing.T) {
 		t.Errorf("manifest of an ingest that wrote nothing: %v", err)
 	}
 }
+
+// TestRunNamesFirstReject: an input that gave spans and also rejects some
+// records names its first reject on the console (with its line, the path
+// said once) and what it wrote counts in its own manifest entry.
+func TestRunNamesFirstReject(t *testing.T) {
+	dir := t.TempDir()
+	good, _ := validInput(0, 2)
+	in := filepath.Join(dir, "a.jsonl")
+	writeFile(t, in, []byte(good+`{"span_id":"x"}`+"\n"))
+	var log bytes.Buffer
+	m, err := Run(context.Background(), Options{RunID: "r", Format: "spans", OutDir: filepath.Join(dir, "out"), Inputs: []string{in}, Log: newTestLogger(&log)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (schemas.Counts{Read: 3, Written: 2, Rejected: 1}); m.Inputs[0].Counts != want || m.Inputs[0].Unused != "" {
+		t.Errorf("input counts %+v unused %q, want %+v", m.Inputs[0].Counts, m.Inputs[0].Unused, want)
+	}
+	if want := in + ": 1 of 3 records rejected (rejects.jsonl lists them), the first (line 3): missing status"; !strings.Contains(log.String(), want) {
+		t.Errorf("log\n%s\nlacks %q", log.String(), want)
+	}
+}

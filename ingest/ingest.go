@@ -344,8 +344,8 @@ func (w *datasetWriter) ingest(ctx context.Context, src source, bar *progressbar
 	if w.input.useful == 0 {
 		f.Unused = unusedReason(name, &w.input, f.Counts)
 	} else if pe := w.input.firstReject; pe != nil && !warned {
-		w.opt.Log.Warn(fmt.Sprintf("%s: %d of %d records rejected (rejects.jsonl lists them), the first: %s",
-			src.path, f.Counts.Rejected, f.Counts.Read, pe))
+		w.opt.Log.Warn(fmt.Sprintf("%s: %d of %d records rejected (rejects.jsonl lists them), %s",
+			src.path, f.Counts.Rejected, f.Counts.Read, firstRejectText(pe)))
 	}
 	if f.Inconsistent = w.input.mismatches.list(); len(f.Inconsistent) > 0 {
 		for _, c := range f.Inconsistent {

@@ -62,11 +62,7 @@ func unusedReason(format string, t *inputTally, c schemas.Counts) string {
 		return "the file is empty: check the path, and that the server logs to it"
 	}
 	if pe := t.firstReject; pe != nil {
-		// The path is said before the reason.
-		if pe.Line > 0 {
-			return fmt.Sprintf("%d of %d records rejected, the first (line %d): %v", c.Rejected, c.Read, pe.Line, pe.Err)
-		}
-		return fmt.Sprintf("%d of %d records rejected, the first: %v", c.Rejected, c.Read, pe.Err)
+		return fmt.Sprintf("%d of %d records rejected, %s", c.Rejected, c.Read, firstRejectText(pe))
 	}
 	if c.Written > 0 {
 		return "it gives only the cap (max_num_seqs), no request and no engine sample"
@@ -91,6 +87,15 @@ func unusedReason(format string, t *inputTally, c schemas.Counts) string {
 		return h
 	}
 	return fmt.Sprintf("its %d records were skipped (%s)", c.Skipped, top)
+}
+
+// firstRejectText says which record was rejected first and why, for a
+// sentence that has named the input already: "the first (line 3): …".
+func firstRejectText(pe *ParseError) string {
+	if pe.Line > 0 {
+		return fmt.Sprintf("the first (line %d): %v", pe.Line, pe.Err)
+	}
+	return fmt.Sprintf("the first: %v", pe.Err)
 }
 
 // nothingWritten is the error of an ingest of which no input gave a span or
