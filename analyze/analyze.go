@@ -208,8 +208,8 @@ func Run(ctx context.Context, opt Options) (*schemas.RunResult, error) {
 	}
 	// What is left in tmpDir (a large run's database file, what DuckDB
 	// spilled) is removed while the outputs are hashed: the one waits on
-	// the file system, the other on the cores. At 100 M spans the two took
-	// 6.4 s and 14 s one after the other (BENCHMARKS.md).
+	// the file system, the other on the cores, so neither waits for the
+	// other (BENCHMARKS.md, "The figures behind the code").
 	removed := make(chan error, 1)
 	go func() { removed <- os.RemoveAll(tmpDir) }()
 	// A manifest of before files were recorded stays without them: the
@@ -790,8 +790,9 @@ func (a *analysis) planRequests(out, base, added string) (fs *fileSplice, err er
 		start = now
 	}
 	// Without dictionaries, which DuckDB tries on every column: the added
-	// columns are mostly doubles that barely repeat (at 10 M spans 0.3 s of
-	// 3.6 s less, for a file 3 % larger).
+	// columns are mostly doubles that barely repeat, so a dictionary costs
+	// time and saves almost no space (BENCHMARKS.md, "The figures behind
+	// the code").
 	if err := a.copyRows("requests_added", added, ", DICTIONARY_SIZE_LIMIT 1"); err != nil {
 		return nil, err
 	}
@@ -872,9 +873,9 @@ func (a *analysis) startRequests(st *runState) error {
 		t.took = time.Since(start)
 		// The manifest's hash of the file is taken here, on the cores the
 		// statements leave idle and soon after the file's pages were
-		// written, rather than after the analysis: at 100 M spans, hashing
-		// the outputs there held up the end by 14–15 s, most of it this
-		// file's 8 GB on one core (BENCHMARKS.md).
+		// written, rather than after the analysis, where hashing this
+		// largest output on one core held up the end (BENCHMARKS.md, "The
+		// figures behind the code").
 		if t.err == nil && t.describe {
 			var d schemas.DataFile
 			d, t.err = dataset.DescribeContext(ctx, filepath.Dir(t.fs.out), filepath.Base(t.fs.out))

@@ -21,13 +21,13 @@ var settings = []string{
 	// on the machine's time zone.
 	"SET TimeZone = 'UTC'",
 	// DuckDB's buffers come from a pool of this size that keeps what it frees
-	// instead of returning it to the system: on 10 M spans a third fewer page
-	// faults (3.3 M -> 2.1 M) and about 5 s less system time.
+	// instead of returning it to the system, which saves page faults and
+	// system time (BENCHMARKS.md, "The figures behind the code").
 	"SET block_allocator_memory = '2GB'",
 	// An ASOF join whose left side DuckDB estimates at fewer rows than this
-	// runs as a nested loop over the right side. The estimate can be far off:
-	// curves' ~10 M stream midpoints against ~20 M segments, estimated
-	// small, ran for more than ten minutes instead of seconds.
+	// runs as a nested loop over the right side. The estimate can be far off
+	// (curves' stream midpoints against the segments, estimated small), and
+	// the loop then runs for minutes where the join takes seconds.
 	"SET asof_loop_join_threshold = 0",
 }
 
@@ -35,18 +35,15 @@ var settings = []string{
 // DuckDB spills to the temp directory (inside the dataset, removed
 // afterwards). Peak RSS runs 1–1.5 GB above it (the block pool above, and
 // the quantile aggregates' states, which DuckDB does not count), at the end,
-// in the distributions. On 10 M spans, alternated (medians of 5): 2.5 GB
-// ran 29.6 s (28.9–30.3) at 3.3–3.5 GB peak RSS, 2 GB 30.8 s (30.4–31.7) at
-// 3.0–3.2 GB; 3 GB 30.5–31.3 s at 3.4–3.6 GB; a run that never spills
-// (10 GB) 29.2 s at 4.6 GB. Bounded memory under the 4 GB target is the
-// promise, so 2.5 GB.
+// in the distributions. The analysis promises bounded memory under 4 GB;
+// this limit keeps the peak there and costs almost no time against a run
+// that never spills (BENCHMARKS.md, "The figures behind the code").
 const memoryLimit = "2500MB"
 
 // largeMemoryLimit is a large run's (largeRunSpans), whose bound is 8 GB
-// rather than 4. At 100 M spans, one analysis each (BENCHMARKS.md): 568.3 s
-// at 6.26 GB peak RSS against 614.5 s at 6.01 GB with memoryLimit, the
-// sorts (latencies_out, the side's requests_file) and the pool's sweep the
-// most of the gain.
+// rather than 4: the sorts (latencies_out, the side's requests_file) and
+// the pool's sweep spill less with it, for a shorter analysis well within
+// that bound (BENCHMARKS.md, "The figures behind the code").
 const largeMemoryLimit = "3500MB"
 
 // openDB opens an in-memory DuckDB database with the settings above, memory

@@ -95,8 +95,8 @@ const maxGroupInf = 1 << 16
 
 // replicaGroups sums a replica's segments as replica_segments.sql does.
 // The sweep adds every segment of every replica, so the groups are arrays
-// by replica, queued or not and in_flight (a map cost the 10^8-span run 15
-// s of its sweep's 48 s).
+// by replica, queued or not and in_flight: a map's lookups were a third of
+// the sweep (BENCHMARKS.md, "The figures behind the code").
 type replicaGroups struct {
 	t0, t1 int64
 	byRid  [][2][]replicaGroup // [rid][queued][inf]; rid 0 unused

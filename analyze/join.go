@@ -61,9 +61,9 @@ func (a *analysis) spanSources(st *runState) error {
 }
 
 // maxMatchRows bounds the spans.parquet rows the match in Go takes
-// (join_go.go): its arrays hold about 80 bytes a row at their peak (the
-// process peaked at 1.6 GB matching 20 M rows), 3.2 GB at 40 M rows, while
-// DuckDB holds next to nothing. A larger run is matched by the statements,
+// (join_go.go): its arrays hold about 80 bytes a row at their peak, 3.2 GB
+// at 40 M rows, while DuckDB holds next to nothing (BENCHMARKS.md, "The
+// figures behind the code"). A larger run is matched by the statements,
 // which spill instead.
 const maxMatchRows = 40_000_000
 

@@ -523,20 +523,18 @@ var pipeline = slices.Concat([]step{
 // stored in a database file (the condition large, attach_work): at 100 M
 // spans they do not fit in memory, and DuckDB reads their compressed
 // blocks back from the file where it would write and read back the
-// evicted ones. At 10 M spans, where they mostly fit, it costs time: a
-// build that took the 10 M run for a large one analysed it in 79.9 s
-// against 64–66 s.
+// evicted ones. Where they mostly fit, the file costs time, so smaller
+// runs keep their tables in memory (BENCHMARKS.md, "The figures behind
+// the code").
 const largeRunSpans = 20_000_000
 
 // splitRunSpans is the size of run beyond which each distribution has its
 // own statement (the condition split, distSteps). A statement's quantile
 // states hold every value of its metrics outside DuckDB's memory_limit,
-// about 13 bytes a value (measured at 100 M spans: a peak of 9.8 GB in the
-// distributions' five metrics a statement, 6.5 GB above the 3.3 GB before
-// them), on top of the buffer pool. At 10 M spans (two alternated rounds
-// of the canonical and the joined run) a statement a metric peaked at
-// 2.9–3.0 GB RSS against 3.4–3.6 GB, for 2–4 s more. Below this size the
-// extra scans cost more than the memory is worth (0.8–1.5 s at 1 M spans).
+// about 13 bytes a value, on top of the buffer pool: one statement a metric
+// bounds that peak for a few seconds more. Below this size the extra scans
+// cost more than the memory is worth (BENCHMARKS.md, "The figures behind
+// the code").
 const splitRunSpans = 5_000_000
 
 // distSteps are the steps of the distributions (distParts), for the windows

@@ -20,8 +20,8 @@ import (
 // files with the same rows in the same row groups, by copying their column
 // chunks byte for byte: no page is decoded, re-encoded or compressed again.
 // requests.parquet repeats most columns of spans.parquet (spliceRequests), and
-// re-encoding them cost DuckDB about 6.5 of the 9 s its COPY took at 10 M
-// spans.
+// re-encoding them was most of the time DuckDB's COPY of the file took
+// (BENCHMARKS.md, "The figures behind the code").
 //
 // Only the footer is new: the source schema elements and column chunk
 // metadata, with the chunks' offsets moved to where they now are. The page

@@ -212,8 +212,9 @@ type otlpKey [24]byte
 // skip their copies. An exporter sends a batch again when an export failed,
 // within minutes (the collector's retry_on_failure gives up after 5 minutes
 // by default); a million spans is hours of a busy fleet's traces, and the set
-// holds 55-70 MB, whatever the input's size (at 10 M spans ingest peaked at
-// 361 MB, against 834 MB with every span's key kept). A copy sent further
+// holds 55-70 MB, whatever the input's size, where keeping every span's key
+// more than doubled ingest's peak (BENCHMARKS.md, "The figures behind the
+// code"). A copy sent further
 // apart is written again, and analyze counts it among the duplicate span_ids.
 const otlpDedupWindow = 1 << 20
 
