@@ -71,6 +71,58 @@ func (s *batchStream) Next() bool {
 	return s.err == nil && s.cur != nil
 }
 
+// prefetch makes the batches of produce on a goroutine of its own, one batch
+// ahead of the stream, and returns the stream's next, which hands them
+// over in turn, and stop, which ends the goroutine (cancelling the context
+// produce is given) and waits for it. DuckDB's Arrow scan calls a stream's
+// Next on one of its own worker threads: a maker that queries DuckDB must
+// not do so there, inside a task of the statement that scans the stream,
+// but on a thread of Go's.
+func prefetch(ctx context.Context, produce func(context.Context) (arrow.RecordBatch, error)) (next func() (arrow.RecordBatch, error), stop func()) {
+	type made struct {
+		rec arrow.RecordBatch
+		err error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	ch := make(chan made, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(ch)
+		for {
+			rec, err := produce(ctx)
+			select {
+			case ch <- made{rec, err}:
+			case <-ctx.Done():
+				if rec != nil {
+					rec.Release()
+				}
+				return
+			}
+			if rec == nil || err != nil {
+				return
+			}
+		}
+	}()
+	next = func() (arrow.RecordBatch, error) {
+		m, ok := <-ch
+		if !ok {
+			return nil, nil
+		}
+		return m.rec, m.err
+	}
+	stop = func() {
+		cancel()
+		<-done
+		for m := range ch {
+			if m.rec != nil {
+				m.rec.Release()
+			}
+		}
+	}
+	return next, stop
+}
+
 // withArrow runs f with DuckDB's Arrow interface to the connection c, which
 // only the driver's own connection gives, inside database/sql's Raw.
 func withArrow(c *sql.Conn, f func(*duckdb.Arrow) error) error {

@@ -52,19 +52,22 @@ func (a *analysis) curveConcMerged(st *runState) error {
 	if st.opt.curveSlice != 0 {
 		slice = st.opt.curveSlice
 	}
-	m := newCurveMerger(a.ctx, a.reader, n, slice)
+	m, stop := newCurveMerger(a.ctx, a.reader, n, slice)
 	var release func()
 	err := withArrow(a.db, func(ar *duckdb.Arrow) (err error) {
 		release, err = ar.RegisterView(m, "curve_merge")
 		return err
 	})
 	if err != nil {
+		stop()
 		return fmt.Errorf("analyze curve_conc_merged: %w", err)
 	}
 	st.curveRelease = func() error {
-		// The view goes before the stream it scans.
+		// The view goes before the stream it scans, and the stream before
+		// the goroutine that makes its batches.
 		_, err := a.db.ExecContext(context.WithoutCancel(a.ctx), "DROP VIEW IF EXISTS curve_merge")
 		release()
+		stop()
 		return errors.Join(err, m.Err())
 	}
 	if _, err := a.db.ExecContext(a.ctx, query("curve_conc_merged")); err != nil {
@@ -97,9 +100,15 @@ var curveSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "stream_tps", Type: arrow.PrimitiveTypes.Float64},
 }, nil)
 
-func newCurveMerger(ctx context.Context, reader *sql.Conn, n, slice int64) *batchStream {
-	m := &curveMerger{ctx: ctx, reader: reader, n: n, slice: slice, last: math.MinInt64, upto: math.MinInt64}
-	return &batchStream{schema: curveSchema, next: m.batch}
+// newCurveMerger returns the merge's stream and the stop that ends the
+// goroutine making its batches (prefetch: the merge queries DuckDB).
+func newCurveMerger(ctx context.Context, reader *sql.Conn, n, slice int64) (*batchStream, func()) {
+	m := &curveMerger{reader: reader, n: n, slice: slice, last: math.MinInt64, upto: math.MinInt64}
+	next, stop := prefetch(ctx, func(ctx context.Context) (arrow.RecordBatch, error) {
+		m.ctx = ctx
+		return m.batch()
+	})
+	return &batchStream{schema: curveSchema, next: next}, stop
 }
 
 // batch merges the next slice of midpoints with the segments that start

@@ -16,9 +16,11 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/tpsreport/tpsreport/internal/dataset"
+	"github.com/tpsreport/tpsreport/internal/testcrash"
 )
 
 func TestMain(m *testing.M) {
+	testcrash.Watch(os.Stderr)
 	testscript.Main(m, map[string]func(){
 		"tpsreport": func() { os.Exit(run(context.Background(), os.Args, os.Stdin, os.Stdout, os.Stderr)) },
 	})

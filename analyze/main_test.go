@@ -1,0 +1,15 @@
+package analyze
+
+import (
+	"os"
+	"testing"
+
+	"github.com/tpsreport/tpsreport/internal/testcrash"
+)
+
+// TestMain watches for a crash on one of DuckDB's threads, which would
+// otherwise end the tests without a word.
+func TestMain(m *testing.M) {
+	testcrash.Watch(os.Stderr)
+	os.Exit(m.Run())
+}
