@@ -1,13 +1,13 @@
 package analyze
 
 import (
-	"github.com/tpsreport/tpsreport/schemas"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/tpsreport/tpsreport/analyze/oracle"
+	"github.com/tpsreport/tpsreport/schemas"
 )
 
 // TestOutputsStoreUTCInstants: requests.parquet and windows.parquet store

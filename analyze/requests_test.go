@@ -3,9 +3,10 @@ package analyze
 import (
 	"database/sql"
 	"encoding/json"
-	"github.com/tpsreport/tpsreport/schemas"
 	"path/filepath"
 	"testing"
+
+	"github.com/tpsreport/tpsreport/schemas"
 )
 
 // readRequests reads requests.parquet of dir back with DuckDB, keyed by span_id.
