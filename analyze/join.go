@@ -13,17 +13,16 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/tpsreport/tpsreport/ingest"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
-// Sources by role in the gateway-engine join, from ingest's formats table: a
+// Sources by role in the gateway-engine join (schemas/roles.go): a
 // gateway's log records what the client saw, an engine's what the scheduler
 // did. Spans of other sources (canonical spans, benchmark results) never
 // join. A new gateway or engine format joins by declaring its role there.
 var (
-	gatewaySources = ingest.SourcesOf(ingest.RoleGateway)
-	engineSources  = ingest.SourcesOf(ingest.RoleEngine)
+	gatewaySources = schemas.SourcesOf(schemas.RoleGateway)
+	engineSources  = schemas.SourcesOf(schemas.RoleEngine)
 )
 
 // joinToleranceUS widens a gateway span's [queued_at, released_at] when looking

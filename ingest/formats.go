@@ -45,8 +45,6 @@ type format struct {
 	// --format auto the highest score wins, ties going to the name that
 	// sorts first; an input nothing claims is an error.
 	Sniff func(head []byte) int
-	// Role is the part its spans play in analyze's gateway-engine join.
-	Role Role
 	// TTFT is where its spans' TTFT starts: the instant its queued_at
 	// records (TTFTClient, TTFTGateway, TTFTEngine; "" where the log
 	// decides, as canonical spans do, or no span is written).
@@ -76,32 +74,6 @@ func TTFTFrom(names []string) string {
 	return best
 }
 
-// Role is what a format's spans see of a request: a gateway's log records
-// what the client saw (receipt, outcome, retries), an engine's what the
-// scheduler did (admission, tokens). analyze joins a run's gateway spans with
-// its engine spans per attempt; spans of other roles never join.
-type Role string
-
-// Join roles.
-const (
-	RoleNone    Role = ""
-	RoleGateway Role = "gateway"
-	RoleEngine  Role = "engine"
-)
-
-// SourcesOf returns the source names (spans.parquet's source column: the
-// format names) of the formats whose spans play role, sorted.
-func SourcesOf(role Role) []string {
-	var out []string
-	for name, f := range formats {
-		if f.Role == role {
-			out = append(out, name)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 // sniffBytes is how much of each input auto-detection looks at.
 const sniffBytes = 64 << 10
 
@@ -114,8 +86,8 @@ var formats = map[string]format{
 	"samples": {New: newSamplesReader, Sniff: sniffSamples},
 
 	// vLLM (schemas/formats/vllm.md)
-	"vllm-log":       {New: newVLLMLogReader, Sniff: sniffVLLMLog, Role: RoleEngine, TTFT: TTFTEngine},
-	"vllm-otel":      {New: newVLLMOTelReader, Sniff: sniffVLLMOTel, Role: RoleEngine, TTFT: TTFTEngine},
+	"vllm-log":       {New: newVLLMLogReader, Sniff: sniffVLLMLog, TTFT: TTFTEngine},
+	"vllm-otel":      {New: newVLLMOTelReader, Sniff: sniffVLLMOTel, TTFT: TTFTEngine},
 	"prometheus":     {New: newPrometheusReader, Sniff: sniffPrometheus},
 	"vllm-bench":     {New: newVLLMBenchReader, Sniff: sniffVLLMBench, TTFT: TTFTClient},
 	"guidellm":       {New: newGuideLLMReader, Sniff: sniffGuideLLM, TTFT: TTFTClient},           // schemas/formats/loadtools.md
@@ -125,26 +97,26 @@ var formats = map[string]format{
 	"sglang-bench":   {New: newSGLangBenchReader, Sniff: sniffSGLangBench, TTFT: TTFTClient},     // schemas/formats/loadtools.md
 
 	// SGLang (schemas/formats/sglang.md)
-	"sglang-metrics": {New: newSGLangMetricsReader, Sniff: sniffSGLangMetrics, Role: RoleEngine, TTFT: TTFTEngine},
-	"sglang-log":     {New: newSGLangLogReader, Sniff: sniffSGLangLog, Role: RoleEngine, TTFT: TTFTEngine},
+	"sglang-metrics": {New: newSGLangMetricsReader, Sniff: sniffSGLangMetrics, TTFT: TTFTEngine},
+	"sglang-log":     {New: newSGLangLogReader, Sniff: sniffSGLangLog, TTFT: TTFTEngine},
 
 	// llama.cpp server (schemas/formats/llamacpp.md)
-	"llamacpp":     {New: newLlamaCppReader, Sniff: sniffLlamaCpp, Role: RoleEngine, TTFT: TTFTEngine},
-	"llamacpp-log": {New: newLlamaCppLogReader, Sniff: sniffLlamaCppLog, Role: RoleEngine},
+	"llamacpp":     {New: newLlamaCppReader, Sniff: sniffLlamaCpp, TTFT: TTFTEngine},
+	"llamacpp-log": {New: newLlamaCppLogReader, Sniff: sniffLlamaCppLog},
 
 	// TensorRT-LLM (schemas/formats/trtllm.md)
-	"trtllm-perf": {New: newTRTLLMPerfReader, Sniff: sniffTRTLLMPerf, Role: RoleEngine, TTFT: TTFTEngine},
+	"trtllm-perf": {New: newTRTLLMPerfReader, Sniff: sniffTRTLLMPerf, TTFT: TTFTEngine},
 
 	// NVIDIA Dynamo (schemas/formats/dynamo.md)
-	"dynamo-trace": {New: newDynamoTraceReader, Sniff: sniffDynamoTrace, Role: RoleEngine, TTFT: TTFTEngine},
-	"dynamo-nvext": {New: newDynamoNvextReader, Sniff: sniffDynamoNvext, Role: RoleEngine, TTFT: TTFTEngine},
+	"dynamo-trace": {New: newDynamoTraceReader, Sniff: sniffDynamoTrace, TTFT: TTFTEngine},
+	"dynamo-nvext": {New: newDynamoNvextReader, Sniff: sniffDynamoNvext, TTFT: TTFTEngine},
 
 	// Gateways (schemas/formats/gateways.md)
-	"litellm":    {New: newLiteLLMReader, Sniff: sniffLiteLLM, Role: RoleGateway, TTFT: TTFTGateway},
-	"kong":       {New: newKongReader, Sniff: sniffKong, Role: RoleGateway, TTFT: TTFTGateway},
-	"envoy-ai":   {New: newEnvoyAIReader, Sniff: sniffEnvoyAI, Role: RoleGateway, TTFT: TTFTGateway},
-	"otel-genai": {New: newOTelGenAIReader, Sniff: sniffOTelGenAI, Role: RoleGateway, TTFT: TTFTGateway},
-	"mapping":    {New: newMappingReader, Sniff: sniffMapping, Role: RoleGateway},
+	"litellm":    {New: newLiteLLMReader, Sniff: sniffLiteLLM, TTFT: TTFTGateway},
+	"kong":       {New: newKongReader, Sniff: sniffKong, TTFT: TTFTGateway},
+	"envoy-ai":   {New: newEnvoyAIReader, Sniff: sniffEnvoyAI, TTFT: TTFTGateway},
+	"otel-genai": {New: newOTelGenAIReader, Sniff: sniffOTelGenAI, TTFT: TTFTGateway},
+	"mapping":    {New: newMappingReader, Sniff: sniffMapping},
 }
 
 // Formats returns the names of the registered input formats, sorted.

@@ -896,18 +896,14 @@ func TestRunReplaces(t *testing.T) {
 	}
 }
 
-// TestSourcesOf: the join roles of the formats table, by source name.
-func TestSourcesOf(t *testing.T) {
-	for _, tc := range []struct {
-		role Role
-		want []string
-	}{
-		{RoleGateway, []string{"envoy-ai", "kong", "litellm", "mapping", "otel-genai"}},
-		{RoleEngine, []string{"dynamo-nvext", "dynamo-trace", "llamacpp", "llamacpp-log", "sglang-log", "sglang-metrics", "trtllm-perf", "vllm-log", "vllm-otel"}},
-		{RoleNone, []string{"aiperf", "guidellm", "inference-perf", "llmperf", "prometheus", "samples", "sglang-bench", "spans", "vllm-bench"}},
-	} {
-		if got := SourcesOf(tc.role); !slices.Equal(got, tc.want) {
-			t.Errorf("SourcesOf(%q) = %v, want %v", tc.role, got, tc.want)
+// TestJoinRolesAreFormats: every source schemas gives a join role is the
+// name of a format here, the source its spans carry.
+func TestJoinRolesAreFormats(t *testing.T) {
+	for _, role := range []schemas.Role{schemas.RoleGateway, schemas.RoleEngine} {
+		for _, source := range schemas.SourcesOf(role) {
+			if _, ok := formats[source]; !ok {
+				t.Errorf("schemas gives %q the join role %s; no format is called so", source, role)
+			}
 		}
 	}
 }
