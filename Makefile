@@ -70,11 +70,11 @@ fuzz:
 
 ## bench: generate large inputs with the simulator and measure ingest, analyze and report against DuckDB's own readers
 bench: build
-	$(GO) run ./internal/bench -bin $(BIN) -out bench/out -md BENCHMARKS.md
+	$(GO) run ./tools/bench -bin $(BIN) -out bench/out -md BENCHMARKS.md
 
 ## bench-scale: 10 M and 100 M spans simulated straight into run datasets under bench/scale, analyzed, the 100 M run reported and compared (most of an hour or more; refuses a step the free disk cannot hold, about 40 GB at 100 M; SCALE_KEEP=1 keeps the 100 M dataset)
 bench-scale: build
-	$(GO) run ./internal/bench -scale -bin $(BIN) -scale-dir bench/scale -md BENCHMARKS.md
+	$(GO) run ./tools/bench -scale -bin $(BIN) -scale-dir bench/scale -md BENCHMARKS.md
 
 ## calibrate: measure how often compare's verdict is wrong: simulated A/A and known-effect pairs through the whole pipeline, the table printed and written into docs/acceptance.md (CALIBRATE_PAIRS pairs each, default 40: about half an hour on 2 cores)
 CALIBRATE_PAIRS ?= 40

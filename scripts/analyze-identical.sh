@@ -2,7 +2,7 @@
 # analyze-identical.sh: analyze the same datasets with two tpsreport binaries
 # and require identical outputs (summary.json, curves.json, windows.parquet,
 # requests.parquet, latencies.parquet): the JSON byte for byte, the Parquet
-# files row for row (internal/pqdiff, when their bytes differ: a splice and
+# files row for row (tools/pqdiff, when their bytes differ: a splice and
 # DuckDB's COPY write the same rows in different bytes). For refactors of
 # analyze that must not change a number: the demo's runs, every simulator
 # scenario as canonical spans, a gateway + engine run, and a large
@@ -15,7 +15,7 @@ set -euo pipefail
 old=$(realpath "$1"); new=$(realpath "$2"); work=$(realpath -m "${3:-$(mktemp -d)}")
 large=${LARGE:-1000000}
 mkdir -p "$work"
-(cd "$(dirname "$0")/.." && go build -o "$work/pqdiff" ./internal/pqdiff)
+(cd "$(dirname "$0")/.." && go build -o "$work/pqdiff" ./tools/pqdiff)
 cd "$work"
 
 datasets=()

@@ -4,7 +4,7 @@
 // hold the same table; scripts/analyze-identical.sh uses it when the bytes
 // differ.
 //
-//	go run ./internal/pqdiff A.parquet B.parquet
+//	go run ./tools/pqdiff A.parquet B.parquet
 //
 // It exits 0 when the rows are the same, 1 when they differ (saying how), 2
 // on an error.
