@@ -41,7 +41,7 @@ demo-data: build
 test:
 	$(GO) test -count=1 ./...
 
-## test-short: the inner loop (go test -short), one fast case of each slow kind; under 30 s once built
+## test-short: the inner loop (go test -short), one fast case of each slow kind; about a minute once built
 test-short:
 	$(GO) test -short ./...
 

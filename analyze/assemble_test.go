@@ -111,14 +111,17 @@ func joinedRun(n int, layout string) []schemas.Span {
 // for row, and so is every other output. In the gateway-first layout the
 // gateway's full row groups are copied into the joined file. The statements'
 // run matches the candidates by join_raw.sql to join_cand.sql, the
-// assembly's in Go (join_go.go).
+// assembly's in Go (join_go.go). -short runs the last layout alone.
 func TestAssembleMatchesSQL(t *testing.T) {
 	const groupRows = 500
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		layout string
 		copied bool
 		duckdb bool // spans.parquet as DuckDB writes it: dictionaries of integers too
 	}{{"gateway-first", true, false}, {"engine-first", false, false}, {"side-by-side", false, false}, {"gateway-first", true, true}} {
+		if testing.Short() && i < 3 {
+			continue
+		}
 		t.Run(fmt.Sprintf("%s/duckdb=%v", tc.layout, tc.duckdb), func(t *testing.T) {
 			t.Parallel()
 			spans := joinedRun(1200, tc.layout)
@@ -199,7 +202,7 @@ func TestAssembleMatchesSQL(t *testing.T) {
 // TestAssembleFallsBackToSQL: a spans.parquet the assembly does not read (one
 // written before engine_arrived_at existed; one DuckDB wrote, with 64-bit
 // attempts) has its joined file written by the statements, and the analysis
-// is that of the same spans from ingest's file.
+// is that of the same spans from ingest's file. -short runs DuckDB's file.
 func TestAssembleFallsBackToSQL(t *testing.T) {
 	spans := joinedRun(300, "gateway-first")
 	for _, tc := range []struct {
@@ -221,6 +224,9 @@ func TestAssembleFallsBackToSQL(t *testing.T) {
 			}
 		}},
 	} {
+		if testing.Short() && tc.name == "legacy" {
+			continue
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			want := spans

@@ -17,7 +17,7 @@ import (
 // of its commits (its dataset, analysis, report, compare, and run=NAME
 // itself) leaves ROOT/run=NAME in place with a verdict, of the old run or
 // of the new one, never without (review F4, F12); the next run cleans what
-// the killed one left.
+// the killed one left. -short kills at the last commit's two steps.
 func TestRunKilledAtEveryStep(t *testing.T) {
 	logs := txtarFiles(t, "testdata/script/dataset.txtar")
 	e := &env{stdout: io.Discard, stderr: io.Discard, log: slog.New(slog.DiscardHandler), isTerminal: func(io.Writer) bool { return false }}
@@ -29,12 +29,18 @@ func TestRunKilledAtEveryStep(t *testing.T) {
 		o.criteria = schemas.DefaultCriteria()
 		return o
 	}
+	// Each kill starts from a copy of one root of two nights, base and
+	// night.
+	template := filepath.Join(t.TempDir(), "root")
+	for _, o := range []nightlyOptions{opts(template, "base", "other.jsonl"), opts(template, "night", "other.jsonl")} {
+		if _, err := nightly(t.Context(), e, o); err != nil {
+			t.Fatal(err)
+		}
+	}
 	setup := func() string {
 		root := filepath.Join(t.TempDir(), "root")
-		for _, o := range []nightlyOptions{opts(root, "base", "other.jsonl"), opts(root, "night", "other.jsonl")} {
-			if _, err := nightly(t.Context(), e, o); err != nil {
-				t.Fatal(err)
-			}
+		if err := os.CopyFS(root, os.DirFS(template)); err != nil {
+			t.Fatal(err)
 		}
 		return root
 	}
@@ -48,7 +54,16 @@ func TestRunKilledAtEveryStep(t *testing.T) {
 	if len(steps) < 5 {
 		t.Fatalf("steps %v: want those of ingest, analyze, two reports and the run", steps)
 	}
-	for i := range steps {
+	kill := make([]int, len(steps))
+	for i := range kill {
+		kill[i] = i
+	}
+	if testing.Short() {
+		// The steps of run=NAME itself, the commit that swaps the
+		// night in; make test kills every step of every commit.
+		kill = kill[len(kill)-2:]
+	}
+	for _, i := range kill {
 		root := setup()
 		n := 0
 		restore := dataset.SetTestHooks(func(string) bool { n++; return n == i+1 }, nil)

@@ -17,10 +17,11 @@ import (
 // slots, decode 60 % slower) must each be found in every pair. A method
 // that treated requests or windows as independent alarmed on about half
 // of these pairs; one that never decided anything fails the effects.
+// -short makes one pair of each on canonical spans alone.
 func TestCalibrationSmall(t *testing.T) {
-	n := 2
+	n, paths := 2, []string{pathSpans, pathJoined}
 	if testing.Short() {
-		n = 1
+		n, paths = 1, paths[:1]
 	}
 	c := &corpus{root: t.TempDir(), effects: map[string]effect{}, log: func(string, ...any) {}}
 	var effs []effect
@@ -30,7 +31,7 @@ func TestCalibrationSmall(t *testing.T) {
 			effs = append(effs, e)
 		}
 	}
-	ps := plan(n, aaScenarios, []string{pathSpans, pathJoined}, []string{pathSpans}, effs)
+	ps := plan(n, aaScenarios, paths, []string{pathSpans}, effs)
 	var keys []runKey
 	for _, p := range ps {
 		keys = append(keys, p.base...)
