@@ -29,6 +29,11 @@ const runWidth int64 = 1 << 62
 // Run analyses the dataset in opt.Dir and writes summary.json, windows.parquet,
 // requests.parquet and curves.json into it, each atomically.
 func Run(ctx context.Context, opt Options) (*schemas.RunResult, error) {
+	return runWith(ctx, opt, knobs{})
+}
+
+// runWith is Run with a test's knobs.
+func runWith(ctx context.Context, opt Options, k knobs) (*schemas.RunResult, error) {
 	log := opt.Log
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -105,7 +110,7 @@ func Run(ctx context.Context, opt Options) (*schemas.RunResult, error) {
 	}
 	defer os.RemoveAll(tmpDir)
 
-	memory := runMemory(spansPath, opt)
+	memory := runMemory(spansPath, k)
 	log.Debug("duckdb", "memory_limit", memory)
 	db, conns, err := openDB(ctx, tmpDir, 3, memory)
 	if err != nil {
@@ -124,7 +129,7 @@ func Run(ctx context.Context, opt Options) (*schemas.RunResult, error) {
 	}()
 
 	a := &analysis{ctx: ctx, db: conns[0], side: conns[1], reader: conns[2], log: log, cpu: cpuTime(), progress: startProgress(opt.Progress)}
-	res, err := a.run(opt, width.Microseconds(), spansPath, man, tmpDir)
+	res, err := a.run(opt, k, width.Microseconds(), spansPath, man, tmpDir)
 	a.progress.stop()
 	if err != nil {
 		return nil, err
@@ -278,8 +283,8 @@ func readManifest(dir string) (schemas.Manifest, error) {
 	return m, nil
 }
 
-func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.Manifest, tmpDir string) (*schemas.RunResult, error) {
-	st := &runState{opt: opt, man: man, width: width, spansPath: spansPath, tmpDir: tmpDir, runID: man.RunID}
+func (a *analysis) run(opt Options, k knobs, width int64, spansPath string, man schemas.Manifest, tmpDir string) (*schemas.RunResult, error) {
+	st := &runState{opt: opt, k: k, man: man, width: width, spansPath: spansPath, tmpDir: tmpDir, runID: man.RunID}
 	if p := filepath.Join(opt.Dir, "samples.parquet"); fileExists(p) {
 		st.samplesPath = p
 	}
@@ -306,8 +311,8 @@ func (a *analysis) run(opt Options, width int64, spansPath string, man schemas.M
 // count of spans (span_sources) that the condition large reads. A file
 // whose footer cannot be read gets memoryLimit, and its analysis the
 // error.
-func runMemory(spansPath string, opt Options) string {
-	if n, err := parquetRows(spansPath); err == nil && (&runState{opt: opt, spans: n}).beyond(largeRunSpans) {
+func runMemory(spansPath string, k knobs) string {
+	if n, err := parquetRows(spansPath); err == nil && (&runState{k: k, spans: n}).beyond(largeRunSpans) {
 		return largeMemoryLimit
 	}
 	return memoryLimit

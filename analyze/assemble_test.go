@@ -141,8 +141,9 @@ func TestAssembleMatchesSQL(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				analyzeDir(t, dirs[i], Options{Window: 30 * time.Second, joinStatements: statements, sqlSolo: statements, sqlMatch: statements, joinGroupRows: groupRows,
-					Log: slog.New(slog.NewTextHandler(&logs[i], &slog.HandlerOptions{Level: slog.LevelDebug}))})
+				analyzeDir(t, dirs[i], Options{Window: 30 * time.Second,
+					Log: slog.New(slog.NewTextHandler(&logs[i], &slog.HandlerOptions{Level: slog.LevelDebug}))},
+					knobs{joinStatements: statements, sqlSolo: statements, sqlMatch: statements, joinGroupRows: groupRows})
 			}
 			m := regexp.MustCompile(`joined spans assembled" rows=(\d+) row_groups=(\d+) copied_row_groups=(\d+)`).FindStringSubmatch(logs[0].String())
 			if m == nil {

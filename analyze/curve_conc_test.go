@@ -85,7 +85,7 @@ func TestCurveConcMerged(t *testing.T) {
 				t.Fatal(err)
 			}
 		} else {
-			fmt.Sscanf(form, "merged %d", &st.opt.curveSlice)
+			fmt.Sscanf(form, "merged %d", &st.k.curveSlice)
 			if err := a.curveConcMerged(st); err != nil {
 				t.Fatal(err)
 			}
@@ -131,10 +131,9 @@ func TestCurveMergedSameOutputs(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 5))
 		spans, samples := oracle.RandomSpans(r, 1500, oracle.DefaultGenOptions())
 		var outs [2][]byte
-		for i, opt := range []Options{{sqlCurve: true}, {curveSlice: 7, largeAt: largeAt}} {
+		for i, k := range []knobs{{sqlCurve: true}, {curveSlice: 7, largeAt: largeAt}} {
 			dir := writeDataset(t, spans, samples, nil)
-			opt.Window = 20 * time.Second
-			analyzeDir(t, dir, opt)
+			analyzeDir(t, dir, Options{Window: 20 * time.Second}, k)
 			b, err := os.ReadFile(filepath.Join(dir, schemas.CurvesFile))
 			if err != nil {
 				t.Fatal(err)

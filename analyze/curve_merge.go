@@ -49,8 +49,8 @@ func (a *analysis) curveConcMerged(st *runState) error {
 		return fmt.Errorf("analyze curve_conc: %w", err)
 	}
 	slice := int64(curveSliceRows)
-	if st.opt.curveSlice != 0 {
-		slice = st.opt.curveSlice
+	if st.k.curveSlice != 0 {
+		slice = st.k.curveSlice
 	}
 	m, stop := newCurveMerger(a.ctx, a.reader, n, slice)
 	var release func()

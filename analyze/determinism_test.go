@@ -102,8 +102,8 @@ func TestLargeRunSameOutputs(t *testing.T) {
 	var logs [2]bytes.Buffer
 	for i, largeAt := range []int64{0, -1} {
 		dir := writeDataset(t, spans, samples, nil)
-		analyzeDir(t, dir, Options{Window: 20 * time.Second, largeAt: largeAt,
-			Log: slog.New(slog.NewTextHandler(&logs[i], &slog.HandlerOptions{Level: slog.LevelDebug}))})
+		analyzeDir(t, dir, Options{Window: 20 * time.Second,
+			Log: slog.New(slog.NewTextHandler(&logs[i], &slog.HandlerOptions{Level: slog.LevelDebug}))}, knobs{largeAt: largeAt})
 		// The large run's database file went with the temp directory.
 		if left, _ := filepath.Glob(filepath.Join(dir, ".analyze-*")); len(left) > 0 {
 			t.Errorf("left behind: %q", left)

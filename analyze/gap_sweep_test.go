@@ -32,7 +32,7 @@ type gapTables struct {
 // attribution runs the pool's and the attribution's sweeps (with opt: the
 // SQL or the sweep in Go) over spans of replicas 1..replicas, in a run of
 // extent [t0, t1), and gives their tables.
-func attribution(t *testing.T, spans []gapSpan, replicas int64, t0, t1 int64, opt Options) gapTables {
+func attribution(t *testing.T, spans []gapSpan, replicas int64, t0, t1 int64, opt knobs) gapTables {
 	t.Helper()
 	a := stateDB(t, spans)
 	for _, q := range []string{
@@ -47,7 +47,7 @@ func attribution(t *testing.T, spans []gapSpan, replicas int64, t0, t1 int64, op
 			t.Fatal(err)
 		}
 	}
-	st := &runState{opt: opt, tmpDir: t.TempDir(), located: true, replicaCount: replicas, t0: t0, t1: t1}
+	st := &runState{k: opt, tmpDir: t.TempDir(), located: true, replicaCount: replicas, t0: t0, t1: t1}
 	if err := a.runNamed(st, "pool_rids", "state_events", "pool_segments", "pool_sweep", "pool_sweep_located",
 		"gap_steps", "gap_sweep", "replica_sweep_gap", "replica_segments_gap", "replica_segments_swept",
 		"gap_replica", "gap_replica_swept"); err != nil {
@@ -152,11 +152,11 @@ func TestGapSweepRandom(t *testing.T) {
 		}
 		spans = append(spans, gapSpan{int32(1 + r.IntN(5)), val(*q-3, 6), e, a, val(*q+20, 200)})
 	}
-	want := attribution(t, spans, 5, 1100, 1300, Options{sqlSweep: true})
+	want := attribution(t, spans, 5, 1100, 1300, knobs{sqlSweep: true})
 	if len(want.replica) < 500 || len(want.segments) < 20 {
 		t.Fatalf("%d segments, %d groups: want a sweep to compare", len(want.replica), len(want.segments))
 	}
-	for name, opt := range map[string]Options{
+	for name, opt := range map[string]knobs{
 		"slices of 37 steps": {sweep: sweepSizes{bucket: 1, rows: 37, chunk: 101, batch: 11}},
 		"bins of 25 µs":      {sweep: sweepSizes{bucket: 25, rows: 500, chunk: 1000, batch: 100}},
 		"defaults":           {},
@@ -193,10 +193,9 @@ func TestGapSweepSameOutputs(t *testing.T) {
 		gen.NullReplicaRate = tc.null
 		spans, samples := oracle.RandomSpans(r, 1500, gen)
 		var outs [2][][]byte
-		for i, opt := range []Options{{sqlSweep: true}, {sweep: sweepSizes{bucket: 1000, rows: 40, chunk: 50, batch: 9}, largeAt: tc.largeAt}} {
+		for i, k := range []knobs{{sqlSweep: true}, {sweep: sweepSizes{bucket: 1000, rows: 40, chunk: 50, batch: 9}, largeAt: tc.largeAt}} {
 			dir := writeDataset(t, spans, samples, nil)
-			opt.Window = 20 * time.Second
-			analyzeDir(t, dir, opt)
+			analyzeDir(t, dir, Options{Window: 20 * time.Second}, k)
 			outs[i] = readOutputs(t, dir, files)
 		}
 		for j, f := range files {

@@ -72,11 +72,16 @@ func writeParquet[T any](t testing.TB, path string, rows []T, opts ...parquet.Wr
 	}
 }
 
-// analyzeDir runs the analysis with the window width and options given.
-func analyzeDir(t testing.TB, dir string, opt Options) *schemas.RunResult {
+// analyzeDir runs the analysis with the options given, and the knobs when
+// given.
+func analyzeDir(t testing.TB, dir string, opt Options, k ...knobs) *schemas.RunResult {
 	t.Helper()
 	opt.Dir = dir
-	res, err := Run(context.Background(), opt)
+	var kn knobs
+	if len(k) > 0 {
+		kn = k[0]
+	}
+	res, err := runWith(context.Background(), opt, kn)
 	if err != nil {
 		t.Fatal(err)
 	}

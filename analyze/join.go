@@ -152,7 +152,7 @@ var joinedColumns = []spliceColumn{
 func (a *analysis) joinedFile(st *runState) error {
 	out := filepath.Join(st.tmpDir, joinedFile)
 	err := errCannotAssemble
-	if !st.opt.joinStatements {
+	if !st.k.joinStatements {
 		err = a.assembleJoinedFile(st, out)
 	}
 	if errors.Is(err, errCannotAssemble) {
@@ -175,8 +175,8 @@ func (a *analysis) assembleJoinedFile(st *runState, out string) error {
 		gateway:   gatewaySources,
 		groupRows: joinRowGroupRows,
 	}
-	if st.opt.joinGroupRows != 0 {
-		in.groupRows = st.opt.joinGroupRows
+	if st.k.joinGroupRows != 0 {
+		in.groupRows = st.k.joinGroupRows
 	}
 	defer os.Remove(in.pairs)
 	defer os.Remove(in.numbers)

@@ -15,10 +15,10 @@ import (
 
 // matchForms are the ways the tests match the join's candidates: by the
 // statements and, in a build with the duckdb_arrow tag, in Go.
-func matchForms() map[string]Options {
-	forms := map[string]Options{"sql": {sqlMatch: true}}
+func matchForms() map[string]knobs {
+	forms := map[string]knobs{"sql": {sqlMatch: true}}
 	if matchInGo {
-		forms["go"] = Options{}
+		forms["go"] = knobs{}
 	}
 	return forms
 }
@@ -27,13 +27,13 @@ func matchForms() map[string]Options {
 // and gives its tables' rows, each sorted: join_solo, join_cand (read
 // before the rounds drop it), join_pairs, join_unpaired, join_renames, and
 // the coverage.
-func joinTables(t *testing.T, spans []schemas.Span, opt Options) map[string][]string {
+func joinTables(t *testing.T, spans []schemas.Span, opt knobs) map[string][]string {
 	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "spans.parquet")
 	writeParquet(t, path, spans)
 	a := readerAnalysis(t)
-	st := &runState{opt: opt, spansPath: path, tmpDir: dir}
+	st := &runState{k: opt, spansPath: path, tmpDir: dir}
 	before := []string{"span_sources", "span_metrics", "spans_path", "spans_file", "spans_file_legacy",
 		"join_go", "join_raw", "join_match", "raw_max", "join_solo", "join_solo_go", "join_cand"}
 	if err := a.runNamed(st, before...); err != nil {
@@ -230,8 +230,8 @@ func TestJoinGoMatchesSQL(t *testing.T) {
 	}
 	for seed := range uint64(4) {
 		spans := tangledRun(seed, 400)
-		want := joinTables(t, spans, Options{sqlMatch: true})
-		got := joinTables(t, spans, Options{})
+		want := joinTables(t, spans, knobs{sqlMatch: true})
+		got := joinTables(t, spans, knobs{})
 		for _, tb := range slices.Sorted(maps.Keys(want)) {
 			if len(want[tb]) == 0 {
 				t.Errorf("seed %d: %s has no row: the test compares nothing", seed, tb)

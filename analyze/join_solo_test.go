@@ -11,7 +11,7 @@ import (
 // joinSolo fills join_match with the pairs (gateway row, engine row) of a
 // run of n spans, runs the join_solo steps with opt and gives join_solo's
 // pairs sorted.
-func joinSolo(t *testing.T, n int64, pairs [][2]int64, opt Options) [][2]int64 {
+func joinSolo(t *testing.T, n int64, pairs [][2]int64, opt knobs) [][2]int64 {
 	t.Helper()
 	a := readerAnalysis(t)
 	if err := a.exec("span_metrics"); err != nil {
@@ -30,7 +30,7 @@ func joinSolo(t *testing.T, n int64, pairs [][2]int64, opt Options) [][2]int64 {
 			t.Fatal(err)
 		}
 	}
-	st := &runState{opt: opt, tmpDir: t.TempDir(), gateway: 1, engine: 1, spans: n}
+	st := &runState{k: opt, tmpDir: t.TempDir(), gateway: 1, engine: 1, spans: n}
 	if got := conditions["soloed"](st); got != (soloInGo && !opt.sqlSolo) {
 		t.Fatalf("soloed = %v with %+v", got, opt)
 	}
@@ -59,10 +59,10 @@ func joinSolo(t *testing.T, n int64, pairs [][2]int64, opt Options) [][2]int64 {
 
 // soloForms are the ways the tests settle join_solo: the SQL and, in a
 // build with the duckdb_arrow tag, Go.
-func soloForms() map[string]Options {
-	forms := map[string]Options{"sql": {sqlSolo: true}}
+func soloForms() map[string]knobs {
+	forms := map[string]knobs{"sql": {sqlSolo: true}}
 	if soloInGo {
-		forms["go"] = Options{}
+		forms["go"] = knobs{}
 	}
 	return forms
 }
@@ -114,8 +114,8 @@ func TestJoinSoloRandom(t *testing.T) {
 			gi := 2 * r.Int64N(spans/2)
 			pairs = append(pairs, [2]int64{gi, 2*r.Int64N(spans/2) + 1})
 		}
-		want := joinSolo(t, spans, pairs, Options{sqlSolo: true})
-		got := joinSolo(t, spans, pairs, Options{})
+		want := joinSolo(t, spans, pairs, knobs{sqlSolo: true})
+		got := joinSolo(t, spans, pairs, knobs{})
 		if !slices.Equal(got, want) {
 			t.Errorf("seed %d: go %v, sql %v", seed, got, want)
 		}

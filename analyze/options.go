@@ -27,7 +27,14 @@ type Options struct {
 	// Pricing, when set, prices the run: summary.json's cost
 	// (docs/metrics.md "Cost and capacity").
 	Pricing *capacity.Pricing
+}
 
+// knobs are a test's hand on the analysis, which Run leaves at zero: the
+// SQL way of making an object that a Go step makes (the variants of
+// docs/pipeline.md's "One object, two ways"), and sizes set small so that
+// a small run takes a large one's paths or is read in slices of a few rows.
+// The tests run through runWith.
+type knobs struct {
 	// largeAt, when not 0, stands for largeRunSpans and splitRunSpans: a
 	// test takes a small run for a large and split one with -1.
 	largeAt int64

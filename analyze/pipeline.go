@@ -98,24 +98,24 @@ var conditions = map[string]func(st *runState) bool{
 	// stored in a database file.
 	"large": func(st *runState) bool { return st.beyond(largeRunSpans) },
 	// merged: the build merges the concurrency curve in Go (curveMerge),
-	// and no test asked for the ASOF join instead (Options.sqlCurve).
-	"merged": func(st *runState) bool { return curveMerge && !st.opt.sqlCurve },
+	// and no test asked for the ASOF join instead (knobs.sqlCurve).
+	"merged": func(st *runState) bool { return curveMerge && !st.k.sqlCurve },
 	// swept: the build sweeps the pool's steps in Go (poolSweep), and no
 	// test asked for state_events.sql and pool_segments.sql instead
-	// (Options.sqlSweep).
-	"swept": func(st *runState) bool { return poolSweep && !st.opt.sqlSweep },
+	// (knobs.sqlSweep).
+	"swept": func(st *runState) bool { return poolSweep && !st.k.sqlSweep },
 	// soloed: the build settles join_solo in Go (soloInGo), the run has no
 	// more rows than the assembly takes (maxAssembleRows: its partner
 	// array holds 4 bytes a row beside DuckDB's memory, 320 MB at 80 M
 	// rows, where join_solo.sql spills), and no test asked for
-	// join_solo.sql instead (Options.sqlSolo).
-	"soloed": func(st *runState) bool { return soloInGo && !st.opt.sqlSolo && st.spans <= maxAssembleRows },
+	// join_solo.sql instead (knobs.sqlSolo).
+	"soloed": func(st *runState) bool { return soloInGo && !st.k.sqlSolo && st.spans <= maxAssembleRows },
 	// matched: the build matches the join's candidates in Go (matchInGo),
 	// spans.parquet holds the columns it reads as ingest writes them, the
 	// run has no more rows than it takes (maxMatchRows), and no test asked
-	// for the statements instead (Options.sqlMatch).
+	// for the statements instead (knobs.sqlMatch).
 	"matched": func(st *runState) bool {
-		return matchInGo && st.matchable && !st.opt.sqlMatch && st.spans <= maxMatchRows
+		return matchInGo && st.matchable && !st.k.sqlMatch && st.spans <= maxMatchRows
 	},
 	// packed: latencies_out's sort key packs ttft_req_us and e2e_req_us
 	// into one BIGINT (latencyKey).
@@ -158,10 +158,10 @@ func whenConditions(when string) []string {
 }
 
 // beyond tells whether the run has more than n spans, or than the test's
-// stand-in for every such size (Options.largeAt).
+// stand-in for every such size (knobs.largeAt).
 func (st *runState) beyond(n int64) bool {
-	if st.opt.largeAt != 0 {
-		n = st.opt.largeAt
+	if st.k.largeAt != 0 {
+		n = st.k.largeAt
 	}
 	return st.spans > n
 }
@@ -182,6 +182,7 @@ func (s *step) statement() string {
 // result.
 type runState struct {
 	opt         Options
+	k           knobs // a test's; zero in Run
 	man         schemas.Manifest
 	width       int64 // µs
 	spansPath   string

@@ -299,7 +299,7 @@ func TestPipelineOrderFailsOnMovedStep(t *testing.T) {
 	}
 }
 
-// TestRunMemory: a run of more spans than the large size (Options.largeAt
+// TestRunMemory: a run of more spans than the large size (knobs.largeAt
 // stands for largeRunSpans here) gets the large run's memory limit, which
 // the database then holds; any other, or a file without a footer, the
 // smaller one.
@@ -311,11 +311,11 @@ func TestRunMemory(t *testing.T) {
 		largeAt int64
 		want    string
 	}{{0, memoryLimit}, {3, memoryLimit}, {2, largeMemoryLimit}} {
-		if got := runMemory(path, Options{largeAt: c.largeAt}); got != c.want {
+		if got := runMemory(path, knobs{largeAt: c.largeAt}); got != c.want {
 			t.Errorf("3 spans, large beyond %d: memory %s, want %s", c.largeAt, got, c.want)
 		}
 	}
-	if got := runMemory(filepath.Join(dir, "absent.parquet"), Options{largeAt: -1}); got != memoryLimit {
+	if got := runMemory(filepath.Join(dir, "absent.parquet"), knobs{largeAt: -1}); got != memoryLimit {
 		t.Errorf("no file: memory %s, want %s", got, memoryLimit)
 	}
 	// DuckDB shows the limit in binary units: 3500 MB is 3.2 GiB, and the

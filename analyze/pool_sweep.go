@@ -47,10 +47,10 @@ const (
 	poolSweepBatch  = 1 << 20
 )
 
-// sweepSizes are the sweeps' sizes: the test's (Options.sweep), or the
+// sweepSizes are the sweeps' sizes: the test's (knobs.sweep), or the
 // defaults above.
 func (st *runState) sweepSizes() sweepSizes {
-	z := st.opt.sweep
+	z := st.k.sweep
 	if z.bucket == 0 {
 		z.bucket, z.rows = poolSweepBucket, poolSweepRows
 	}

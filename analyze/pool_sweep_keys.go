@@ -17,7 +17,7 @@ import (
 // how it cuts the run's steps into slices of time, keeps each slice's steps
 // in a file as sort keys, and sorts them, a slice ahead of the sweep.
 
-// sweepSizes are the sweep's sizes; a test sets them small (Options.sweep),
+// sweepSizes are the sweep's sizes; a test sets them small (knobs.sweep),
 // each 0 left at the default of pool_sweep.go.
 type sweepSizes struct {
 	bucket int64 // the bins' width (µs) that the slices are cut from

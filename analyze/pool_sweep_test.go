@@ -70,9 +70,9 @@ func stateDB(t *testing.T, spans []gapSpan) *analysis {
 
 // poolSegments runs the pool's steps of the pipeline with opt and gives
 // pool_segments in its stored order.
-func poolSegments(t *testing.T, a *analysis, opt Options) [][4]int64 {
+func poolSegments(t *testing.T, a *analysis, opt knobs) [][4]int64 {
 	t.Helper()
-	st := &runState{opt: opt, tmpDir: t.TempDir()}
+	st := &runState{k: opt, tmpDir: t.TempDir()}
 	if err := a.runNamed(st, "state_events", "pool_segments", "pool_sweep"); err != nil {
 		t.Fatal(err)
 	}
@@ -101,14 +101,14 @@ func poolSegments(t *testing.T, a *analysis, opt Options) [][4]int64 {
 // sweepForms are the ways the tests make the pool's segments: the SQL, and
 // the sweep with slices of one instant and of a few (bins of 1 and 25 µs),
 // batches of a few segments, and the defaults.
-func sweepForms() map[string]Options {
-	forms := map[string]Options{"sql": {sqlSweep: true}}
+func sweepForms() map[string]knobs {
+	forms := map[string]knobs{"sql": {sqlSweep: true}}
 	if poolSweep {
-		forms["slices of 1 step"] = Options{sweep: sweepSizes{bucket: 1, rows: 1, chunk: 1, batch: 1}}
-		forms["slices of 2 steps"] = Options{sweep: sweepSizes{bucket: 1, rows: 2, chunk: 2, batch: 2}}
-		forms["slices of 3 steps"] = Options{sweep: sweepSizes{bucket: 1, rows: 3, chunk: 4, batch: 3}}
-		forms["bins of 25 µs"] = Options{sweep: sweepSizes{bucket: 25, rows: 4, chunk: 3, batch: 5}}
-		forms["defaults"] = Options{}
+		forms["slices of 1 step"] = knobs{sweep: sweepSizes{bucket: 1, rows: 1, chunk: 1, batch: 1}}
+		forms["slices of 2 steps"] = knobs{sweep: sweepSizes{bucket: 1, rows: 2, chunk: 2, batch: 2}}
+		forms["slices of 3 steps"] = knobs{sweep: sweepSizes{bucket: 1, rows: 3, chunk: 4, batch: 3}}
+		forms["bins of 25 µs"] = knobs{sweep: sweepSizes{bucket: 25, rows: 4, chunk: 3, batch: 5}}
+		forms["defaults"] = knobs{}
 	}
 	return forms
 }
@@ -176,11 +176,11 @@ func TestPoolSweepRandom(t *testing.T) {
 	spans = append(spans, [3]*int64{i64(math.MinInt64 + 1), i64(math.MinInt64 + 2), i64(-1 << 61)})
 	spans = append(spans, [3]*int64{i64(1 << 61), i64(1<<61 + 3), i64(math.MaxInt64 - 1)})
 	a := sweepDB(t, spans)
-	want := poolSegments(t, a, Options{sqlSweep: true})
+	want := poolSegments(t, a, knobs{sqlSweep: true})
 	if len(want) < 500 {
 		t.Fatalf("%d segments, want a sweep to compare", len(want))
 	}
-	for name, opt := range map[string]Options{
+	for name, opt := range map[string]knobs{
 		"slices of 37 steps": {sweep: sweepSizes{bucket: 1, rows: 37, chunk: 101, batch: 11}},
 		"bins of 25 µs":      {sweep: sweepSizes{bucket: 25, rows: 500, chunk: 1000, batch: 100}},
 		"defaults":           {},
@@ -279,10 +279,9 @@ func TestPoolSweepSameOutputs(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 9))
 		spans, samples := oracle.RandomSpans(r, 1500, oracle.DefaultGenOptions())
 		var outs [2][][]byte
-		for i, opt := range []Options{{sqlSweep: true}, {sweep: sweepSizes{bucket: 1000, rows: 40, chunk: 50, batch: 9}, largeAt: largeAt}} {
+		for i, k := range []knobs{{sqlSweep: true}, {sweep: sweepSizes{bucket: 1000, rows: 40, chunk: 50, batch: 9}, largeAt: largeAt}} {
 			dir := writeDataset(t, spans, samples, nil)
-			opt.Window = 20 * time.Second
-			analyzeDir(t, dir, opt)
+			analyzeDir(t, dir, Options{Window: 20 * time.Second}, k)
 			outs[i] = readOutputs(t, dir, files)
 		}
 		for j, f := range files {

@@ -71,12 +71,12 @@ func (h *recordingHandler) Handle(_ context.Context, r slog.Record) error {
 
 // profile analyses dir with the debug log on and returns its query records
 // and the wall time of the analysis.
-func profile(t *testing.T, dir string, opt Options) ([]queryRecord, time.Duration) {
+func profile(t *testing.T, dir string, opt Options, k knobs) ([]queryRecord, time.Duration) {
 	t.Helper()
 	h := &recordingHandler{}
 	opt.Log = slog.New(h)
 	start := time.Now()
-	analyzeDir(t, dir, opt)
+	analyzeDir(t, dir, opt, k)
 	return h.records, time.Since(start)
 }
 
@@ -227,11 +227,11 @@ func TestProfileQueries(t *testing.T) {
 			if got, want := slices.Sorted(maps.Keys(tc.facts)), slices.Sorted(maps.Keys(conditions)); !slices.Equal(got, want) {
 				t.Fatalf("the dataset states conditions %q, the pipeline has %q", got, want)
 			}
-			opt := Options{Window: 10 * time.Second, sqlCurve: !tc.facts["merged"], sqlSweep: !tc.facts["swept"], sqlSolo: !tc.facts["soloed"], sqlMatch: !tc.facts["matched"], wideLatencies: !tc.facts["packed"]}
+			k := knobs{sqlCurve: !tc.facts["merged"], sqlSweep: !tc.facts["swept"], sqlSolo: !tc.facts["soloed"], sqlMatch: !tc.facts["matched"], wideLatencies: !tc.facts["packed"]}
 			if tc.facts["large"] {
-				opt.largeAt = -1
+				k.largeAt = -1
 			}
-			recs, wall := profile(t, tc.dir, opt)
+			recs, wall := profile(t, tc.dir, Options{Window: 10 * time.Second}, k)
 			checkRecords(t, recs, wall)
 			got := map[string][]string{}
 			for _, r := range recs {
@@ -262,7 +262,7 @@ func TestProfileQueries(t *testing.T) {
 
 	if dir := os.Getenv("ANALYZE_PROFILE_DIR"); dir != "" {
 		t.Run("ANALYZE_PROFILE_DIR", func(t *testing.T) {
-			recs, wall := profile(t, dir, Options{})
+			recs, wall := profile(t, dir, Options{}, knobs{})
 			checkRecords(t, recs, wall)
 			slices.SortFunc(recs, func(a, b queryRecord) int { return int(b.elapsed - a.elapsed) })
 			t.Logf("%s analysed in %v:", dir, wall.Round(time.Millisecond))
