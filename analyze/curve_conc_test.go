@@ -26,7 +26,7 @@ func TestCurveConcMerged(t *testing.T) {
 	a := readerAnalysis(t)
 	ctx, db := a.ctx, a.db
 	const h = int64(3_600_000_000)
-	segments := [][3]int64{ // lo, hi, inf
+	segments := [][3]int64{ // lo, hi, in_flight
 		{h - 10, h + 100, 3},
 		{h + 100, h + 200, 5},
 		{2 * h, 2*h + 50, 7}, // after a gap
@@ -42,7 +42,7 @@ func TestCurveConcMerged(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := db.ExecContext(ctx, "CREATE TABLE pool_segments (lo BIGINT, hi BIGINT, inf BIGINT, qd BIGINT)"); err != nil {
+	if _, err := db.ExecContext(ctx, "CREATE TABLE pool_segments (lo BIGINT, hi BIGINT, in_flight BIGINT, queue_depth BIGINT)"); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range segments {

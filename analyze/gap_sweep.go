@@ -122,8 +122,8 @@ var gapSegmentSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "rid", Type: arrow.PrimitiveTypes.Int32},
 	{Name: "lo", Type: arrow.PrimitiveTypes.Int64},
 	{Name: "hi", Type: arrow.PrimitiveTypes.Int64},
-	{Name: "inf", Type: arrow.PrimitiveTypes.Int64},
-	{Name: "qd", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "in_flight", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "queue_depth", Type: arrow.PrimitiveTypes.Int64},
 	{Name: "eq", Type: arrow.PrimitiveTypes.Int64},
 	{Name: "gq", Type: arrow.PrimitiveTypes.Int64},
 }, nil)
@@ -193,7 +193,7 @@ func (s *gapSweeper) sweep() (arrow.RecordBatch, error) {
 // replica_segments_swept stores as replica_segments.
 var replicaGroupSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "rid", Type: arrow.PrimitiveTypes.Int32},
-	{Name: "inf", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "in_flight", Type: arrow.PrimitiveTypes.Int64},
 	{Name: "queued", Type: arrow.FixedWidthTypes.Boolean},
 	{Name: "len", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 	{Name: "len_qd_hi", Type: arrow.PrimitiveTypes.Uint64},

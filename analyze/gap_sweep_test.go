@@ -57,8 +57,8 @@ func attribution(t *testing.T, spans []gapSpan, replicas int64, t0, t1 int64, op
 		t.Errorf("the sweep left %q behind", left)
 	}
 	return gapTables{
-		replica:  tableRows(t, a, "(SELECT rid, lo, hi, inf, qd, eq, gq, cap FROM gap_replica)"),
-		segments: tableRows(t, a, "(SELECT rid, inf, queued, len, len_qd, typeof(len), typeof(len_qd) FROM replica_segments)"),
+		replica:  tableRows(t, a, "(SELECT rid, lo, hi, in_flight, queue_depth, eq, gq, cap FROM gap_replica)"),
+		segments: tableRows(t, a, "(SELECT rid, in_flight, queued, len, len_qd, typeof(len), typeof(len_qd) FROM replica_segments)"),
 	}
 }
 
@@ -83,7 +83,7 @@ func TestGapSweep(t *testing.T) {
 		{2, i64(82), nil, i64(90), i64(95)},     // G
 	}
 	want := gapTables{
-		replica: []string{ // rid lo hi inf qd eq gq cap
+		replica: []string{ // rid lo hi in_flight queue_depth eq gq cap
 			"1 10 15 0 1 0 1 1",
 			"1 15 20 0 1 1 0 1",
 			"1 20 30 0 2 2 0 1",
@@ -94,7 +94,7 @@ func TestGapSweep(t *testing.T) {
 			"2 80 82 0 1 0 0 1",
 			"2 82 90 0 2 0 0 1",
 		},
-		segments: []string{ // rid inf queued len len_qd
+		segments: []string{ // rid in_flight queued len len_qd
 			"1 0 true 18 28 HUGEINT HUGEINT",
 			"1 1 false 5 0 HUGEINT HUGEINT",
 			"1 1 true 10 10 HUGEINT HUGEINT",
@@ -305,14 +305,14 @@ func TestGapRowsMatchSQL(t *testing.T) {
 	}
 	slices.Sort(want)
 	slices.Sort(wantPool)
-	if got := tableRows(t, a, "(SELECT rid, at_us, di, dq FROM span_steps)"); !slices.Equal(got, wantPool) {
+	if got := tableRows(t, a, "(SELECT rid, at_us, d_in_flight, d_queue_depth FROM span_steps)"); !slices.Equal(got, wantPool) {
 		t.Errorf("span_steps has %d rows, gapRows made %d for the pool, or others", len(got), len(wantPool))
 	}
 	if err := a.exec("gap_steps"); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, row := range tableRows(t, a, "(SELECT rid, at_us, di, dq, de, dg FROM gap_steps)") {
+	for _, row := range tableRows(t, a, "(SELECT rid, at_us, d_in_flight, d_queue_depth, d_engine_queue, d_gateway_queue FROM gap_steps)") {
 		got = append(got, row+"\n")
 	}
 	if len(want) < 1000 {

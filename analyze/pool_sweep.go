@@ -224,8 +224,8 @@ type poolSweeper struct {
 var segmentSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "lo", Type: arrow.PrimitiveTypes.Int64},
 	{Name: "hi", Type: arrow.PrimitiveTypes.Int64},
-	{Name: "inf", Type: arrow.PrimitiveTypes.Int64},
-	{Name: "qd", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "in_flight", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "queue_depth", Type: arrow.PrimitiveTypes.Int64},
 }, nil)
 
 // sweep sweeps on until it has a batch of segments or the steps run out

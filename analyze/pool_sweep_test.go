@@ -76,7 +76,7 @@ func poolSegments(t *testing.T, a *analysis, opt knobs) [][4]int64 {
 	if err := a.runNamed(st, "state_events", "pool_segments", "pool_sweep"); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := a.db.QueryContext(a.ctx, "SELECT lo, hi, inf, qd FROM pool_segments")
+	rows, err := a.db.QueryContext(a.ctx, "SELECT lo, hi, in_flight, queue_depth FROM pool_segments")
 	if err != nil {
 		t.Fatal(err)
 	}

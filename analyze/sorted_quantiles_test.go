@@ -14,10 +14,10 @@ func TestSortedQuantilesMatchesDuckDB(t *testing.T) {
 	if _, err := db.ExecContext(t.Context(), query("sorted_quantiles")); err != nil {
 		t.Fatal(err)
 	}
-	// Groups m of 0 to 40 values: random doubles, some repeated, some NULL.
+	// Groups (metric) of 0 to 40 values: random doubles, some repeated, some NULL.
 	const setup = `
 CREATE TABLE vals AS
-SELECT g AS m, CASE WHEN hash(g, i) % 7 = 0 THEN NULL
+SELECT g AS metric, CASE WHEN hash(g, i) % 7 = 0 THEN NULL
                     WHEN hash(g, i) % 5 = 0 THEN 1.5
                     ELSE (hash(i, g) % 100000)::DOUBLE / 7.0 - 5000 END AS v
 FROM range(0, 41) g(g), range(0, 40) i(i) WHERE i < g
@@ -27,15 +27,15 @@ UNION ALL SELECT 0, NULL`
 	}
 	const q = `
 WITH want AS (
-    SELECT m, quantile_cont(v, [0.0, 0.01, 0.1, 0.25, 0.333, 0.5, 0.9, 0.95, 0.99, 1.0]) AS want
-    FROM vals GROUP BY m
+    SELECT metric, quantile_cont(v, [0.0, 0.01, 0.1, 0.25, 0.333, 0.5, 0.9, 0.95, 0.99, 1.0]) AS want
+    FROM vals GROUP BY metric
 ), got AS (
     SELECT * FROM sorted_quantiles('vals', [0.0, 0.01, 0.1, 0.25, 0.333, 0.5, 0.9, 0.95, 0.99, 1.0])
 )
 SELECT count(*), count(*) FILTER (WHERE got.qs IS NOT DISTINCT FROM want.want),
-       min(m) FILTER (WHERE got.qs IS DISTINCT FROM want.want),
-       count(*) FILTER (WHERE want.want IS NULL AND got.m IS NULL)
-FROM want LEFT JOIN got USING (m)`
+       min(metric) FILTER (WHERE got.qs IS DISTINCT FROM want.want),
+       count(*) FILTER (WHERE want.want IS NULL AND got.metric IS NULL)
+FROM want LEFT JOIN got USING (metric)`
 	var n, same, empty int
 	var first *int64
 	if err := db.QueryRowContext(t.Context(), q).Scan(&n, &same, &first, &empty); err != nil {

@@ -1,5 +1,6 @@
--- sorted_quantiles: sorted_quantiles(tbl, qs) is a row (m, qs) per group m of
--- the table or view named tbl (columns m, v; NULL values left out) with the
+-- sorted_quantiles: sorted_quantiles(tbl, qs) is a row (metric, qs) per
+-- group metric of the table or view named tbl (columns metric, v; NULL
+-- values left out) with the
 -- quantiles qs of its values, exactly as quantile_cont computes them: RN =
 -- (n − 1)·q, the value at rank RN when it is whole, else lo·(1 − d) + hi·d with
 -- d = RN − floor(RN), between the values at its floor and ceiling. A group
@@ -15,21 +16,21 @@
 -- value took 2.1 s.
 CREATE OR REPLACE MACRO sorted_quantiles(tbl, qs) AS TABLE
 WITH counts AS (
-    SELECT m, v::DOUBLE AS v, count(*) AS c FROM query_table(tbl) WHERE v IS NOT NULL GROUP BY ALL
+    SELECT metric, v::DOUBLE AS v, count(*) AS c FROM query_table(tbl) WHERE v IS NOT NULL GROUP BY ALL
 ), ranked AS (
-    SELECT m, v, sum(c) OVER (PARTITION BY m ORDER BY v) - c AS first FROM counts
+    SELECT metric, v, sum(c) OVER (PARTITION BY metric ORDER BY v) - c AS first FROM counts
 ), want AS (
-    SELECT m, i, (n - 1) * qs[i]::DOUBLE AS rn
-    FROM (SELECT m, sum(c) AS n FROM counts GROUP BY m), range(1, len(qs) + 1) t(i)
+    SELECT metric, i, (n - 1) * qs[i]::DOUBLE AS rn
+    FROM (SELECT metric, sum(c) AS n FROM counts GROUP BY metric), range(1, len(qs) + 1) t(i)
 ), picked AS (
-    SELECT want.m, want.i, want.rn, lo.v AS lo, hi.v AS hi
+    SELECT want.metric, want.i, want.rn, lo.v AS lo, hi.v AS hi
     FROM want
-    ASOF JOIN ranked lo ON want.m = lo.m AND floor(want.rn)::BIGINT >= lo.first
-    ASOF JOIN ranked hi ON want.m = hi.m AND ceil(want.rn)::BIGINT >= hi.first
+    ASOF JOIN ranked lo ON want.metric = lo.metric AND floor(want.rn)::BIGINT >= lo.first
+    ASOF JOIN ranked hi ON want.metric = hi.metric AND ceil(want.rn)::BIGINT >= hi.first
 )
-SELECT m,
+SELECT metric,
     list(CASE WHEN floor(rn) = ceil(rn) THEN lo
               ELSE lo * (1.0::DOUBLE - (rn - floor(rn))) + hi * (rn - floor(rn)) END
          ORDER BY i) AS qs
 FROM picked
-GROUP BY m;
+GROUP BY metric;

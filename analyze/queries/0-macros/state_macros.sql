@@ -4,9 +4,9 @@
 -- in_flight on [admitted_at, released_at) when those are in order, or
 -- queue_depth on [queued_at, admitted_at) when that is not empty.
 CREATE OR REPLACE MACRO has_state_step(queued_us, admitted_us, released_us) AS admitted_us <= released_us OR queued_us < admitted_us;
--- in_gap, over_cap: a state (in_flight inf, queue_depth qd) against a cap,
+-- in_gap, over_cap: a state (in_flight in_flight, queue_depth queue_depth) against a cap,
 -- as the windows and the attribution measure it (docs/metrics.md): a gap
 -- while requests wait with a slot free, over the cap while more run than it
 -- allows.
-CREATE OR REPLACE MACRO in_gap(inf, qd, cap) AS qd > 0 AND inf < cap;
-CREATE OR REPLACE MACRO over_cap(inf, cap) AS inf > cap;
+CREATE OR REPLACE MACRO in_gap(in_flight, queue_depth, cap) AS queue_depth > 0 AND in_flight < cap;
+CREATE OR REPLACE MACRO over_cap(in_flight, cap) AS in_flight > cap;

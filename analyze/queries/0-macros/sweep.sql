@@ -1,6 +1,6 @@
 -- sweep: sweep(tbl) is the state of the steps in the table named tbl (columns
--- t, di, dq and any others, such as rid) as segments [lo, hi) of constant
--- in_flight (inf) and queue_depth (qd), each with the other columns of the
+-- t, d_in_flight, d_queue_depth and any others, such as rid) as segments [lo, hi) of constant
+-- in_flight (in_flight) and queue_depth (queue_depth), each with the other columns of the
 -- row that closes it. tbl must be stored in sweep order (sorted by t, or by
 -- rid then t): an empty OVER () runs over the rows in that order, on one
 -- thread. The state on [lo, hi), between two consecutive instants, is the sum
@@ -17,10 +17,10 @@
 -- (analyze/pool_sweep.go), and this macro serves the replicas' sweeps alone.
 CREATE OR REPLACE MACRO sweep(tbl) AS TABLE
 WITH run AS (
-    SELECT * EXCLUDE (at_us, di, dq), lag(at_us) OVER () AS lo, at_us AS hi,
-           count(*) FILTER (WHERE di = 1) OVER w - count(*) FILTER (WHERE di = -1) OVER w - di AS inf,
-           count(*) FILTER (WHERE dq = 1) OVER w - count(*) FILTER (WHERE dq = -1) OVER w - dq AS qd
+    SELECT * EXCLUDE (at_us, d_in_flight, d_queue_depth), lag(at_us) OVER () AS lo, at_us AS hi,
+           count(*) FILTER (WHERE d_in_flight = 1) OVER w - count(*) FILTER (WHERE d_in_flight = -1) OVER w - d_in_flight AS in_flight,
+           count(*) FILTER (WHERE d_queue_depth = 1) OVER w - count(*) FILTER (WHERE d_queue_depth = -1) OVER w - d_queue_depth AS queue_depth
     FROM query_table(tbl)
     WINDOW w AS (ROWS UNBOUNDED PRECEDING)
 )
-SELECT * FROM run WHERE hi > lo AND (inf <> 0 OR qd <> 0);
+SELECT * FROM run WHERE hi > lo AND (in_flight <> 0 OR queue_depth <> 0);

@@ -9,7 +9,7 @@ WITH run AS (
     SELECT lag(at_us) OVER () AS lo, at_us AS hi,
            count(*) FILTER (WHERE dgap = 1) OVER w - count(*) FILTER (WHERE dgap = -1) OVER w - dgap AS gap,
            count(*) FILTER (WHERE dh = 1) OVER w - count(*) FILTER (WHERE dh = -1) OVER w - dh AS h,
-           count(*) FILTER (WHERE dg = 1) OVER w - count(*) FILTER (WHERE dg = -1) OVER w - dg AS g,
+           count(*) FILTER (WHERE d_gateway_queue = 1) OVER w - count(*) FILTER (WHERE d_gateway_queue = -1) OVER w - d_gateway_queue AS g,
            count(*) FILTER (WHERE du = 1) OVER w - count(*) FILTER (WHERE du = -1) OVER w - du AS u
     FROM gap_events
     WINDOW w AS (ROWS UNBOUNDED PRECEDING)

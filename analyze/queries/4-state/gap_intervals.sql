@@ -11,11 +11,11 @@
 -- the same rows does not.
 CREATE OR REPLACE TABLE gap_intervals AS
 WITH held AS (
-    SELECT lo, hi FROM gap_replica WHERE eq > 0 AND inf < cap
+    SELECT lo, hi FROM gap_replica WHERE eq > 0 AND in_flight < cap
 ), gated AS (
     SELECT lo, hi FROM gap_replica WHERE gq > 0
 ), gap AS (
-    SELECT lo, hi FROM pool_segments WHERE in_gap(inf, qd, $pool_cap::BIGINT)
+    SELECT lo, hi FROM pool_segments WHERE in_gap(in_flight, queue_depth, $pool_cap::BIGINT)
 ), unloc AS (
     SELECT queued_us AS lo, admitted_us AS hi FROM spans
     WHERE queued_us < admitted_us

@@ -3,4 +3,4 @@
 -- (rid) segments [lo, hi) with requests queued, as gap_replica has them
 -- before its cap is known (gap_replica_swept joins it), in order of time.
 CREATE OR REPLACE TABLE gap_segments AS
-SELECT rid, lo, hi, inf, qd, eq, gq FROM gap_sweep;
+SELECT rid, lo, hi, in_flight, queue_depth, eq, gq FROM gap_sweep;

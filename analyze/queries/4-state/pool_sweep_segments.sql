@@ -2,4 +2,4 @@
 -- of the pool's steps (pool_sweep.go), the Arrow stream pool_sweep, in the
 -- order it makes them: by time.
 CREATE OR REPLACE TABLE pool_segments AS
-SELECT lo, hi, inf, qd FROM pool_sweep;
+SELECT lo, hi, in_flight, queue_depth FROM pool_sweep;

@@ -6,7 +6,7 @@ CREATE OR REPLACE TABLE replica_gaps AS
 WITH c AS (
     SELECT rid, least(hi, $t1::BIGINT) - greatest(lo, $t0::BIGINT) AS len,
         CASE WHEN eq > 0 THEN 1 WHEN gq > 0 THEN 2 ELSE 4 END AS cause
-    FROM gap_replica WHERE inf < cap AND hi > $t0::BIGINT AND lo < $t1::BIGINT
+    FROM gap_replica WHERE in_flight < cap AND hi > $t0::BIGINT AND lo < $t1::BIGINT
 )
 SELECT rep,
     coalesce(sum(len) FILTER (WHERE cause = 1), 0)::BIGINT AS engine_us,

@@ -1,5 +1,5 @@
 -- replica_sweep: each replica's (rid) segments [lo, hi) of constant in_flight
--- (inf) and queue_depth (qd), as pool_segments makes the pool's, for
+-- (in_flight) and queue_depth (queue_depth), as pool_segments makes the pool's, for
 -- replica_segments to sum. A view: its one reader runs it once.
 --
 -- The sweep runs over replica_events in (rid, t) order without partitioning:
@@ -8,4 +8,4 @@
 -- ends: the segment that would bridge two replicas has in_flight and
 -- queue_depth 0, and is dropped with every other such segment.
 CREATE OR REPLACE VIEW replica_sweep AS
-SELECT rid, lo, hi, inf, qd FROM sweep('replica_events');
+SELECT rid, lo, hi, in_flight, queue_depth FROM sweep('replica_events');

@@ -6,4 +6,4 @@
 -- back into one, so the replicas' steps are not sorted a second time
 -- (replica_events).
 CREATE OR REPLACE VIEW replica_sweep AS
-SELECT rid, lo, hi, inf, qd FROM sweep('gap_steps');
+SELECT rid, lo, hi, in_flight, queue_depth FROM sweep('gap_steps');

@@ -17,5 +17,5 @@ SELECT
     names.rep,
     names.rep IN (SELECT rep FROM pool) AS in_pool,
     (SELECT max(cap) FROM samples s WHERE s.rep = names.rep) AS sample_cap,
-    coalesce((SELECT max(inf) FROM replica_segments s JOIN replica_ids i USING (rid) WHERE i.rep = names.rep), 0) AS max_in_flight
+    coalesce((SELECT max(in_flight) FROM replica_segments s JOIN replica_ids i USING (rid) WHERE i.rep = names.rep), 0) AS max_in_flight
 FROM names ORDER BY names.rep;

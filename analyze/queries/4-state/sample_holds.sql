@@ -16,5 +16,5 @@ WITH o AS (
 )
 SELECT o.rep, o.ts,
        CASE WHEN o.nts IS NULL THEN o.ts + m.med ELSE least(o.nts, o.ts + 2 * m.med) END AS hend,
-       o.in_flight AS inf, o.queue_depth AS qd, o.cap, o.kv_cache_usage AS kv, o.prefix_cache_hit_rate AS hr
+       o.in_flight AS in_flight, o.queue_depth AS queue_depth, o.cap, o.kv_cache_usage AS kv, o.prefix_cache_hit_rate AS hr
 FROM o JOIN m USING (rep);

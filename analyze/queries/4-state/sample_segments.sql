@@ -3,22 +3,22 @@
 -- state is known, `known` counts them.
 CREATE OR REPLACE TABLE sample_segments AS
 WITH h AS (
-    SELECT sample_holds.rep, ts, hend, inf, qd, coalesce(sample_holds.cap, caps.cap) AS cap
+    SELECT sample_holds.rep, ts, hend, in_flight, queue_depth, coalesce(sample_holds.cap, caps.cap) AS cap
     FROM sample_holds LEFT JOIN caps USING (rep)
-    WHERE inf IS NOT NULL AND qd IS NOT NULL
+    WHERE in_flight IS NOT NULL AND queue_depth IS NOT NULL
 ), ev AS (
-    SELECT ts AS t, inf AS di, qd AS dq, coalesce(cap, 0) AS dc, 1 AS dk FROM h WHERE hend > ts
+    SELECT ts AS t, in_flight AS d_in_flight, queue_depth AS d_queue_depth, coalesce(cap, 0) AS dc, 1 AS dk FROM h WHERE hend > ts
     UNION ALL
-    SELECT hend, -inf, -qd, -coalesce(cap, 0), -1 FROM h WHERE hend > ts
+    SELECT hend, -in_flight, -queue_depth, -coalesce(cap, 0), -1 FROM h WHERE hend > ts
 ), agg AS (
-    SELECT t, sum(di) AS di, sum(dq) AS dq, sum(dc) AS dc, sum(dk) AS dk FROM ev GROUP BY t
+    SELECT t, sum(d_in_flight) AS d_in_flight, sum(d_queue_depth) AS d_queue_depth, sum(dc) AS dc, sum(dk) AS dk FROM ev GROUP BY t
 ), run AS (
     SELECT t AS lo, lead(t) OVER w AS hi,
-           sum(di) OVER (w ROWS UNBOUNDED PRECEDING) AS inf,
-           sum(dq) OVER (w ROWS UNBOUNDED PRECEDING) AS qd,
+           sum(d_in_flight) OVER (w ROWS UNBOUNDED PRECEDING) AS in_flight,
+           sum(d_queue_depth) OVER (w ROWS UNBOUNDED PRECEDING) AS queue_depth,
            sum(dc) OVER (w ROWS UNBOUNDED PRECEDING) AS cap,
            sum(dk) OVER (w ROWS UNBOUNDED PRECEDING) AS known
     FROM agg WINDOW w AS (ORDER BY t)
 )
-SELECT lo, hi, inf::BIGINT AS inf, qd::BIGINT AS qd, cap::BIGINT AS cap FROM run
+SELECT lo, hi, in_flight::BIGINT AS in_flight, queue_depth::BIGINT AS queue_depth, cap::BIGINT AS cap FROM run
 WHERE hi IS NOT NULL AND known > 0;

@@ -6,5 +6,5 @@
 -- read by curves. A build with DuckDB's Arrow interface merges the two in
 -- Go instead, to the same values (curve_merge.go, curve_conc_merged).
 CREATE OR REPLACE VIEW curve_conc AS
-SELECT CASE WHEN mid.t < pool_segments.hi THEN pool_segments.inf ELSE 0 END AS in_flight, mid.stream_tps
+SELECT CASE WHEN mid.t < pool_segments.hi THEN pool_segments.in_flight ELSE 0 END AS in_flight, mid.stream_tps
 FROM curve_mids mid ASOF LEFT JOIN pool_segments ON mid.t >= pool_segments.lo;

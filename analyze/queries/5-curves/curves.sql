@@ -11,7 +11,7 @@ WITH qs AS MATERIALIZED (
     FROM curve_conc GROUP BY in_flight ORDER BY in_flight
 )
 SELECT to_json({
-    'ttft': (SELECT qs FROM qs WHERE m = 0),
-    't_queue': (SELECT qs FROM qs WHERE m = 1),
+    'ttft': (SELECT qs FROM qs WHERE metric = 0),
+    't_queue': (SELECT qs FROM qs WHERE metric = 1),
     'concurrency': coalesce((SELECT list({'in_flight': in_flight, 'stream_tps': stream_tps, 'n': n} ORDER BY in_flight) FROM bins), [])
 })::VARCHAR;
