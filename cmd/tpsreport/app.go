@@ -189,6 +189,7 @@ acceptance reports comparing a baseline run with a candidate run.
 			compareCommand(e),
 			planCommand(e),
 			runCommand(e),
+			historyCommand(e),
 			simulateCommand(e),
 			demoCommand(e),
 			versionCommand(e),

@@ -20,6 +20,7 @@ var fuzzedFlags = []struct{ command, flag string }{
 	{"compare", "confidence"}, {"compare", "resamples"}, {"compare", "replica-cost-per-hour"}, {"compare", "replicas"},
 	{"plan", "target-rpm"}, {"plan", "attainment"}, {"plan", "utilization"}, {"plan", "slo"},
 	{"plan", "replica-cost-per-hour"}, {"plan", "replicas"},
+	{"history", "since"}, {"history", "last"}, {"history", "alpha"}, {"history", "min-change"},
 }
 
 // goInternals are words of Go's own error texts that a user should never
