@@ -39,7 +39,8 @@ var shortScripts = []string{"demo", "help", "join", "pipeline", "vllm_sampled"}
 // output and exit codes. `exitcode N cmd args...` runs a command and requires
 // exit status N; `readable FILE...` requires that every user may read each
 // file, as an output that a CI job or a web server of another user reads.
-// $FIXTURES names ingest/testdata, whose real-format files scripts read.
+// $FIXTURES names ingest/testdata, whose real-format files scripts read;
+// $REPO the repository's root.
 // -short runs only shortScripts.
 func TestCLI(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "script", "*.txtar"))
@@ -147,9 +148,12 @@ func TestCLI(t *testing.T) {
 		},
 		// $FIXTURES is ingest's testdata: the files other projects wrote,
 		// with their sources quoted beside them, read where they are.
+		// $REPO is the repository's root, for the scripts it ships (ci/)
+		// and its sample logs (testdata/demo).
 		Setup: func(env *testscript.Env) error {
-			dir, err := filepath.Abs(filepath.Join("..", "..", "ingest", "testdata"))
-			env.Setenv("FIXTURES", dir)
+			repo, err := filepath.Abs(filepath.Join("..", ".."))
+			env.Setenv("FIXTURES", filepath.Join(repo, "ingest", "testdata"))
+			env.Setenv("REPO", repo)
 			return err
 		},
 		UpdateScripts: os.Getenv("UPDATE_GOLDEN") != "",
