@@ -9,9 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tpsreport/tpsreport/capacity"
+	"github.com/tpsreport/tpsreport/history"
+	"github.com/tpsreport/tpsreport/internal/numfmt"
 	"github.com/tpsreport/tpsreport/schemas"
 	"github.com/wcharczuk/go-chart/v2/drawing"
 )
@@ -89,22 +92,82 @@ type indexPage struct {
 	CostUnit string
 	Rows     []indexRow
 	Figures  []htmlFigure
+	// Changes are the history's change points (history.Find), shown
+	// above the runs.
+	Changes []indexChange
 }
 
-// indexKeys are the index's columns: the headline numbers, and the TTFT the
-// TTFT criterion judges (ttft_req.p95), so that a verdict and its trend
-// speak of one number.
-var indexKeys = []string{"system_tps", "gap_fraction", "success_rate", "ttft_req.p95"}
+// indexKeys are the index's columns: the values the criteria judge, as a
+// run's summary holds them (throughput over the whole run; gap_fraction
+// over the windows with a backlog; the TTFT criterion's ttft_req.p95), so
+// that a verdict, its trend and the history's change points speak of one
+// number.
+var indexKeys = []string{"retry_adjusted_system_tps", "backlog_gap_fraction", "success_rate", "ttft_req.p95"}
+
+// indexChange is one change point of the history (history.Find) in the
+// index's table of changes: the run it starts at and the run before it,
+// each linked to its report.
+type indexChange struct {
+	Metric, Run, RunHref, Prev, PrevHref string
+	Before, After, Change, P             string
+	Regression                           bool
+}
+
+// indexChanges finds the change points of the runs' series, in the order
+// the runs are given, and the table rows that name them.
+func indexChanges(root string, runs []IndexEntry) ([]history.Change, []indexChange) {
+	nights := make([]history.Night, len(runs))
+	at := map[string]int{}
+	for i, e := range runs {
+		nights[i] = history.Night{Name: e.Name, Summary: e.Summary}
+		at[e.Name] = i
+	}
+	changes := history.Find(nights, history.Metrics, history.Options{})
+	var rows []indexChange
+	for _, c := range changes {
+		m, _ := history.MetricNamed(c.Metric)
+		i := at[c.Night]
+		r := indexChange{Metric: c.Metric, Run: c.Night, RunHref: reportHref(root, runs[i]),
+			Before: historyValue(m, c.Before), After: historyValue(m, c.After), Change: changeText(c),
+			P: strconv.FormatFloat(c.P, 'g', 2, 64), Regression: c.Regression}
+		if i > 0 {
+			r.Prev, r.PrevHref = runs[i-1].Name, reportHref(root, runs[i-1])
+		}
+		rows = append(rows, r)
+	}
+	return changes, rows
+}
+
+// historyValue formats a value of one of the history's series.
+func historyValue(m history.Metric, v float64) string {
+	switch m.Unit {
+	case "fraction":
+		return numfmt.Percent(v)
+	case "seconds":
+		return numfmt.Seconds(v)
+	}
+	return numfmt.Sig(v)
+}
+
+// changeText is a change point's change: percentage points for a rate,
+// else relative.
+func changeText(c history.Change) string {
+	if c.Points {
+		return numfmt.PP(c.Change)
+	}
+	return numfmt.Rel(c.Change)
+}
 
 // indexHTML lists runs in the order given: the caller sorts them (by run
 // start, ties by name), and the trend charts follow the same order.
 func indexHTML(w io.Writer, root, version string, runs []IndexEntry) ([]Chart, error) {
-	figs := trendFigures(runs)
+	changes, changeRows := indexChanges(root, runs)
+	figs := trendFigures(runs, changes)
 	charts, err := renderFigures(figs)
 	if err != nil {
 		return nil, err
 	}
-	page := indexPage{CSS: stylesheet, Version: version, Columns: indexKeys}
+	page := indexPage{CSS: stylesheet, Version: version, Columns: indexKeys, Changes: changeRows}
 	for i, f := range figs {
 		page.Figures = append(page.Figures, htmlFigure{figure: f, Src: dataURI(charts[i].PNG)})
 	}
@@ -219,7 +282,7 @@ var verdictColors = []struct {
 // trendFigures are the index's charts: one headline metric per run, in the
 // order of runs, each labelled by its start date (UTC) and, when it fits,
 // its name.
-func trendFigures(runs []IndexEntry) []*figure {
+func trendFigures(runs []IndexEntry, changes []history.Change) []*figure {
 	cats := make([]string, len(runs))
 	names := make([]string, len(runs))
 	colors := make([]drawing.Color, len(runs))
@@ -261,8 +324,8 @@ func trendFigures(runs []IndexEntry) []*figure {
 		get                      func(*schemas.Summary) *float64 // nil: the metric key's
 	}
 	specs := []trendSpec{
-		{"trend_system_tps", "system_tps", "system_tps per run", "tokens per second (tok/s)", axisSpec{zero: true}, nil},
-		{"trend_gap_fraction", "gap_fraction", "gap_fraction per run", "gap_fraction (% of run)", axisSpec{zero: true, percent: true}, nil},
+		{"trend_retry_adjusted_system_tps", "retry_adjusted_system_tps", "retry_adjusted_system_tps per run (the throughput criterion's, over the whole run)", "tokens per second (tok/s)", axisSpec{zero: true}, nil},
+		{"trend_backlog_gap_fraction", "backlog_gap_fraction", "backlog_gap_fraction per run (what the gap_fraction criterion judges)", "gap_fraction (% of backlog time)", axisSpec{zero: true, percent: true}, nil},
 		{"trend_success_rate", "success_rate", "success_rate per run", "success_rate", axisSpec{percent: true, max: num(1)}, nil},
 		{"trend_ttft_req_p95", "ttft_req.p95", "ttft_req p95 per run (what the TTFT criterion judges)", "seconds", axisSpec{zero: true}, nil},
 	}
@@ -303,6 +366,25 @@ func trendFigures(runs []IndexEntry) []*figure {
 		f := &figure{Name: sp.name, File: sp.name + ".png", Title: sp.title, Alt: sp.title + " across the runs of this history, oldest first.",
 			XLabel: xlabel, YLabel: sp.ylabel, Series: []series{s}, Note: note,
 			yAxis: sp.axis, cats: cats, cats2: names, keys: keys, height: trendHeight}
+		// A change point is a dashed line between the run it starts at and
+		// the one before, labelled with the change.
+		at := map[string]int{}
+		for i, e := range runs {
+			at[e.Name] = i
+		}
+		for _, c := range changes {
+			if c.Metric != sp.key {
+				continue
+			}
+			col := colGood
+			if c.Regression {
+				col = colBad
+			}
+			f.Marks = append(f.Marks, mark{Label: "change " + changeText(c), X: float64(at[c.Night]) - 0.5, color: col})
+		}
+		if len(f.Marks) > 0 {
+			f.Alt += " Dashed lines: change points (red a regression, green an improvement)."
+		}
 		figs = append(figs, f)
 	}
 	return figs

@@ -35,7 +35,10 @@ type figure struct {
 	Series []series `json:"series"`
 	Bands  []band   `json:"bands,omitempty"`
 	Rules  []rule   `json:"rules,omitempty"`
-	Note   string   `json:"note,omitempty"`
+	// Marks are vertical rules at an x, each labelled at the plot's top
+	// (the index's change points).
+	Marks []mark `json:"marks,omitempty"`
+	Note  string `json:"note,omitempty"`
 	// Y2Label names the right-hand axis of the series with axis2 set.
 	Y2Label string `json:"y2_label,omitempty"`
 
@@ -100,6 +103,14 @@ type rule struct {
 
 	color drawing.Color
 	dash  []float64
+}
+
+// mark is a vertical reference line at X with a label at its top.
+type mark struct {
+	Label string  `json:"label"`
+	X     float64 `json:"x"`
+
+	color drawing.Color
 }
 
 // axisSpec fixes an axis range (nil ends come from the data) and how ticks read.
@@ -525,6 +536,23 @@ func (f *figure) render() ([]byte, error) {
 		paths = append(paths, seriesPaths(&f.Series[i], xs, sc)...)
 	}
 	var taken []box
+	for _, mk := range f.Marks {
+		x := xs.px(mk.X)
+		p.polyline([][2]int{{x, top}, {x, bottom}}, mk.color, 1.5, dashed)
+		if mk.Label == "" {
+			continue
+		}
+		lw, lh := p.measure(mk.Label, noteSize)
+		// Right of the line, at the top; left of it where it would run out.
+		x0 := x + 4
+		if x0+lw > right {
+			x0 = x - 4 - lw
+		}
+		y1 := top + lh + 2
+		p.rect(x0-1, top+1, x0+lw+1, y1+2, colWhite)
+		p.text(mk.Label, x0, y1, noteSize, mk.color, 0)
+		taken = append(taken, box{x0, top, x0 + lw, y1})
+	}
 	for _, rl := range f.Rules {
 		y := ys.px(rl.Y)
 		p.polyline([][2]int{{left, y}, {right, y}}, rl.color, 1.5, rl.dash)

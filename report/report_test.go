@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/png"
 	"math"
@@ -691,7 +692,7 @@ func TestIndex(t *testing.T) {
 		s.RunStart = s.RunStart.AddDate(0, 0, day)
 		s.RunEnd = s.RunEnd.AddDate(0, 0, day)
 		tps := 900 + 50*float64(day)
-		s.SystemTPS = &tps
+		s.SystemTPS, s.RetryAdjustedSystemTPS = &tps, &tps
 		return IndexEntry{Name: name, Summary: s, Verdict: v}
 	}
 	// The caller's order is kept, even when it is not by date.
@@ -744,7 +745,7 @@ func TestIndex(t *testing.T) {
 	if !slices.Equal(links, want) {
 		t.Errorf("links = %q, want %q", links, want)
 	}
-	for _, name := range []string{"trend_system_tps", "trend_gap_fraction", "trend_success_rate", "trend_ttft_req_p95"} {
+	for _, name := range []string{"trend_retry_adjusted_system_tps", "trend_backlog_gap_fraction", "trend_success_rate", "trend_ttft_req_p95"} {
 		b, err := os.ReadFile(filepath.Join(root, name+".png"))
 		if err != nil {
 			t.Fatal(err)
@@ -800,6 +801,58 @@ func TestReportHref(t *testing.T) {
 	}
 }
 
+// TestIndexChanges: twelve nights whose throughput falls by a fifth from
+// the seventh on: the index lists the change point above the runs, linking
+// the run it starts at and the one before, and the throughput trend marks
+// it in red between the two, labelled with the change; the other trends,
+// flat, have no mark and no row.
+func TestIndexChanges(t *testing.T) {
+	root := t.TempDir()
+	var runs []IndexEntry
+	for day := 0; day < 12; day++ {
+		s := singleInput().Baseline.Summary
+		s.RunStart = s.RunStart.AddDate(0, 0, day)
+		tps := 1000 * (1 + 0.004*float64(day%3-1))
+		if day >= 6 {
+			tps *= 0.8
+		}
+		s.RetryAdjustedSystemTPS = &tps
+		runs = append(runs, IndexEntry{Name: fmt.Sprintf("night-%02d", day+1), Summary: s})
+	}
+	changes, rows := indexChanges(root, runs)
+	if len(changes) != 1 || len(rows) != 1 {
+		t.Fatalf("changes %+v, want one", changes)
+	}
+	want := indexChange{Metric: "retry_adjusted_system_tps", Run: "night-07", RunHref: "./run=night-07/report.html",
+		Prev: "night-06", PrevHref: "./run=night-06/report.html", Before: "1,000", After: "800", Change: "−20.0 %", P: rows[0].P, Regression: true}
+	if rows[0] != want {
+		t.Errorf("row %+v, want %+v", rows[0], want)
+	}
+	figs := trendFigures(runs, changes)
+	for _, f := range figs {
+		switch {
+		case f.Name == "trend_retry_adjusted_system_tps":
+			if len(f.Marks) != 1 || f.Marks[0].X != 5.5 || f.Marks[0].Label != "change −20.0 %" || f.Marks[0].color != colBad {
+				t.Errorf("%s marks %+v, want one red at 5.5, change −20.0 %%", f.Name, f.Marks)
+			}
+			if _, err := f.render(); err != nil {
+				t.Fatal(err)
+			}
+		case len(f.Marks) > 0:
+			t.Errorf("%s marks %+v, want none", f.Name, f.Marks)
+		}
+	}
+	var b bytes.Buffer
+	if err := IndexHTML(&b, root, "test", runs); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{`<section id="changes">`, `<a href="./run=night-07/report.html">night-07</a>`, `<a href="./run=night-06/report.html">night-06</a>`, "−20.0 %", "regression"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("index.html lacks %q", w)
+		}
+	}
+}
+
 func TestTrendFigures(t *testing.T) {
 	mk := func(name string, day int, v *schemas.Verdict, success float64) IndexEntry {
 		s := singleInput().Baseline.Summary
@@ -812,7 +865,7 @@ func TestTrendFigures(t *testing.T) {
 		mk("a", 1, &schemas.Verdict{Overall: schemas.Pass}, 1),
 		mk("c", 2, &schemas.Verdict{Overall: schemas.Fail}, 1),
 	}
-	figs := trendFigures(runs)
+	figs := trendFigures(runs, nil)
 	f := figs[2]
 	if f.Name != "trend_success_rate" {
 		t.Fatalf("figure %s, want trend_success_rate", f.Name)
