@@ -96,3 +96,25 @@ func TestFind(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFind365 is `tpsreport history` over a year of nights: every
+// series the history follows, throughput with a step, the others flat.
+func BenchmarkFind365(b *testing.B) {
+	var nights []Night
+	for i := 0; i < 365; i++ {
+		w := 1 + 0.01*float64(i%7-3)
+		s := schemas.Summary{}
+		tps := 1000 * w
+		if i >= 200 {
+			tps *= 0.9
+		}
+		s.Metrics.RetryAdjustedSystemTPS = f64(tps)
+		s.Metrics.BacklogGapFraction, s.Metrics.SuccessRate, s.Metrics.RetryRate = f64(0.1*w), f64(0.99*w), f64(0.01*w)
+		s.Metrics.TTFTReq.P95, s.Metrics.TPOTReq.P95, s.Metrics.SLOAttainment = f64(0.5*w), f64(0.02*w), f64(0.95*w)
+		s.Cost = &schemas.Cost{CostPerMillionTokens: f64(0.8 * w)}
+		nights = append(nights, Night{Name: fmt.Sprint(i), Summary: s})
+	}
+	for b.Loop() {
+		Find(nights, Metrics, Options{})
+	}
+}
