@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"os"
 	"testing"
 
 	"github.com/tpsreport/tpsreport/internal/testcrash"
@@ -9,7 +8,4 @@ import (
 
 // TestMain watches for a crash on one of DuckDB's threads, which would
 // otherwise end the tests without a word.
-func TestMain(m *testing.M) {
-	testcrash.Watch(os.Stderr)
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testcrash.Main(m) }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tpsreport/tpsreport/internal/numfmt"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -66,6 +67,27 @@ var Metrics = []Metric{
 			}
 			return s.Cost.CostPerMillionTokens
 		}},
+}
+
+// Format writes a value of the metric as the reports do: a rate as a
+// percentage, seconds with their unit, else about three significant digits.
+func (m Metric) Format(v float64) string {
+	switch m.Unit {
+	case "fraction":
+		return numfmt.Percent(v)
+	case "seconds":
+		return numfmt.Seconds(v)
+	}
+	return numfmt.Sig(v)
+}
+
+// ChangeText writes a change point's change: percentage points for a rate,
+// else relative.
+func (c Change) ChangeText() string {
+	if c.Points {
+		return numfmt.PP(c.Change)
+	}
+	return numfmt.Rel(c.Change)
 }
 
 // MetricNamed is the metric called name.

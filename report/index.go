@@ -12,11 +12,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wcharczuk/go-chart/v2/drawing"
+
 	"github.com/tpsreport/tpsreport/capacity"
 	"github.com/tpsreport/tpsreport/history"
-	"github.com/tpsreport/tpsreport/internal/numfmt"
 	"github.com/tpsreport/tpsreport/schemas"
-	"github.com/wcharczuk/go-chart/v2/drawing"
 )
 
 // IndexEntry is one run of a nightly history (ROOT/run=NAME/, schemas/README.md
@@ -128,7 +128,7 @@ func indexChanges(root string, runs []IndexEntry) ([]history.Change, []indexChan
 		m, _ := history.MetricNamed(c.Metric)
 		i := at[c.Night]
 		r := indexChange{Metric: c.Metric, Run: c.Night, RunHref: reportHref(root, runs[i]),
-			Before: historyValue(m, c.Before), After: historyValue(m, c.After), Change: changeText(c),
+			Before: m.Format(c.Before), After: m.Format(c.After), Change: c.ChangeText(),
 			P: strconv.FormatFloat(c.P, 'g', 2, 64), Regression: c.Regression}
 		if i > 0 {
 			r.Prev, r.PrevHref = runs[i-1].Name, reportHref(root, runs[i-1])
@@ -136,26 +136,6 @@ func indexChanges(root string, runs []IndexEntry) ([]history.Change, []indexChan
 		rows = append(rows, r)
 	}
 	return changes, rows
-}
-
-// historyValue formats a value of one of the history's series.
-func historyValue(m history.Metric, v float64) string {
-	switch m.Unit {
-	case "fraction":
-		return numfmt.Percent(v)
-	case "seconds":
-		return numfmt.Seconds(v)
-	}
-	return numfmt.Sig(v)
-}
-
-// changeText is a change point's change: percentage points for a rate,
-// else relative.
-func changeText(c history.Change) string {
-	if c.Points {
-		return numfmt.PP(c.Change)
-	}
-	return numfmt.Rel(c.Change)
 }
 
 // indexHTML lists runs in the order given: the caller sorts them (by run
@@ -380,7 +360,7 @@ func trendFigures(runs []IndexEntry, changes []history.Change) []*figure {
 			if c.Regression {
 				col = colBad
 			}
-			f.Marks = append(f.Marks, mark{Label: "change " + changeText(c), X: float64(at[c.Night]) - 0.5, color: col})
+			f.Marks = append(f.Marks, mark{Label: "change " + c.ChangeText(), X: float64(at[c.Night]) - 0.5, color: col})
 		}
 		if len(f.Marks) > 0 {
 			f.Alt += " Dashed lines: change points (red a regression, green an improvement)."

@@ -162,27 +162,12 @@ func historyNights(root string) ([]history.Night, error) {
 	return nights, nil
 }
 
-// historyValue formats one value of metric m.
+// historyValue formats one value of metric m; "—" for none.
 func historyValue(m history.Metric, v *float64) string {
 	if v == nil {
 		return "—"
 	}
-	switch m.Unit {
-	case "fraction":
-		return numfmt.Percent(*v)
-	case "seconds":
-		return numfmt.Seconds(*v)
-	}
-	return numfmt.Sig(*v)
-}
-
-// historyChange formats a change point's change: percentage points for a
-// fraction, else relative.
-func historyChange(c history.Change) string {
-	if c.Points {
-		return numfmt.PP(c.Change)
-	}
-	return numfmt.Rel(c.Change)
+	return m.Format(*v)
 }
 
 func printHistory(w io.Writer, root string, nights []history.Night, metrics []history.Metric, changes []history.Change, opt history.Options) {
@@ -230,7 +215,7 @@ func printHistory(w io.Writer, root string, nights []history.Night, metrics []hi
 			verdict = "regression"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Night, c.Metric, historyValue(m, &c.Before), historyValue(m, &c.After),
-			historyChange(c), strconv.FormatFloat(c.P, 'g', 2, 64), verdict)
+			c.ChangeText(), strconv.FormatFloat(c.P, 'g', 2, 64), verdict)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "BEFORE and AFTER are the medians of the runs between a change point and its neighbours.")

@@ -19,7 +19,14 @@ import (
 	"os/signal"
 	"runtime/pprof"
 	"syscall"
+	"testing"
 )
+
+// Main is a TestMain that watches (Watch, to stderr) and runs the tests.
+func Main(m *testing.M) {
+	Watch(os.Stderr)
+	os.Exit(m.Run())
+}
 
 // Watch, called first in a TestMain, reports a fault on a thread that is
 // not Go's to w and exits with status 2.
