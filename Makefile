@@ -14,7 +14,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 # without it is correct, and slower on runs of over 20 M spans.
 export GOFLAGS := $(strip $(GOFLAGS) -tags=duckdb_arrow)
 
-.PHONY: help build test test-short demo demo-data hostile bench bench-scale calibrate lint update-golden tidy-check e2e fuzz clean
+.PHONY: help build test test-short demo demo-data hostile bench bench-scale calibrate calibrate-history lint update-golden tidy-check e2e fuzz clean
 
 ## build: build bin/tpsreport
 build:
@@ -81,6 +81,11 @@ CALIBRATE_PAIRS ?= 40
 CALIBRATE_MD ?= docs/acceptance.md
 calibrate:
 	$(GO) run ./tools/calibrate -pairs $(CALIBRATE_PAIRS) -md "$(CALIBRATE_MD)"
+
+## calibrate-history: how often tpsreport history's change points find a change and only it, over CALIBRATE_HISTORIES (default 20, about 40 minutes on 2 cores) simulated 40-night histories of each kind (flat, a step in capacity, a step in TPOT, a drift) through the whole pipeline; the table printed
+CALIBRATE_HISTORIES ?= 20
+calibrate-history:
+	$(GO) run ./tools/calibrate -history $(CALIBRATE_HISTORIES)
 
 ## lint: gofmt, go vet (analyze/ also without the duckdb_arrow tag) and staticcheck
 lint:

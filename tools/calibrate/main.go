@@ -40,6 +40,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	md := fs.String("md", "", "also write the table into this Markdown file, between its calibration markers")
 	workers := fs.Int("j", 2, "runs simulated and analysed at once")
 	show := fs.String("show", "", "also print the verdicts of the pairs of this scenario or effect, criterion by criterion")
+	histories := fs.Int("history", 0, "instead of the pairs: this many simulated histories of 40 nights of each kind (flat, a step in capacity, a step in TPOT, a drift), and how often tpsreport history's change points find what each holds and nothing else")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -57,6 +58,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}}
 	for _, e := range effects {
 		c.effects[e.name] = e
+	}
+	if *histories > 0 {
+		return runHistories(ctx, c, *histories, *workers, stdout)
 	}
 	split := func(s string) []string {
 		if s == "" {
