@@ -101,9 +101,9 @@ func (a *analysis) logQuery(name string, start time.Time) {
 }
 
 // copyRows writes the rows of the named query to path as Parquet. zstd at
-// level 1 rather than DuckDB's default 3: on requests.parquet (a row per
-// span) it compresses in about 60 % of the time for a file about 5 % larger.
-// options adds to the COPY's options. COPY takes no parameter for its
+// level 1 rather than DuckDB's default 3: on the large outputs it saves far
+// more time than the few percent of file it costs (BENCHMARKS.md, "The
+// figures behind the code"). options adds to the COPY's options. COPY takes no parameter for its
 // destination: the path, which this package builds, is quoted by sqlString.
 func (a *analysis) copyRows(name, path, options string, args ...any) error {
 	q := "COPY (" + query(name) + ") TO " + sqlString(path) + " (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1" + options + ")"

@@ -27,9 +27,9 @@ import (
 //
 // The splice is planned here and written later (requests_splice), beside
 // the windows' statements, at the lowest CPU priority: it copies the whole
-// file through the page cache, about 8 GB at 100 M spans, and beside this
-// step the sweeps read and write their own files, where the windows'
-// statements use no disk (BENCHMARKS.md).
+// file, the largest output, through the page cache, and beside this step
+// the sweeps read and write their own files, where the windows' statements
+// use no disk (BENCHMARKS.md).
 func (a *analysis) writeRequests(st *runState) error {
 	out := filepath.Join(st.tmpDir, schemas.RequestsFile)
 	base := st.spansPath
