@@ -45,7 +45,8 @@ type Options struct {
 	MinChange float64
 }
 
-func (o Options) withDefaults() Options {
+// WithDefaults is o with each unset field at its default.
+func (o Options) WithDefaults() Options {
 	if o.Alpha <= 0 {
 		o.Alpha = 0.01
 	}
@@ -71,7 +72,7 @@ type Split struct {
 // ChangePoints returns the change points of xs in index order. NaN values
 // are not allowed: the caller leaves out the nights without a value.
 func ChangePoints(xs []float64, opt Options) []Split {
-	opt = opt.withDefaults()
+	opt = opt.WithDefaults()
 	r := rand.New(rand.NewPCG(seedOf(xs), 0x7470737265706f72))
 	var out []Split
 	var search func(lo, hi int)

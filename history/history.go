@@ -126,7 +126,7 @@ type Change struct {
 // night; those that change the median by less than opt.MinChange are
 // left out.
 func Find(nights []Night, metrics []Metric, opt Options) []Change {
-	opt = opt.withDefaults()
+	opt = opt.WithDefaults()
 	var out []Change
 	for _, m := range metrics {
 		var xs []float64

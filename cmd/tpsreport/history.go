@@ -201,7 +201,7 @@ func printHistory(w io.Writer, root string, nights []history.Night, metrics []hi
 	}
 
 	fmt.Fprintf(w, "\nChange points (E-Divisive means, p ≤ %s, at least %d runs a side, changes of %s or more):\n",
-		strconv.FormatFloat(opt.Alpha, 'g', -1, 64), minSizeOf(opt), minChangeText(opt))
+		strconv.FormatFloat(opt.Alpha, 'g', -1, 64), opt.WithDefaults().MinSize, minChangeText(opt))
 	if len(changes) == 0 {
 		fmt.Fprintf(w, "none: no series shifted over these %d runs.\n", len(nights))
 		return
@@ -232,19 +232,11 @@ func noValueReason(m history.Metric) string {
 	return "no request measured it"
 }
 
+// minChangeText says the smallest change reported, for a series and for a
+// rate.
 func minChangeText(opt history.Options) string {
-	m := opt.MinChange
-	if m <= 0 {
-		m = 0.01
-	}
+	m := opt.WithDefaults().MinChange
 	return numfmt.Rel(m)[len("+"):] + " (" + numfmt.PP(m)[len("+"):] + " for a rate)"
-}
-
-func minSizeOf(opt history.Options) int {
-	if opt.MinSize >= 2 {
-		return opt.MinSize
-	}
-	return 4
 }
 
 func fmtDay(t time.Time) string {
@@ -269,7 +261,7 @@ type historyDoc struct {
 
 func historyJSON(root string, nights []history.Night, metrics []history.Metric, changes []history.Change, opt history.Options) historyDoc {
 	doc := historyDoc{Root: root, ChangePoints: changes,
-		Method: map[string]any{"name": "E-Divisive means (energy statistic, α = 1) with a permutation test", "alpha": opt.Alpha, "min_runs_a_side": minSizeOf(opt)}}
+		Method: map[string]any{"name": "E-Divisive means (energy statistic, α = 1) with a permutation test", "alpha": opt.Alpha, "min_runs_a_side": opt.WithDefaults().MinSize}}
 	if doc.ChangePoints == nil {
 		doc.ChangePoints = []history.Change{}
 	}
