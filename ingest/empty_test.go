@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,5 +79,35 @@ func TestRunNamesFirstReject(t *testing.T) {
 	}
 	if want := in + ": 1 of 3 records rejected (rejects.jsonl lists them), the first (line 3): missing status"; !strings.Contains(log.String(), want) {
 		t.Errorf("log\n%s\nlacks %q", log.String(), want)
+	}
+}
+
+// TestDamagedOTLPIsToldApart (hostile-input review N12): a collector file
+// of GenAI spans whose first line is damaged (invalid UTF-8 in its first
+// key) is still detected as otel-genai, and its other records are read;
+// OTLP traces whose values are all of the wrong type, which both OTLP
+// formats claim and neither can read, say what else they may be and how to
+// read them as that.
+func TestDamagedOTLPIsToldApart(t *testing.T) {
+	dir := t.TempDir()
+	good, err := os.ReadFile(filepath.Join("testdata", "otel-genai", "collector_file.good.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := filepath.Join(dir, "genai.jsonl")
+	writeFile(t, damaged, bytes.Replace(good, []byte(`"`), []byte("\"\xff\xfe\xc0"), 3))
+	m, err := Run(context.Background(), Options{RunID: "r", OutDir: filepath.Join(dir, "out"), Inputs: []string{damaged}, Log: newTestLogger(io.Discard)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := m.Inputs[0]; f.Format != SourceOTelGenAI || f.Counts.Rejected != 1 || f.Counts.Written != 3 {
+		t.Errorf("damaged first line: format %s, counts %+v; want otel-genai, 3 written, 1 rejected", f.Format, f.Counts)
+	}
+
+	swapped := filepath.Join(dir, "swapped.jsonl")
+	writeFile(t, swapped, []byte(`{"resourceSpans":[{"resource":{"attributes":[{"key":12345,"value":{"stringValue":12345}}]},"scopeSpans":[{"scope":{"name":12345},"spans":[{"traceId":12345,"spanId":12345,"name":12345,"startTimeUnixNano":"1x","endTimeUnixNano":"2x","attributes":[{"key":12345,"value":{"intValue":"7x"}}]}]}]}]}`+"\n"))
+	_, err = Run(context.Background(), Options{RunID: "r", OutDir: filepath.Join(dir, "out2"), Inputs: []string{swapped}, Log: newTestLogger(io.Discard)})
+	if want := "it was detected as otel-genai, and may be vllm-otel. Try: vllm-otel:" + swapped; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err %v, want it to say %q", err, want)
 	}
 }

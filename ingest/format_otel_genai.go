@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/tpsreport/tpsreport/schemas"
@@ -259,10 +260,19 @@ func decodeOTelSpan(so obj, sp *schemas.Span) (bool, error) {
 }
 
 // sniffOTelGenAI claims OTLP/JSON traces: 60 for resourceSpans, 95 when
-// gen_ai. attributes show up in the head.
+// gen_ai. attributes show up in the head. A first object that starts well
+// but does not parse (damage inside the first line) is judged by the head's
+// text, as vLLM's OTLP sniffer judges it: otherwise a collector file whose
+// first line was damaged would be read as vllm-otel and give nothing
+// (review N12). A head that does not start with an object (a line cut by
+// rotation) is left to detection's next line.
 func sniffOTelGenAI(head []byte) int {
-	if !sniffFirstObject(head)["resourceSpans"] {
-		return 0
+	keys := sniffFirstObject(head)
+	if !keys["resourceSpans"] {
+		t := bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n")
+		if len(keys) > 0 || len(t) == 0 || (t[0] != '{' && t[0] != '[') || !bytes.Contains(head, []byte(`"resourceSpans"`)) {
+			return 0
+		}
 	}
 	if strings.Contains(string(head), `"gen_ai.`) {
 		return 95

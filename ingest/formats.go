@@ -175,6 +175,40 @@ func detectFormat(head []byte) string {
 	return ""
 }
 
+// rivals are the formats other than chosen that also claim head, at the
+// line where detection chose (detectFormat), highest score first: when an
+// input gives nothing as the format detected, the user is told what else
+// it may be.
+func rivals(head []byte, chosen string) []string {
+	head = bytes.TrimPrefix(head, utf8BOM)
+	for range sniffSkipLines + 1 {
+		if bestFormat(head) != "" {
+			type claim struct {
+				name  string
+				score int
+			}
+			var cs []claim
+			for _, name := range Formats() {
+				if score := formats[name].Sniff(head); score > 0 && name != chosen {
+					cs = append(cs, claim{name, score})
+				}
+			}
+			slices.SortStableFunc(cs, func(a, b claim) int { return b.score - a.score })
+			var out []string
+			for _, c := range cs {
+				out = append(out, c.name)
+			}
+			return out
+		}
+		i := bytes.IndexByte(head, '\n')
+		if i < 0 {
+			break
+		}
+		head = head[i+1:]
+	}
+	return nil
+}
+
 // bestFormat returns the name of the format that scores head highest, or ""
 // when no format claims it.
 func bestFormat(head []byte) string {

@@ -288,12 +288,14 @@ func (w *datasetWriter) ingest(ctx context.Context, src source, bar *progressbar
 		name = src.format
 	}
 	detected := name == FormatAuto
+	var others []string // other formats that claim the input
 	if detected {
 		head, err := in.head()
 		if err != nil {
 			return schemas.InputFile{}, err
 		}
 		name = detectFormat(head)
+		others = rivals(head, name)
 		switch {
 		case name == "" && isBlankInput(head):
 			// An empty rotated log is routine: counted (its blank lines
@@ -343,6 +345,13 @@ func (w *datasetWriter) ingest(ctx context.Context, src source, bar *progressbar
 		Rejected: w.counts.Rejected - before.Rejected, Skipped: w.counts.Skipped - before.Skipped}
 	if w.input.useful == 0 {
 		f.Unused = unusedReason(name, &w.input, f.Counts)
+		if len(others) > 0 && f.Counts.Read > 0 {
+			// Damage can hide what tells two formats apart (OTLP traces
+			// of vLLM and of any GenAI instrumentation): say what else
+			// the input may be, and how to read it as that.
+			f.Unused += fmt.Sprintf("; it was detected as %s, and may be %s. Try: %s:%s",
+				name, strings.Join(others, " or "), others[0], src.path)
+		}
 	} else if pe := w.input.firstReject; pe != nil && !warned {
 		w.opt.Log.Warn(fmt.Sprintf("%s: %d of %d records rejected (rejects.jsonl lists them), %s",
 			src.path, f.Counts.Rejected, f.Counts.Read, firstRejectText(pe)))
