@@ -91,11 +91,12 @@ one_line_error() {
 	(($(wc -l <err) == 1)) || fail "$1: $(wc -l <err) lines on stderr, want one"
 }
 
-# no_leftovers DIR...: nothing hidden in DIR but lock files.
+# no_leftovers DIR...: nothing hidden in DIR: no stage, no spill, and no
+# lock file once its holder is done (review N11).
 no_leftovers() {
 	local d left
 	for d in "$@"; do
-		left=$(find "$d" -mindepth 1 -maxdepth 1 -name '.*' ! -name '*.lock' -printf '%f ')
+		left=$(find "$d" -mindepth 1 -maxdepth 1 -name '.*' -printf '%f ')
 		[[ -z $left ]] || fail "left in $d: $left"
 	done
 }
@@ -213,6 +214,13 @@ kill -9 $A
 wait $A 2>/dev/null || true
 unwatch
 exec 3>&-
+# What the killed writer left (its stage, its lock file) is removed by the
+# next command that reads the dataset, not only by the next that writes it
+# (review N11).
+[[ -n $(find . -maxdepth 1 -name '.ds.stage-*') ]] || fail "the killed ingest left no stage"
+bounded 60 "$B" report --out chk ds
+((rc == 0)) || fail "report after a killed ingest: exit $rc"
+no_leftovers . ds
 whole ds base
 for t in 0.05 0.3 1; do
 	killed "$t" "$B" ingest --format spans --run "new$t" --out ds sim/stall/spans.jsonl

@@ -9,11 +9,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Lock is a held lock on a directory (LockDir).
 type Lock struct {
-	f *os.File
+	f         *os.File
+	path      string
+	exclusive bool
 }
 
 // BusyError says another process holds the lock on Dir.
@@ -60,7 +63,8 @@ func isWD(abs string) bool {
 	return err == nil && p == abs
 }
 
-// LockDir takes the lock of dir without waiting: exclusive for a writer
+// LockDir takes the lock of dir, waiting only for a holder that is
+// releasing it (lockPatience): exclusive for a writer
 // (ingest, analyze, run on its root), shared for a reader (report, compare).
 // A lock held by another process is a *BusyError naming it: who holds the
 // lock writes its PID and command line into the lock file. dir need not
@@ -79,6 +83,69 @@ func LockDir(dir string, exclusive bool, command string) (*Lock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return nil, fmt.Errorf("lock %q: %w", dir, Unwrap(err))
 	}
+	// A released lock's file is removed (Unlock), so the file opened here
+	// may be unlinked by its last holder before it is locked: the lock then
+	// holds a file nobody else can find. Such a lock is dropped and taken
+	// again on the file at path. A holder that is only releasing its lock
+	// (a reader briefly takes it exclusively to remove the file) is waited
+	// out for up to lockPatience.
+	deadline := time.Now().Add(lockPatience)
+	for {
+		f, err := openLock(dir, path, exclusive)
+		if err != nil {
+			return nil, err
+		}
+		if f == nil {
+			return &Lock{}, nil
+		}
+		if lockHook != nil {
+			lockHook(path)
+		}
+		busy, err := flock(f, exclusive)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("lock %q: %w", dir, err)
+		}
+		if busy {
+			f.Close()
+			if time.Now().Before(deadline) {
+				time.Sleep(lockPatience / 10)
+				continue
+			}
+			e := holder(path)
+			e.Dir = dir
+			return nil, e
+		}
+		if !samePath(f, path) {
+			f.Close()
+			continue
+		}
+		line := strconv.Itoa(os.Getpid()) + " " + clean(command) + "\n"
+		if exclusive {
+			_ = f.Truncate(0)
+		}
+		_, _ = f.WriteString(line)
+		if !exclusive {
+			// A writer cleans up before it writes (Begin); a reader
+			// cleans what killed writers left of the directory it reads.
+			sweep(dir)
+		}
+		return &Lock{f: f, path: path, exclusive: exclusive}, nil
+	}
+}
+
+// lockPatience is how long LockDir waits out a busy lock before it says
+// who holds it: long enough for a holder to release, short for a user.
+const lockPatience = 100 * time.Millisecond
+
+// lockHook, when set by a test, is called between opening a lock file and
+// locking it: where another process may release and remove it.
+var lockHook func(path string)
+
+// openLock opens the lock file at path, creating it. A nil file and nil
+// error mean no lock is needed: a reader of a directory it cannot write,
+// where nobody it could disturb can write either.
+func openLock(dir, path string, exclusive bool) (*os.File, error) {
 	// A lock file is written (a writer truncates it): one planted as a
 	// link to another file, or as anything but a regular file, is refused,
 	// never written through. O_NOFOLLOW closes the gap between the check
@@ -92,34 +159,25 @@ func LockDir(dir string, exclusive bool, command string) (*Lock, error) {
 			f.Close()
 			return nil, fmt.Errorf("lock %q: %s is not a regular file (%s): tpsreport writes nothing through it; remove it", dir, path, kind(fi.Mode()))
 		}
-	} else if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return f, nil
+	}
+	if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		return nil, fmt.Errorf("lock %q: %s is not a regular file (a symbolic link): tpsreport writes nothing through it; remove it", dir, path)
 	}
 	if (errors.Is(err, fs.ErrPermission) || isReadOnly(err)) && !exclusive {
-		// A reader of a directory it cannot write: nobody it could
-		// disturb can write there either.
-		return &Lock{}, nil
+		return nil, nil
 	}
+	return nil, fmt.Errorf("lock %q: %w", dir, Unwrap(err))
+}
+
+// samePath says whether f is still the file at path.
+func samePath(f *os.File, path string) bool {
+	a, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("lock %q: %w", dir, Unwrap(err))
+		return false
 	}
-	busy, err := flock(f, exclusive)
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock %q: %w", dir, err)
-	}
-	if busy {
-		e := holder(path)
-		e.Dir = dir
-		f.Close()
-		return nil, e
-	}
-	line := strconv.Itoa(os.Getpid()) + " " + clean(command) + "\n"
-	if exclusive {
-		_ = f.Truncate(0)
-	}
-	_, _ = f.WriteString(line)
-	return &Lock{f: f}, nil
+	b, err := os.Lstat(path)
+	return err == nil && os.SameFile(a, b)
 }
 
 // kind names what a file mode says a path is, for an error.
@@ -139,10 +197,24 @@ func kind(m fs.FileMode) string {
 	return "not a regular file"
 }
 
-// Unlock releases the lock. Unlocking a nil or released Lock does nothing.
+// Unlock releases the lock and, when no one else holds it, removes its
+// file, so that a directory's lock file exists only while it is in use. A
+// reader takes the lock exclusively for that, without waiting: when another
+// reader holds it too, the file stays for the last one. Whoever opened the
+// file before it was removed finds it gone once locked, and takes the lock
+// again on a new file (LockDir). Unlocking a nil or released Lock does
+// nothing.
 func (l *Lock) Unlock() {
 	if l == nil || l.f == nil {
 		return
+	}
+	last := l.exclusive
+	if !last {
+		busy, err := flock(l.f, true)
+		last = err == nil && !busy
+	}
+	if last && samePath(l.f, l.path) {
+		_ = os.Remove(l.path)
 	}
 	_ = l.f.Close() // closing the last descriptor releases a flock
 	l.f = nil

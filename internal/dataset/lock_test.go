@@ -98,3 +98,81 @@ func TestLockFollowsNoLink(t *testing.T) {
 		t.Error("a dangling link's target was created")
 	}
 }
+
+// TestLockFileRemoved: a lock's file exists only while the lock is held
+// (hostile-input review N11: every dataset kept a .NAME.lock beside it).
+// The last of two readers removes it; a writer removes it at once.
+func TestLockFileRemoved(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r1")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path, _ := LockPath(dir)
+	exists := func() bool { _, err := os.Lstat(path); return err == nil }
+	w, err := LockDir(dir, true, "tpsreport analyze")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !exists() {
+		t.Fatal("no lock file while held")
+	}
+	w.Unlock()
+	if exists() {
+		t.Error("a writer's lock file stays after Unlock")
+	}
+	r1, err := LockDir(dir, false, "tpsreport report one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := LockDir(dir, false, "tpsreport report two")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1.Unlock()
+	if !exists() {
+		t.Error("the first reader removed the lock file the second still holds")
+	}
+	if _, err := LockDir(dir, true, "tpsreport analyze"); err == nil {
+		t.Error("a writer took the lock while a reader held it")
+	}
+	r2.Unlock()
+	if exists() {
+		t.Error("the last reader's lock file stays after Unlock")
+	}
+}
+
+// TestLockRemovedBeforeLocked: a lock file removed by its last holder
+// between another's open and lock is not locked as if it were the lock: the
+// lock is taken again on the file at the path, which is then the locked one
+// and excludes a second writer.
+func TestLockRemovedBeforeLocked(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r1")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	removed := 0
+	lockHook = func(path string) {
+		if removed == 0 {
+			removed++
+			if err := os.Remove(path); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	defer func() { lockHook = nil }()
+	l, err := LockDir(dir, true, "tpsreport analyze")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	if removed != 1 {
+		t.Fatalf("hook ran %d times", removed)
+	}
+	if !samePath(l.f, l.path) {
+		t.Error("the lock holds a file that is no longer at its path")
+	}
+	lockHook = nil
+	if _, err := LockDir(dir, true, "tpsreport ingest"); err == nil {
+		t.Error("a second writer took the lock")
+	}
+}

@@ -529,6 +529,45 @@ func Recover(target string) {
 	}
 }
 
+// sweep removes what killed writers of target alone left: its stages and
+// aside sets beside it, and the in-place stages inside it, of processes
+// that no longer run. A reader calls it (LockDir) while it holds target's
+// lock, so that a dataset nobody writes again does not keep a killed
+// writer's copy forever; unlike Recover it leaves other targets' leftovers,
+// and the temporary files inside target, to their writers.
+func sweep(target string) {
+	abs, err := filepath.Abs(target)
+	if err != nil {
+		return
+	}
+	dead := func(path, pidText string) bool {
+		p, err := strconv.Atoi(pidText)
+		_, mine := live.Load(path)
+		return err == nil && !mine && !alive(p)
+	}
+	parent, name := filepath.Split(abs)
+	if entries, err := os.ReadDir(parent); err == nil {
+		for _, e := range entries {
+			m := stageRe.FindStringSubmatch(e.Name())
+			if m == nil || m[1] != name {
+				continue
+			}
+			if left := filepath.Join(parent, e.Name()); dead(left, m[3]) {
+				_ = os.RemoveAll(left)
+			}
+		}
+	}
+	if entries, err := os.ReadDir(abs); err == nil {
+		for _, e := range entries {
+			if m := innerStageRe.FindStringSubmatch(e.Name()); m != nil {
+				if left := filepath.Join(abs, e.Name()); dead(left, m[1]) {
+					_ = os.RemoveAll(left)
+				}
+			}
+		}
+	}
+}
+
 func syncDir(dir string) {
 	// Make the renames durable; not every file system can sync a directory.
 	if d, err := os.Open(dir); err == nil {

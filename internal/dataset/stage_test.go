@@ -375,3 +375,44 @@ func TestBeginOnAFile(t *testing.T) {
 		t.Errorf("Begin = %v, want not a directory", err)
 	}
 }
+
+// TestReaderSweepsKilledStages: a reader of a dataset that nobody writes
+// again removes what killed writers of it left (hostile-input review N11):
+// its dead stages and aside sets beside it and its dead in-place stages
+// inside it. It leaves a live writer's stage, other datasets' leftovers and
+// the temporary files inside it (their writers' to clean).
+func TestReaderSweepsKilledStages(t *testing.T) {
+	root := t.TempDir()
+	target := filepath.Join(root, "run=x")
+	mk := func(p string) {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk(target)
+	mk(filepath.Join(root, ".run=x.stage-999999-ab")) // killed
+	mk(filepath.Join(root, ".run=x.old-999998-cd"))   // killed between renames
+	mk(filepath.Join(root, ".run=x.stage-1-ef"))      // live (pid 1)
+	mk(filepath.Join(root, ".run=y.stage-999999-ab")) // another dataset's
+	mk(filepath.Join(target, ".stage-999997-gh"))     // a killed in-place stage
+	mk(filepath.Join(target, ".analyze-42"))          // analyze's: not a reader's to remove
+	alive = func(p int) bool { return p == 1 }
+	t.Cleanup(func() { alive = processAlive })
+	l, err := LockDir(target, false, "tpsreport report")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	var left []string
+	for _, d := range []string{root, target} {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			if n := e.Name(); n != "run=x" && !strings.HasSuffix(n, ".lock") {
+				left = append(left, n)
+			}
+		}
+	}
+	if want := []string{".run=x.stage-1-ef", ".run=y.stage-999999-ab", ".analyze-42"}; !slices.Equal(left, want) {
+		t.Errorf("left %v, want %v", left, want)
+	}
+}
