@@ -146,7 +146,20 @@ func EvaluateRuns(ctx context.Context, base, cand []Run, c schemas.Criteria) (sc
 			}
 		}
 	}
-	if c.Warmup > 0 || c.Cooldown > 0 {
+	if c.WarmupAuto || c.CooldownAuto {
+		for _, side := range []struct {
+			name string
+			sels []selection
+		}{{"baseline", bsel}, {"candidate", csel}} {
+			for _, s := range side.sels {
+				k := s.cut
+				k.Side = side.name
+				v.Cuts = append(v.Cuts, k)
+			}
+		}
+		v.Notes = append(v.Notes, autoNote(c, v.Cuts))
+	}
+	if c.Warmup > 0 || c.Cooldown > 0 || c.WarmupAuto || c.CooldownAuto {
 		v.Notes = append(v.Notes, exclusionNote(c, bsel, csel))
 	}
 	if note := subsampleNote(bsel, csel); note != "" && (on(TTFT) || on(TPOT)) {

@@ -86,7 +86,7 @@ var criteriaKeys = func() []criteriaKey {
 		switch t.Field(i).Type.Kind() {
 		case reflect.Float64:
 			if durationKeys[name] {
-				k.kind, k.want = durationKey, "a duration such as 2m or 90s, or a number of seconds"
+				k.kind, k.want = durationKey, "a duration such as 2m or 90s, a number of seconds, or auto"
 				break
 			}
 			ex := def.Field(i).Float()
@@ -190,6 +190,15 @@ func parseCriteria(file string, b []byte) (schemas.Criteria, error) {
 			}
 			continue
 		case durationKey:
+			if val.ShortTag() == "!!str" && val.Value == "auto" {
+				switch key.name {
+				case "warmup":
+					c.WarmupAuto, c.Warmup = true, 0
+				case "cooldown":
+					c.CooldownAuto, c.Cooldown = true, 0
+				}
+				continue
+			}
 			if val.ShortTag() == "!!str" {
 				secs, err := ParseSeconds(val.Value)
 				if err != nil {

@@ -269,11 +269,14 @@ func sloKnown(sels []selection) bool {
 	return true
 }
 
-// selectRuns selects the part of each run the criteria judge.
+// selectRuns selects the part of each run the criteria judge: an
+// automatic warm-up or cool-down is found run by run.
 func selectRuns(runs []Run, c schemas.Criteria) []selection {
 	out := make([]selection, len(runs))
 	for i, r := range runs {
-		out[i] = selectRun(r, c)
+		rc, cut := autoCut(r, c)
+		out[i] = selectRun(r, rc)
+		out[i].cut = cut
 	}
 	return out
 }

@@ -31,6 +31,8 @@ type selection struct {
 
 	total, excluded  int   // windows in the run; of them, excluded
 	excludedRequests int64 // requests completed in the excluded windows
+
+	cut schemas.RunCut // what an automatic warm-up or cool-down cut
 }
 
 // selectRun drops the windows that start within c.Warmup seconds of the
@@ -164,10 +166,16 @@ func windowCounts(ws []schemas.Metrics, slo bool) counts {
 // exclusionNote says what the warm-up and the cool-down took out of each run.
 func exclusionNote(c schemas.Criteria, b, cand []selection) string {
 	var what []string
-	if c.Warmup > 0 {
+	switch {
+	case c.WarmupAuto:
+		what = append(what, "warm-up (auto)")
+	case c.Warmup > 0:
 		what = append(what, "warm-up "+seconds(c.Warmup))
 	}
-	if c.Cooldown > 0 {
+	switch {
+	case c.CooldownAuto:
+		what = append(what, "cool-down (auto)")
+	case c.Cooldown > 0:
 		what = append(what, "cool-down "+seconds(c.Cooldown))
 	}
 	run := func(sels []selection) string {

@@ -83,10 +83,16 @@ func scopeText(scope string, s schemas.Criteria) string {
 		out = "over backlog windows"
 	}
 	var cut []string
-	if s.Warmup > 0 {
+	switch {
+	case s.WarmupAuto:
+		cut = append(cut, "each run's warm-up (MSER-5)")
+	case s.Warmup > 0:
 		cut = append(cut, "warm-up "+fmtSeconds(s.Warmup))
 	}
-	if s.Cooldown > 0 {
+	switch {
+	case s.CooldownAuto:
+		cut = append(cut, "each run's cool-down (MSER-5)")
+	case s.Cooldown > 0:
 		cut = append(cut, "cool-down "+fmtSeconds(s.Cooldown))
 	}
 	if len(cut) > 0 {

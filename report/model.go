@@ -695,10 +695,16 @@ func settingsText(c schemas.Criteria) string {
 			"slo_tolerance "+fmtShortPP(c.SLOTolerance),
 			"token_mismatch "+fmtShortPercent(c.TokenMismatch))
 	}
-	if c.Warmup > 0 {
+	switch {
+	case c.WarmupAuto:
+		parts = append(parts, "warmup auto")
+	case c.Warmup > 0:
 		parts = append(parts, "warmup "+fmtSeconds(c.Warmup))
 	}
-	if c.Cooldown > 0 {
+	switch {
+	case c.CooldownAuto:
+		parts = append(parts, "cooldown auto")
+	case c.Cooldown > 0:
 		parts = append(parts, "cooldown "+fmtSeconds(c.Cooldown))
 	}
 	if c.AllowModelMismatch {

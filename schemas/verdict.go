@@ -84,6 +84,24 @@ type Verdict struct {
 	// a change that moves idle time from one cause to another shows; absent
 	// when the criterion is off or the baseline had no backlog window.
 	GapCauses []GapCause `json:"gap_causes,omitempty"`
+	// Cuts say what an automatic warm-up or cool-down (warmup: auto) cut
+	// from each run; absent when both are fixed.
+	Cuts []RunCut `json:"cuts,omitempty"`
+}
+
+// RunCut is what the steady-state rule cut from one run's windows.
+type RunCut struct {
+	Side            string  `json:"side"` // "baseline" or "candidate"
+	Run             string  `json:"run"`
+	Method          string  `json:"method"` // MSER-5, or MSER (batches of one window) in a short run
+	WarmupSeconds   float64 `json:"warmup_seconds"`
+	CooldownSeconds float64 `json:"cooldown_seconds"`
+	WarmupWindows   int     `json:"warmup_windows"`
+	CooldownWindows int     `json:"cooldown_windows"`
+	// Unsteady says the rule found no steady state: the least noisy cut
+	// lay at half of the run, so nothing was cut on that side (the run is
+	// too short, or its load never settled).
+	Unsteady string `json:"unsteady,omitempty"`
 }
 
 // Bootstrap says how the intervals were made (docs/acceptance.md "How the
@@ -146,6 +164,11 @@ type Criteria struct {
 	// criterion (nor do the requests completed in them).
 	Warmup   float64 `json:"warmup_seconds" yaml:"warmup"`
 	Cooldown float64 `json:"cooldown_seconds" yaml:"cooldown"`
+	// WarmupAuto and CooldownAuto ("warmup: auto"): each run's warm-up
+	// (cool-down) is found in its own windows by MSER-5, in place of a
+	// fixed Warmup (Cooldown); the verdict's Cuts say what was cut.
+	WarmupAuto   bool `json:"warmup_auto,omitempty" yaml:"-"`
+	CooldownAuto bool `json:"cooldown_auto,omitempty" yaml:"-"`
 	// Off names the criteria turned off (an acceptance file's "KEY: off",
 	// KEY a criterion's name): neither judged nor listed in the verdict's
 	// criteria.

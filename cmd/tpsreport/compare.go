@@ -42,8 +42,8 @@ func criteriaFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "ttft-tolerance", Value: d.TTFTTolerance, Usage: "allowed rise of request TTFT p95, as a fraction (0.1 = 10 %)"},
 		&cli.Float64Flag{Name: "tpot-tolerance", Value: d.TPOTTolerance, Usage: "allowed rise of request TPOT p95, as a fraction (0.1 = 10 %)"},
 		&cli.Float64Flag{Name: "slo-tolerance", Value: d.SLOTolerance, Usage: "allowed SLO attainment drop, as a fraction (0.01 = 1 pp)"},
-		&cli.StringFlag{Name: "warmup", DefaultText: "0", Usage: "leave out of every criterion the windows that start within this `DURATION` of a run's start (2m, 90s)"},
-		&cli.StringFlag{Name: "cooldown", DefaultText: "0", Usage: "leave out of every criterion the windows that end within this `DURATION` of a run's end"},
+		&cli.StringFlag{Name: "warmup", DefaultText: "0", Usage: "leave out of every criterion the windows that start within this `DURATION` of a run's start (2m, 90s), or auto: each run's own warm-up, found in its throughput by MSER-5"},
+		&cli.StringFlag{Name: "cooldown", DefaultText: "0", Usage: "leave out of every criterion the windows that end within this `DURATION` of a run's end, or auto (MSER-5, from the end)"},
 		&cli.StringSliceFlag{Name: "off", Usage: "turn a criterion off: throughput, success_rate, gap_fraction, retry_rate, ttft, tpot, slo_attainment (repeatable)"},
 		&cli.Float64Flag{Name: "alpha", Value: d.Alpha, Usage: "the overall verdict's false-alarm rate: each of k criteria judged is held to alpha/k"},
 		&cli.Float64Flag{Name: "confidence", Value: d.Confidence, Usage: "the same setting as 1 − alpha (older scripts): set one or the other"},
@@ -92,9 +92,15 @@ func criteriaFrom(c *cli.Context) (schemas.Criteria, error) {
 		if !c.IsSet(name) {
 			continue
 		}
+		auto := map[string]*bool{"warmup": &cr.WarmupAuto, "cooldown": &cr.CooldownAuto}[name]
+		*auto = c.String(name) == "auto"
+		if *auto {
+			*p = 0
+			continue
+		}
 		v, err := compare.ParseSeconds(c.String(name))
 		if err != nil || v < 0 {
-			return cr, usageError(c, "--%s %q: want a duration such as 2m or 90s", name, c.String(name))
+			return cr, usageError(c, "--%s %q: want a duration such as 2m or 90s, or auto", name, c.String(name))
 		}
 		*p = v
 	}
