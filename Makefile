@@ -82,7 +82,7 @@ CALIBRATE_MD ?= docs/acceptance.md
 calibrate:
 	$(GO) run ./tools/calibrate -pairs $(CALIBRATE_PAIRS) -md "$(CALIBRATE_MD)"
 
-## calibrate-history: how often tpsreport history's change points find a change and only it, over CALIBRATE_HISTORIES (default 20, about 40 minutes on 2 cores) simulated 40-night histories of each kind (flat, a step in capacity, a step in TPOT, a drift) through the whole pipeline; the table printed
+## calibrate-history: how often tpsreport history's change points find a change and only it, over CALIBRATE_HISTORIES (default 20, about 40 minutes on 2 cores) simulated 40-night histories of each kind (flat, a step in capacity, a step in TPOT, a drift) through the whole pipeline; two tables printed: the change points, and the nightly gate (run --gate history) run night by night
 CALIBRATE_HISTORIES ?= 20
 calibrate-history:
 	$(GO) run ./tools/calibrate -history $(CALIBRATE_HISTORIES)

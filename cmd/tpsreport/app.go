@@ -332,11 +332,13 @@ func reorderArgs(app *cli.App, args []string) []string {
 	if cmd == nil {
 		return args
 	}
-	takesValue := map[string]bool{}
+	takesValue, optional := map[string]bool{}, map[string]bool{}
 	for _, f := range cmd.Flags {
 		_, isBool := f.(*cli.BoolFlag)
+		_, isGate := f.(*gateFlag)
 		for _, n := range f.Names() {
-			takesValue[n] = !isBool
+			takesValue[n] = !isBool && !isGate
+			optional[n] = isGate
 		}
 	}
 	var flags, pos []string
@@ -352,6 +354,12 @@ func reorderArgs(app *cli.App, args []string) []string {
 			name := strings.TrimLeft(a, "-")
 			if !strings.Contains(name, "=") && takesValue[name] && i+1 < len(rest) {
 				flags = append(flags, rest[i+1])
+				i++
+			}
+			// A flag whose value is optional (run's --gate) takes the next
+			// argument when it is one of its words and no such file.
+			if optional[name] && i+1 < len(rest) && gateWord(rest[i+1]) {
+				flags[len(flags)-1] += "=" + rest[i+1]
 				i++
 			}
 			continue

@@ -55,7 +55,8 @@ Examples:
 			&cli.StringFlag{Name: "run", Usage: "the run's `NAME`, written into every span", Required: true},
 			&cli.StringSliceFlag{Name: "baseline", Usage: "compare with run `NAME` of ROOT, or with \"previous\": the latest run of ROOT before this one (by run start, ties by name); repeat for several runs"},
 			&cli.IntFlag{Name: "baselines", Value: 1, Usage: "with --baseline previous: compare with the last `N` runs before this one, pooled (the variance between them enters every interval)"},
-		}, slices.Concat(sourceFlags(), analyzeFlags(), criteriaFlags())...),
+			&gateFlag{cli.GenericFlag{Name: "gate", Value: &gateMode{}, DefaultText: "off", Usage: "exit 0 on PASS, 1 on FAIL, 3 on INCONCLUSIVE: --gate judges the comparison with the baseline, --gate history the history's change points (a regression first found with this night), --gate both both"}},
+		}, slices.Concat(sourceFlags(), analyzeFlags(), slices.DeleteFunc(criteriaFlags(), func(f cli.Flag) bool { return f.Names()[0] == "gate" }))...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usageError(c, "no INPUT given")
@@ -79,6 +80,7 @@ Examples:
 			if n := c.Int("baselines"); n < 1 {
 				return usageError(c, "--baselines %d: want at least 1", n)
 			}
+			gate := c.Generic("gate").(*gateMode).on
 			root := c.String("root")
 			v, err := nightly(c.Context, e, nightlyOptions{
 				root: root, name: name, format: c.String("format"), strict: c.Bool("strict"), source: src,
@@ -87,10 +89,22 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if v != nil {
-				return gateExit(c.Bool("gate"), v.Overall)
+			overall := ""
+			if v != nil && gate != gateHistory {
+				overall = v.Overall
 			}
-			return nil
+			if gate == gateHistory || gate == gateBoth {
+				h, err := gateOnHistory(e.stdout, root, name)
+				if err != nil {
+					return err
+				}
+				if overall == "" {
+					overall = h
+				} else {
+					overall = worse(overall, h)
+				}
+			}
+			return gateExit(gate != "", overall)
 		},
 	}
 }

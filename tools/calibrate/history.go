@@ -167,6 +167,66 @@ func runHistories(ctx context.Context, c *corpus, n, workers int, w io.Writer) e
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %d of %d | %s |\n", hc.label, must, foundText, within, falses, n, percentText(median(noise)))
 	}
+	return gateTable(c, cases, keys, n, w)
+}
+
+// gateTable runs the nightly job's history gate (history.Alarms, as `run
+// --gate history` does) on every night of every history from the first it
+// can judge, and writes how often it alarms: on nights before anything
+// changed (false alarms, per night judged), once a change has begun but
+// placing it elsewhere (misplaced), and how many nights after a change it
+// first alarms on it.
+func gateTable(c *corpus, cases []historyCase, keys map[string][][]runKey, n int, w io.Writer) error {
+	opt := history.Options{}.WithDefaults()
+	fmt.Fprintf(w, "\n| history (%d of %d nights each) | nights judged | false alarms (before any change) | misplaced alarms (after it) | alarmed on the change | first alarm, nights after it |\n|---|---|---|---|---|---|\n", n, historyNights)
+	for _, hc := range cases {
+		judged, before, falses, misplaced, found := 0, 0, 0, 0, 0
+		var delays []int
+		for _, ks := range keys[hc.name] {
+			nights, err := readNights(c.root, ks)
+			if err != nil {
+				return err
+			}
+			first := -1
+			for end := 2 * opt.MinSize; end <= len(nights); end++ {
+				judged++
+				changed := hc.at >= 0 && end > hc.at
+				if !changed {
+					before++
+				}
+				wrong := false
+				for _, a := range history.Alarms(nights[:end], history.Metrics, opt) {
+					i := indexOf(nights, a.Night)
+					// An alarm is true when it places a change where there
+					// is one (in any series: a step in capacity moves the
+					// latencies too).
+					if changed && ((!hc.drift && absInt(i-hc.at) <= 1) || (hc.drift && i >= hc.at-1)) {
+						if first < 0 {
+							first = end - 1
+						}
+						continue
+					}
+					wrong = true
+				}
+				switch {
+				case wrong && changed:
+					misplaced++
+				case wrong:
+					falses++
+				}
+			}
+			if first >= 0 {
+				found++
+				delays = append(delays, first-hc.at)
+			}
+		}
+		foundText, delayText, misplacedText := "—", "", "—"
+		if hc.at >= 0 {
+			foundText, delayText = fmt.Sprintf("%d of %d", found, n), intsText(delays)
+			misplacedText = fmt.Sprintf("%d of %d nights", misplaced, judged-before)
+		}
+		fmt.Fprintf(w, "| %s | %d | %d of %d nights (%s) | %s | %s | %s |\n", hc.label, judged, falses, before, percentText(float64(falses)/float64(max(before, 1))), misplacedText, foundText, delayText)
+	}
 	return nil
 }
 
