@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -362,12 +363,65 @@ func trendFigures(runs []IndexEntry, changes []history.Change) []*figure {
 			}
 			f.Marks = append(f.Marks, mark{Label: "change " + c.ChangeText(), X: float64(at[c.Night]) - 0.5, color: col})
 		}
+		f.Bands = noiseBands(s.Y, f.Marks)
+		if len(f.Bands) > 0 {
+			f.Alt += " Grey band: the runs' noise, their median ± 2 robust standard deviations between change points."
+			f.Note = "grey band: noise between change points · " + note
+		}
 		if len(f.Marks) > 0 {
 			f.Alt += " Dashed lines: change points (red a regression, green an improvement)."
 		}
 		figs = append(figs, f)
 	}
 	return figs
+}
+
+// noiseBands shade each stretch of runs between change points (marks, at
+// half-integer x) with its noise band: the median of its values ± 2 robust
+// standard deviations (1.4826 times the median absolute deviation), where
+// a run at the level the stretch runs at lies about 95 times in 100. A
+// stretch of fewer than four values has no band.
+func noiseBands(ys []*float64, marks []mark) []band {
+	cuts := []float64{-0.5}
+	for _, m := range marks {
+		cuts = append(cuts, m.X)
+	}
+	slices.Sort(cuts)
+	cuts = append(cuts, float64(len(ys))-0.5)
+	var out []band
+	for k := 0; k+1 < len(cuts); k++ {
+		var vs []float64
+		for i := range ys {
+			if x := float64(i); x > cuts[k] && x < cuts[k+1] && ys[i] != nil {
+				vs = append(vs, *ys[i])
+			}
+		}
+		if len(vs) < 4 {
+			continue
+		}
+		med := medianOf(vs)
+		dev := make([]float64, len(vs))
+		for i, v := range vs {
+			dev[i] = math.Abs(v - med)
+		}
+		sd := 1.4826 * medianOf(dev)
+		lo, hi := med-2*sd, med+2*sd
+		out = append(out, band{X0: cuts[k], X1: cuts[k+1], Y0: &lo, Y1: &hi, Value: 1, color: colNoise})
+	}
+	return out
+}
+
+// colNoise shades a trend's noise band.
+var colNoise = drawing.ColorFromHex("B8C4D0")
+
+func medianOf(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func allEmpty(ss []string) bool {

@@ -85,13 +85,16 @@ type legendKey struct {
 }
 
 // band shades the x interval [X0, X1]: full plot height when Strip is 0,
-// else the strip row Strip (1-based) above the plot. Value in 0..1 sets opacity.
+// else the strip row Strip (1-based) above the plot; between Y0 and Y1
+// when both are set (a noise band). Value in 0..1 sets opacity.
 type band struct {
-	Run   string  `json:"run,omitempty"`
-	X0    float64 `json:"x0"`
-	X1    float64 `json:"x1"`
-	Value float64 `json:"value"`
-	Strip int     `json:"strip,omitempty"`
+	Run   string   `json:"run,omitempty"`
+	X0    float64  `json:"x0"`
+	X1    float64  `json:"x1"`
+	Y0    *float64 `json:"y0,omitempty"`
+	Y1    *float64 `json:"y1,omitempty"`
+	Value float64  `json:"value"`
+	Strip int      `json:"strip,omitempty"`
 
 	color drawing.Color
 }
@@ -358,6 +361,9 @@ func (f *figure) extent(axis2 bool) (x0, x1, y0, y1 float64, ok bool) {
 	}
 	for _, b := range f.Bands {
 		x0, x1 = math.Min(x0, b.X0), math.Max(x1, b.X1)
+		if b.Y0 != nil && b.Y1 != nil && !axis2 && ok {
+			y0, y1 = math.Min(y0, *b.Y0), math.Max(y1, *b.Y1)
+		}
 	}
 	if !axis2 {
 		for _, r := range f.Rules {
@@ -519,6 +525,10 @@ func (f *figure) render() ([]byte, error) {
 			bx1 = bx0 + 1
 		}
 		c := b.color.WithAlpha(uint8(math.Round(255 * bandAlpha(b.Value, ref))))
+		if b.Y0 != nil && b.Y1 != nil {
+			p.rect(bx0, ys.px(*b.Y1), bx1, ys.px(*b.Y0), c)
+			continue
+		}
 		if b.Strip == 0 {
 			p.rect(bx0, top, bx1, bottom, c)
 			continue

@@ -892,6 +892,32 @@ func TestTrendFigures(t *testing.T) {
 	}
 }
 
+// TestNoiseBands: each stretch between change points gets a band of its
+// median ± 2 robust standard deviations. For 10 12 11 13 the median is
+// 11.5 and the absolute deviations 1.5 0.5 0.5 1.5 have median 1, so the
+// band is 11.5 ± 2·1.4826 = 8.5348–14.4652; 30 31 29 32 gives 27.5348–
+// 33.4652. The three runs after the second change have no band.
+func TestNoiseBands(t *testing.T) {
+	var ys []*float64
+	for _, v := range []float64{10, 12, 11, 13, 30, 31, 29, 32, 50, 51, 52} {
+		ys = append(ys, ptr(v))
+	}
+	bands := noiseBands(ys, []mark{{X: 7.5}, {X: 3.5}})
+	want := [][4]float64{{-0.5, 3.5, 8.5348, 14.4652}, {3.5, 7.5, 27.5348, 33.4652}}
+	if len(bands) != len(want) {
+		t.Fatalf("%d bands, want %d", len(bands), len(want))
+	}
+	for i, b := range bands {
+		got := [4]float64{b.X0, b.X1, *b.Y0, *b.Y1}
+		for k := range got {
+			if math.Abs(got[k]-want[i][k]) > 1e-9 {
+				t.Errorf("band %d: %v, want %v", i, got, want[i])
+				break
+			}
+		}
+	}
+}
+
 func TestChartAxes(t *testing.T) {
 	// Rates: failed requests and retries on an axis scaled to them. The
 	// largest value is the baseline's last retry rate, 2.73 %; with 3 %

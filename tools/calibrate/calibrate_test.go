@@ -41,7 +41,7 @@ func TestCalibrationSmall(t *testing.T) {
 	if err := c.makeAll(ctx, dedupe(keys), 2); err != nil {
 		t.Fatal(err)
 	}
-	res, err := evaluate(ctx, c, ps, 2)
+	res, err := evaluate(ctx, c, ps, 2, schemas.DefaultCriteria())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/tpsreport/tpsreport/compare"
+	"github.com/tpsreport/tpsreport/schemas"
 )
 
 func main() {
@@ -40,6 +43,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	md := fs.String("md", "", "also write the table into this Markdown file, between its calibration markers")
 	workers := fs.Int("j", 2, "runs simulated and analysed at once")
 	show := fs.String("show", "", "also print the verdicts of the pairs of this scenario or effect, criterion by criterion")
+	criteria := fs.String("criteria", "", "judge the pairs by this acceptance file (YAML) instead of the defaults, to measure its false-alarm and detection rates")
 	histories := fs.Int("history", 0, "instead of the pairs: this many simulated histories of 40 nights of each kind (flat, a step in capacity, a step in TPOT, a drift), and how often tpsreport history's change points find what each holds and nothing else")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -80,7 +84,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	c.log("%d runs ready in %s", len(keys), time.Since(start).Round(time.Second))
-	res, err := evaluate(ctx, c, ps, 2)
+	cr, command := schemas.DefaultCriteria(), "make calibrate"
+	if *criteria != "" {
+		var err error
+		if cr, err = compare.LoadCriteria(*criteria); err != nil {
+			return err
+		}
+		command = "go run ./tools/calibrate -criteria " + *criteria
+	}
+	res, err := evaluate(ctx, c, ps, 2, cr)
 	if err != nil {
 		return err
 	}
@@ -90,7 +102,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		showPairs(stdout, res, *show)
 	}
 	var b strings.Builder
-	writeTable(&b, res, tableHeader{pairs: *pairs, date: time.Now().UTC(), command: "make calibrate"})
+	writeTable(&b, res, tableHeader{pairs: *pairs, date: time.Now().UTC(), command: command})
 	fmt.Fprint(stdout, b.String())
 	if *md != "" {
 		return writeMarkdown(*md, b.String())

@@ -25,7 +25,7 @@ type outcome struct {
 
 // evaluate compares every pair with the default criteria, workers at a
 // time; the outcomes are in the pairs' order.
-func evaluate(ctx context.Context, c *corpus, ps []pair, workers int) ([]outcome, error) {
+func evaluate(ctx context.Context, c *corpus, ps []pair, workers int, cr schemas.Criteria) ([]outcome, error) {
 	load := func(keys []runKey) ([]compare.Run, error) {
 		var out []compare.Run
 		for _, k := range keys {
@@ -37,7 +37,6 @@ func evaluate(ctx context.Context, c *corpus, ps []pair, workers int) ([]outcome
 		}
 		return out, nil
 	}
-	cr := schemas.DefaultCriteria()
 	out := make([]outcome, len(ps))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
