@@ -200,4 +200,7 @@ type RunData struct {
 	Side        string `json:"side"` // "baseline" or "candidate"
 	Run         string `json:"run"`  // run_id
 	SpansSHA256 string `json:"spans_sha256"`
+	// Name is the run's name in a nightly history (dt=2026-11-20/nightly
+	// below a partition), where run ids may repeat; empty outside one.
+	Name string `json:"name,omitempty"`
 }

@@ -227,6 +227,7 @@ func runCompare(ctx context.Context, e *env, baseDirs, candDirs []string, out st
 // with its delivered requests' latencies (latencies.parquet) for compare.
 type analysedRun struct {
 	dir       string
+	name      string // its name in a nightly history; "" outside one
 	res       *schemas.RunResult
 	latencies []schemas.RequestLatency
 }
@@ -291,7 +292,7 @@ func compareRuns(ctx context.Context, e *env, bases, cands []analysedRun, out st
 		runs []analysedRun
 	}{{"baseline", bases}, {"candidate", cands}} {
 		for _, r := range side.runs {
-			v.Data = append(v.Data, schemas.RunData{Side: side.name, Run: r.res.Summary.RunID, SpansSHA256: spansDigest(&r.res.Manifest)})
+			v.Data = append(v.Data, schemas.RunData{Side: side.name, Run: r.res.Summary.RunID, SpansSHA256: spansDigest(&r.res.Manifest), Name: r.name})
 		}
 	}
 	// verdict.json is written with the report, in one commit: never the

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -58,20 +56,6 @@ func (f *gateFlag) TakesValue() bool { return false }
 
 func (f *gateFlag) String() string { return cli.FlagStringer(f) }
 
-// historyRoot is where run's history is read: the nearest ancestor of root
-// (or root itself) that is not a Hive partition (KEY=VALUE), so that a root
-// of dt=DAY partitions is one history.
-func historyRoot(root string) string {
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		return root
-	}
-	for strings.Contains(filepath.Base(abs), "=") && filepath.Dir(abs) != abs {
-		abs = filepath.Dir(abs)
-	}
-	return abs
-}
-
 // gateOnHistory judges the history of root up to run name (its own night
 // and those that started before it): FAIL when that night brings a
 // regression change point to light (history.Alarms), INCONCLUSIVE when the
@@ -82,17 +66,9 @@ func gateOnHistory(w io.Writer, root, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	abs, err := filepath.Abs(filepath.Join(root, runPrefix+name))
+	own, err := ownName(hroot, root, name)
 	if err != nil {
 		return "", err
-	}
-	rel, err := filepath.Rel(hroot, filepath.Dir(abs))
-	if err != nil {
-		return "", err
-	}
-	own := name
-	if rel != "." {
-		own = filepath.ToSlash(rel) + "/" + name
 	}
 	i := slices.IndexFunc(nights, func(n history.Night) bool { return n.Name == own })
 	if i < 0 {

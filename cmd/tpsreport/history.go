@@ -1,13 +1,9 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -19,7 +15,6 @@ import (
 
 	"github.com/tpsreport/tpsreport/history"
 	"github.com/tpsreport/tpsreport/internal/numfmt"
-	"github.com/tpsreport/tpsreport/schemas"
 )
 
 func historyCommand(e *env) *cli.Command {
@@ -107,58 +102,20 @@ func historyMetricNames() []string {
 	return out
 }
 
-// historyNights reads the summaries of the analysed runs under root: its
-// run=NAME directories, and those of the partitions below it (dt=…/…),
-// oldest first (by run start, then name). A run below a partition is
-// named by its path from root. Hidden directories (a writer's stages) and
-// the insides of a run are not searched.
+// historyNights reads the summaries of the analysed runs under root
+// (listRuns), as nights of a history.
 func historyNights(root string) ([]history.Night, error) {
 	if _, err := os.Stat(root); err != nil {
 		return nil, fmt.Errorf("read root: %w", err)
 	}
-	var nights []history.Night
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() || path == root {
-			return nil
-		}
-		if strings.HasPrefix(d.Name(), ".") {
-			return filepath.SkipDir
-		}
-		if !strings.HasPrefix(d.Name(), runPrefix) {
-			return nil
-		}
-		b, err := os.ReadFile(filepath.Join(path, schemas.SummaryFile))
-		if errors.Is(err, fs.ErrNotExist) {
-			return filepath.SkipDir // not analysed
-		}
-		if err != nil {
-			return err
-		}
-		var s schemas.Summary
-		if err := json.Unmarshal(b, &s); err != nil {
-			return fmt.Errorf("read %s: %w", filepath.Join(path, schemas.SummaryFile), err)
-		}
-		rel, _ := filepath.Rel(root, filepath.Dir(path))
-		name := strings.TrimPrefix(d.Name(), runPrefix)
-		if rel != "." {
-			name = filepath.ToSlash(rel) + "/" + name
-		}
-		nights = append(nights, history.Night{Name: name, Summary: s})
-		return filepath.SkipDir
-	})
+	runs, err := listRuns(root)
 	if err != nil {
 		return nil, err
 	}
-	sort.SliceStable(nights, func(i, j int) bool {
-		a, b := nights[i].Summary.RunStart, nights[j].Summary.RunStart
-		if !a.Equal(b) {
-			return a.Before(b)
-		}
-		return nights[i].Name < nights[j].Name
-	})
+	nights := make([]history.Night, len(runs))
+	for i, r := range runs {
+		nights[i] = history.Night{Name: r.name, Summary: r.summary}
+	}
 	return nights, nil
 }
 

@@ -2,15 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -45,11 +41,22 @@ engine's span of one attempt joined into one):
 With --baselines N, "previous" stands for the last N runs before this one,
 pooled into one baseline of N runs; each named --baseline adds a run.
 
+A ROOT that is a Hive partition (/data/tps/dt=2026-11-20) belongs to the
+history of the directory above its partitions: "previous" is looked for among
+all of its runs (named by their path, dt=2026-11-19/nightly), and the index is
+written there.
+
+With --gate the exit status is the comparison's verdict (0 PASS, 1 FAIL, 3
+INCONCLUSIVE); with --gate history it is the history's: FAIL on a regression
+change point first found with this night, INCONCLUSIVE under eight nights;
+--gate both fails on either (docs/acceptance.md "Gating on the history").
+
 Examples:
    tpsreport run --root /data/tps --run nightly-2026-11-20 --baseline previous /logs/2026-11-20/*.jsonl.gz
    tpsreport run --root /data/tps --run nightly-2026-11-20 --baseline previous --baselines 3 --gate /logs/2026-11-20/*.jsonl.gz
    tpsreport run --root /data/tps --run nightly-2026-11-20 --baseline previous \
-       'litellm:/logs/gw/2026-11-20/*.json' 'vllm-otel:/logs/vllm/2026-11-20/*.jsonl'`,
+       'litellm:/logs/gw/2026-11-20/*.json' 'vllm-otel:/logs/vllm/2026-11-20/*.jsonl'
+   tpsreport run --root /data/tps/dt=2026-11-20 --run nightly --baseline previous --gate history /logs/2026-11-20/`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "root", Usage: "the nightly `ROOT` directory; the run lands in ROOT/run=NAME/", Required: true},
 			&cli.StringFlag{Name: "run", Usage: "the run's `NAME`, written into every span", Required: true},
@@ -125,24 +132,31 @@ type nightlyOptions struct {
 // ROOT/index.html. A run that fails at any step leaves ROOT as it was: no
 // partial run, no index entry, and no ROOT at all when it did not exist.
 func nightly(ctx context.Context, e *env, o nightlyOptions) (v *schemas.Verdict, err error) {
+	// A root of Hive partitions (ROOT/dt=DAY) is one history: its runs,
+	// its "previous" and its index are those of the root above them.
+	hroot := historyRoot(o.root)
+	own, err := ownName(hroot, o.root, o.name)
+	if err != nil {
+		return nil, err
+	}
 	// --baseline NAME must name an analysed run of ROOT before any work is
 	// done; "previous" is resolved once this run's start is known.
 	for i, b := range o.baselines {
-		if b == o.name {
-			return nil, fmt.Errorf("--baseline %q: that is the run itself; name an earlier run of %s, or previous", b, o.root)
+		if b == own {
+			return nil, fmt.Errorf("--baseline %q: that is the run itself; name an earlier run of %s, or previous", b, hroot)
 		}
 		if slices.Contains(o.baselines[:i], b) {
 			return nil, fmt.Errorf("--baseline %q is given twice", b)
 		}
 		if b != "previous" {
-			if _, err := pickBaselines(o.root, o.name, b, 1, schemas.Summary{}); err != nil {
+			if _, err := pickBaselines(hroot, own, b, 1, schemas.Summary{}); err != nil {
 				return nil, err
 			}
 		}
 	}
-	// One run of a root at a time: two would race for its index and for
-	// run=NAME (review F2, F8).
-	lock, err := dataset.LockDir(o.root, true, commandLine(e.args))
+	// One run of a history at a time: two would race for its index and
+	// for run=NAME (review F2, F8).
+	lock, err := dataset.LockDir(hroot, true, commandLine(e.args))
 	if err != nil {
 		return nil, err
 	}
@@ -191,36 +205,41 @@ func nightly(ctx context.Context, e *env, o nightlyOptions) (v *schemas.Verdict,
 
 	var verdict *schemas.Verdict
 	if len(o.baselines) > 0 {
-		var names []string
+		var picked []nightlyRun
 		for _, b := range o.baselines {
-			picked, err := pickBaselines(o.root, o.name, b, max(o.previous, 1), res.Summary)
+			runs, err := pickBaselines(hroot, own, b, max(o.previous, 1), res.Summary)
 			if err != nil {
 				return nil, err
 			}
-			for _, p := range picked {
-				if !slices.Contains(names, p) {
-					names = append(names, p)
+			for _, r := range runs {
+				if !slices.ContainsFunc(picked, func(p nightlyRun) bool { return p.name == r.name }) {
+					picked = append(picked, r)
 				}
 			}
 		}
+		var names []string
+		for _, r := range picked {
+			names = append(names, r.name)
+		}
 		if want := max(o.previous, 1) + len(o.baselines) - 1; slices.Contains(o.baselines, "previous") && len(names) > 0 && len(names) < want {
 			fmt.Fprintf(e.stderr, "tpsreport: %s holds %d earlier %s of the %d asked for; comparing with %s\n",
-				o.root, len(names), plural(len(names), "run", "runs"), want, strings.Join(names, ", "))
+				hroot, len(names), plural(len(names), "run", "runs"), want, strings.Join(names, ", "))
 		}
-		if len(names) > 0 {
+		if len(picked) > 0 {
 			var bases []analysedRun
-			for _, n := range names {
-				b, err := loadCompared(ctx, filepath.Join(o.root, runPrefix+n))
+			for _, r := range picked {
+				b, err := loadCompared(ctx, filepath.Join(hroot, r.dir))
 				if err != nil {
 					return nil, err
 				}
+				b.name = r.name
 				bases = append(bases, b)
 			}
 			lat, err := analyze.LoadLatencies(ctx, stage)
 			if err != nil {
 				return nil, err
 			}
-			cv, _, err := compareRuns(ctx, e, bases, []analysedRun{{dir: final, res: res, latencies: lat}}, filepath.Join(stage, "compare"), o.criteria, o.analyze.Pricing)
+			cv, _, err := compareRuns(ctx, e, bases, []analysedRun{{dir: final, name: own, res: res, latencies: lat}}, filepath.Join(stage, "compare"), o.criteria, o.analyze.Pricing)
 			if err != nil {
 				return nil, err
 			}
@@ -235,7 +254,7 @@ func nightly(ctx context.Context, e *env, o nightlyOptions) (v *schemas.Verdict,
 	}
 	// The index follows the runs before anything is printed: a closed
 	// stdout (SIGPIPE) must not leave it behind (review F16).
-	if err := writeIndex(o.root); err != nil {
+	if err := writeIndex(hroot); err != nil {
 		return nil, err
 	}
 	fmt.Fprintln(e.stdout, filepath.Join(final, "report", "report.html"))
@@ -243,7 +262,7 @@ func nightly(ctx context.Context, e *env, o nightlyOptions) (v *schemas.Verdict,
 		printVerdict(e.stdout, *verdict)
 		fmt.Fprintln(e.stdout, filepath.Join(final, "compare", "report.html"))
 	}
-	fmt.Fprintln(e.stdout, filepath.Join(o.root, "index.html"))
+	fmt.Fprintln(e.stdout, filepath.Join(hroot, "index.html"))
 	return verdict, nil
 }
 
@@ -262,101 +281,6 @@ func removeKilledRuns(root string) {
 	}
 }
 
-// nightlyRun is one run directory of a root.
-type nightlyRun struct {
-	name    string
-	summary schemas.Summary
-	spans   string // SHA-256 of its spans.parquet, as its manifest records it
-}
-
-// listRuns reads the summaries of every run of root, oldest first (by run start,
-// then name).
-func listRuns(root string) ([]nightlyRun, error) {
-	entries, err := os.ReadDir(root)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read root: %w", err)
-	}
-	var runs []nightlyRun
-	for _, de := range entries {
-		if !de.IsDir() || !strings.HasPrefix(de.Name(), runPrefix) {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(root, de.Name(), schemas.SummaryFile))
-		if err != nil {
-			continue // not analysed: not a run of the index
-		}
-		var s schemas.Summary
-		if err := json.Unmarshal(b, &s); err != nil {
-			return nil, fmt.Errorf("read %s: %w", filepath.Join(root, de.Name(), schemas.SummaryFile), err)
-		}
-		run := nightlyRun{name: strings.TrimPrefix(de.Name(), runPrefix), summary: s}
-		if b, err := os.ReadFile(filepath.Join(root, de.Name(), schemas.ManifestFile)); err == nil {
-			var m schemas.Manifest
-			if json.Unmarshal(b, &m) == nil {
-				run.spans = spansDigest(&m)
-			}
-		}
-		runs = append(runs, run)
-	}
-	sort.Slice(runs, func(i, j int) bool {
-		if !runs[i].summary.RunStart.Equal(runs[j].summary.RunStart) {
-			return runs[i].summary.RunStart.Before(runs[j].summary.RunStart)
-		}
-		return runs[i].name < runs[j].name
-	})
-	return runs, nil
-}
-
-// pickBaselines resolves one --baseline: a run name of root, or "previous",
-// the latest n runs that started before this one, oldest first (none when
-// there is none).
-func pickBaselines(root, name, want string, n int, cur schemas.Summary) ([]string, error) {
-	runs, err := listRuns(root)
-	if err != nil {
-		return nil, err
-	}
-	if want != "previous" {
-		for _, r := range runs {
-			if r.name == want {
-				return []string{want}, nil
-			}
-		}
-		return nil, fmt.Errorf("--baseline %q: no analysed run %s%s in %s", want, runPrefix, want, root)
-	}
-	var prev []string
-	for _, r := range runs {
-		if r.name != name && (r.summary.RunStart.Before(cur.RunStart) || (r.summary.RunStart.Equal(cur.RunStart) && r.name < name)) {
-			prev = append(prev, r.name)
-		}
-	}
-	return prev[max(0, len(prev)-n):], nil
-}
-
-// writeIndex rewrites root/index.html from the runs of root.
-func writeIndex(root string) error {
-	runs, err := listRuns(root)
-	if err != nil {
-		return err
-	}
-	var entries []report.IndexEntry
-	for _, r := range runs {
-		dir := runPrefix + r.name
-		ent := report.IndexEntry{Name: r.name, Dir: dir, Summary: r.summary}
-		if b, err := os.ReadFile(filepath.Join(root, dir, "compare", "verdict.json")); err == nil {
-			var v schemas.Verdict
-			if json.Unmarshal(b, &v) == nil {
-				ent.Verdict = &v
-				ent.Stale = staleBaselines(v, runs)
-			}
-		}
-		entries = append(entries, ent)
-	}
-	return report.WriteIndex(root, toolVersion(), entries)
-}
-
 // staleBaselines names the baselines of a verdict whose data changed since
 // it was made (a night ingested again): "nightly-2026-12-02 re-run since";
 // "" when none did, or the verdict does not record its data.
@@ -367,7 +291,11 @@ func staleBaselines(v schemas.Verdict, runs []nightlyRun) string {
 			continue
 		}
 		for _, r := range runs {
-			if r.summary.RunID == d.Run && r.spans != "" && r.spans != d.SpansSHA256 {
+			// A verdict names its runs as the history does; one written
+			// before it did, by run id alone (unique in a root without
+			// partitions).
+			same := r.name == d.Name || d.Name == "" && r.summary.RunID == d.Run
+			if same && r.spans != "" && r.spans != d.SpansSHA256 {
 				names = append(names, r.name)
 			}
 		}
