@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tpsreport/tpsreport/internal/numfmt"
+	"github.com/tpsreport/tpsreport/internal/robust"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -70,32 +71,15 @@ func shifted(z []float64, d int) bool {
 	if d == 0 || d >= len(z)-1 {
 		return false
 	}
-	head, rest := meanOf(z[:d]), medianOf(z[d:])
-	dev := make([]float64, 0, len(z)-d)
-	for _, v := range z[d:] {
-		dev = append(dev, math.Abs(v-rest))
+	var sum float64
+	for _, v := range z[:d] {
+		sum += v
 	}
-	sigma := 1.4826 * medianOf(dev)
+	head := sum / float64(d)
+	rest := robust.Median(z[d:])
+	sigma := robust.Sigma(z[d:], rest)
 	se := sigma * math.Sqrt(1/float64(d)+1/float64(len(z)-d))
 	return math.Abs(head-rest) > mserShift*se
-}
-
-func meanOf(x []float64) float64 {
-	var s float64
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
-}
-
-func medianOf(x []float64) float64 {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // batched is the series of means of consecutive batches of size b (the

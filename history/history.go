@@ -7,10 +7,10 @@ package history
 
 import (
 	"math"
-	"slices"
 	"time"
 
 	"github.com/tpsreport/tpsreport/internal/numfmt"
+	"github.com/tpsreport/tpsreport/internal/robust"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -144,8 +144,8 @@ func Find(nights []Night, metrics []Metric, opt Options) []Change {
 		}
 		bounds = append(bounds, len(xs))
 		for k, s := range splits {
-			before := median(xs[bounds[k]:s.Index])
-			after := median(xs[s.Index:bounds[k+2]])
+			before := robust.Median(xs[bounds[k]:s.Index])
+			after := robust.Median(xs[s.Index:bounds[k+2]])
 			c := Change{Metric: m.Name, Night: nights[at[s.Index]].Name, P: s.P, Before: before, After: after,
 				NightsBefore: s.Index - bounds[k], NightsAfter: bounds[k+2] - s.Index}
 			if t := nights[at[s.Index]].Summary.RunStart; !t.IsZero() {
@@ -164,15 +164,4 @@ func Find(nights []Night, metrics []Metric, opt Options) []Change {
 		}
 	}
 	return out
-}
-
-// median is the middle value of xs (the mean of the two middle ones).
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }

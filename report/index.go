@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/tpsreport/tpsreport/capacity"
 	"github.com/tpsreport/tpsreport/history"
+	"github.com/tpsreport/tpsreport/internal/robust"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -399,12 +399,8 @@ func noiseBands(ys []*float64, marks []mark) []band {
 		if len(vs) < 4 {
 			continue
 		}
-		med := medianOf(vs)
-		dev := make([]float64, len(vs))
-		for i, v := range vs {
-			dev[i] = math.Abs(v - med)
-		}
-		sd := 1.4826 * medianOf(dev)
+		med := robust.Median(vs)
+		sd := robust.Sigma(vs, med)
 		lo, hi := med-2*sd, med+2*sd
 		out = append(out, band{X0: cuts[k], X1: cuts[k+1], Y0: &lo, Y1: &hi, Value: 1, color: colNoise})
 	}
@@ -413,16 +409,6 @@ func noiseBands(ys []*float64, marks []mark) []band {
 
 // colNoise shades a trend's noise band.
 var colNoise = drawing.ColorFromHex("B8C4D0")
-
-func medianOf(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
 
 func allEmpty(ss []string) bool {
 	for _, s := range ss {
