@@ -17,6 +17,7 @@ type Lock struct {
 	f         *os.File
 	path      string
 	exclusive bool
+	inner     *Lock // the lock inside the directory, when it is beside it
 }
 
 // BusyError says another process holds the lock on Dir.
@@ -37,6 +38,25 @@ func (e *BusyError) Error() string {
 // inside it when its parent is not writable (a mount point, a read-only
 // parent), where a stage could not go either.
 func LockPath(dir string) (string, error) {
+	abs, err := resolve(dir)
+	if err != nil {
+		return "", err
+	}
+	parent, name := filepath.Split(abs)
+	if _, err := os.Stat(abs); err == nil && inPlace(abs) && !isWD(abs) {
+		return filepath.Join(abs, insideLock), nil
+	}
+	if name == "" {
+		return filepath.Join(abs, insideLock), nil
+	}
+	return filepath.Join(parent, "."+name+".lock"), nil
+}
+
+// insideLock is the lock file a directory holds itself.
+const insideLock = ".tpsreport.lock"
+
+// resolve is dir's absolute path, its links followed where it exists.
+func resolve(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
@@ -44,14 +64,7 @@ func LockPath(dir string) (string, error) {
 	if p, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = p
 	}
-	parent, name := filepath.Split(abs)
-	if _, err := os.Stat(abs); err == nil && inPlace(abs) && !isWD(abs) {
-		return filepath.Join(abs, ".tpsreport.lock"), nil
-	}
-	if name == "" {
-		return filepath.Join(abs, ".tpsreport.lock"), nil
-	}
-	return filepath.Join(parent, "."+name+".lock"), nil
+	return abs, nil
 }
 
 func isWD(abs string) bool {
@@ -71,6 +84,11 @@ func isWD(abs string) bool {
 // exist (a writer's missing parents are created; a reader of a missing
 // directory gets no lock, and its own error). The lock lasts until Unlock or
 // the process ends (the kernel drops it then, even after SIGKILL).
+//
+// The lock of a directory that exists is also taken inside it
+// (.tpsreport.lock): a container that sees the directory as its bind mount
+// locks there alone (LockPath), and must exclude the host, which sees an
+// ordinary directory and locks beside it.
 func LockDir(dir string, exclusive bool, command string) (*Lock, error) {
 	if _, err := os.Stat(dir); err != nil && !exclusive {
 		// Nothing to read: the reader says so better than a lock would.
@@ -83,12 +101,45 @@ func LockDir(dir string, exclusive bool, command string) (*Lock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return nil, fmt.Errorf("lock %q: %w", dir, Unwrap(err))
 	}
-	// A released lock's file is removed (Unlock), so the file opened here
-	// may be unlinked by its last holder before it is locked: the lock then
-	// holds a file nobody else can find. Such a lock is dropped and taken
-	// again on the file at path. A holder that is only releasing its lock
-	// (a reader briefly takes it exclusively to remove the file) is waited
-	// out for up to lockPatience.
+	l, err := lockAt(dir, path, exclusive, command)
+	if err != nil || l.f == nil {
+		return l, err
+	}
+	abs, err := resolve(dir)
+	if err != nil {
+		l.Unlock()
+		return nil, fmt.Errorf("lock %q: %w", dir, err)
+	}
+	if inside := filepath.Join(abs, insideLock); path != inside {
+		if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+			in, err := lockAt(dir, inside, exclusive, command)
+			var busy *BusyError
+			switch {
+			case errors.As(err, &busy):
+				l.Unlock()
+				return nil, err
+			case err == nil:
+				l.inner = in
+			}
+			// Any other error (a directory this process cannot write):
+			// nobody it could disturb can lock inside it either.
+		}
+	}
+	if !exclusive {
+		// A writer cleans up before it writes (Begin); a reader cleans
+		// what killed writers left of the directory it reads.
+		sweep(dir)
+	}
+	return l, nil
+}
+
+// lockAt takes the lock file at path for dir. A released lock's file is
+// removed (Unlock), so the file opened here may be unlinked by its last
+// holder before it is locked: the lock then holds a file nobody else can
+// find. Such a lock is dropped and taken again on the file at path. A
+// holder that is only releasing its lock (a reader briefly takes it
+// exclusively to remove the file) is waited out for up to lockPatience.
+func lockAt(dir, path string, exclusive bool, command string) (*Lock, error) {
 	deadline := time.Now().Add(lockPatience)
 	for {
 		f, err := openLock(dir, path, exclusive)
@@ -125,11 +176,6 @@ func LockDir(dir string, exclusive bool, command string) (*Lock, error) {
 			_ = f.Truncate(0)
 		}
 		_, _ = f.WriteString(line)
-		if !exclusive {
-			// A writer cleans up before it writes (Begin); a reader
-			// cleans what killed writers left of the directory it reads.
-			sweep(dir)
-		}
 		return &Lock{f: f, path: path, exclusive: exclusive}, nil
 	}
 }
@@ -208,6 +254,8 @@ func (l *Lock) Unlock() {
 	if l == nil || l.f == nil {
 		return
 	}
+	l.inner.Unlock()
+	l.inner = nil
 	last := l.exclusive
 	if !last {
 		busy, err := flock(l.f, true)

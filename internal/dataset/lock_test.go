@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -174,5 +175,43 @@ func TestLockRemovedBeforeLocked(t *testing.T) {
 	lockHook = nil
 	if _, err := LockDir(dir, true, "tpsreport ingest"); err == nil {
 		t.Error("a second writer took the lock")
+	}
+}
+
+// TestLockExcludesABindMountsOtherSide: a container sees its bind mount as
+// a mount point and locks inside it alone (LockPath); the host sees an
+// ordinary directory and locks beside it. Every lock of a directory that
+// exists is therefore also taken inside it, so the two exclude each other
+// (hostile-input review N5), and both files go with their holder.
+func TestLockExcludesABindMountsOtherSide(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	inside := filepath.Join(dir, insideLock)
+	host, err := LockDir(dir, true, "tpsreport ingest (host)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var busy *BusyError
+	if _, err := lockAt(dir, inside, false, "tpsreport report (container)"); !errors.As(err, &busy) {
+		t.Errorf("the container's view while the host writes: %v, want busy", err)
+	}
+	host.Unlock()
+	container, err := lockAt(dir, inside, true, "tpsreport ingest (container)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, exclusive := range []bool{true, false} {
+		if _, err := LockDir(dir, exclusive, "tpsreport (host)"); !errors.As(err, &busy) || !strings.Contains(err.Error(), "(container)") {
+			t.Errorf("exclusive=%v on the host while the container writes: %v, want busy naming it", exclusive, err)
+		}
+	}
+	container.Unlock()
+	beside, _ := LockPath(dir)
+	for _, p := range []string{inside, beside} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s stays after its holders left", p)
+		}
 	}
 }

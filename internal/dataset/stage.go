@@ -453,7 +453,7 @@ func visible(dir string) ([]string, error) {
 // is a mount point), an in-place stage, analyze's spill directories and
 // temporary files. Recover removes those of dead processes.
 func IsWorkFile(name string) bool {
-	return name == ".tpsreport.lock" || innerStageRe.MatchString(name) ||
+	return name == insideLock || innerStageRe.MatchString(name) ||
 		strings.HasPrefix(name, ".") && (strings.HasPrefix(name, ".analyze-") || strings.Contains(name, ".tmp-") ||
 			strings.HasSuffix(name, ".tmp") || strings.Contains(name, ".old-"))
 }
