@@ -1010,3 +1010,29 @@ func TestPlaceLabel(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkWriteIndex365 is the nightly index of a year of runs: the
+// history's change points (a throughput step at run 200), the table and
+// the trend charts, written to disk.
+func BenchmarkWriteIndex365(b *testing.B) {
+	base := singleInput().Baseline.Summary
+	t0 := time.Date(2026, 1, 1, 2, 0, 0, 0, time.UTC)
+	var runs []IndexEntry
+	for i := 0; i < 365; i++ {
+		s := base
+		s.RunStart = t0.Add(time.Duration(i) * 24 * time.Hour)
+		w := 1 + 0.01*float64(i%7-3)
+		tps := 1000 * w
+		if i >= 200 {
+			tps *= 0.9
+		}
+		s.Metrics.RetryAdjustedSystemTPS = ptr(tps)
+		runs = append(runs, IndexEntry{Name: fmt.Sprintf("nightly-%03d", i), Dir: fmt.Sprintf("run=nightly-%03d", i), Summary: s})
+	}
+	dir := b.TempDir()
+	for b.Loop() {
+		if err := WriteIndex(dir, "bench", runs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
