@@ -1,17 +1,8 @@
 package analyze
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
-	"time"
-
-	"github.com/tpsreport/tpsreport/analyze/oracle"
-	"github.com/tpsreport/tpsreport/schemas"
 )
 
 // TestCurveConcMerged: a large run's merge (curve_merge.go, in a build with
@@ -114,41 +105,6 @@ func TestCurveConcMerged(t *testing.T) {
 		}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s: in_flight by stream_tps\n got %v\nwant %v", form, got, want)
-		}
-	}
-}
-
-// TestCurveMergedSameOutputs: a whole run's curves.json is the same byte for
-// byte whether the merge (a few midpoints a slice) or curve_conc.sql's ASOF
-// join gives the concurrency curve, on random runs of several replicas, in
-// memory and as a large run.
-func TestCurveMergedSameOutputs(t *testing.T) {
-	t.Parallel()
-	if !curveMerge {
-		t.Skip("this build has no merge (build with -tags duckdb_arrow)")
-	}
-	for seed, largeAt := range map[uint64]int64{11: 0, 12: -1} {
-		r := rand.New(rand.NewPCG(seed, 5))
-		spans, samples := oracle.RandomSpans(r, 1500, oracle.DefaultGenOptions())
-		var outs [2][]byte
-		for i, k := range []knobs{{sqlCurve: true}, {curveSlice: 7, largeAt: largeAt}} {
-			dir := writeDataset(t, spans, samples, nil)
-			analyzeDir(t, dir, Options{Window: 20 * time.Second}, k)
-			b, err := os.ReadFile(filepath.Join(dir, schemas.CurvesFile))
-			if err != nil {
-				t.Fatal(err)
-			}
-			outs[i] = b
-		}
-		if !bytes.Equal(outs[0], outs[1]) {
-			t.Errorf("seed %d: curves.json differs when the curve is merged:\n%s\n%s", seed, outs[0], outs[1])
-		}
-		var c schemas.Curves
-		if err := json.Unmarshal(outs[1], &c); err != nil {
-			t.Fatal(err)
-		}
-		if len(c.Concurrency) < 5 {
-			t.Errorf("seed %d: %d concurrency bins, want a curve to compare", seed, len(c.Concurrency))
 		}
 	}
 }

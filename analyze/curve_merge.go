@@ -29,7 +29,7 @@ import (
 // The value is curve_conc.sql's: that of the segment with the latest
 // lo ≤ t while t < hi, else 0, and 0 before the first segment.
 // TestCurveConcMerged checks the two against each other and against
-// hand-computed values, TestCurveMergedSameOutputs the curves of whole runs.
+// hand-computed values, TestVariantsAgree the outputs of whole runs.
 
 // curveMerge tells whether this build merges the curve in Go: only a build
 // with DuckDB's Arrow interface (the duckdb_arrow tag, which the Makefile

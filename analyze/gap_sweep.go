@@ -30,7 +30,7 @@ import (
 // segments); and, when the replicas are all the pool's (pooled), their
 // segments summed as replica_segments.sql sums them (replicaGroups), which
 // replica_segments_swept stores. Both paths give the same outputs byte for
-// byte: TestGapSweepSameOutputs.
+// byte: TestVariantsAgree.
 
 // newGapFiles makes the attribution's files, in slices cut from the pool's
 // bins (pool_sweep_bins, whose every instant the attribution's are among),

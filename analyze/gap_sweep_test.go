@@ -1,18 +1,12 @@
 package analyze
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/tpsreport/tpsreport/analyze/oracle"
-	"github.com/tpsreport/tpsreport/schemas"
 )
 
 // gapSpan is a span of the attribution's tests: its replica (rid, named
@@ -167,47 +161,6 @@ func TestGapSweepRandom(t *testing.T) {
 		}
 		if !slices.Equal(got.segments, want.segments) {
 			t.Errorf("%s: replica_segments\n got %q\nwant %q", name, got.segments, want.segments)
-		}
-	}
-}
-
-// TestGapSweepSameOutputs: a whole run's summary.json, curves.json and
-// windows.parquet are the same byte for byte whether the sweeps in Go
-// (slices of a few steps, a few segments a batch) or the SQL make the
-// attribution's segments, on random runs of several replicas whose spans
-// all name one (pooled: the replicas' segments come from the attribution's
-// sweep) or not, in memory and as a large run.
-func TestGapSweepSameOutputs(t *testing.T) {
-	t.Parallel()
-	if !poolSweep {
-		t.Skip("this build has no sweep in Go (build with -tags duckdb_arrow)")
-	}
-	files := []string{schemas.SummaryFile, schemas.CurvesFile, schemas.WindowsFile}
-	for _, tc := range []struct {
-		seed    uint64
-		null    float64
-		largeAt int64
-	}{{31, 0, 0}, {32, 0, -1}, {33, 0.05, 0}} {
-		r := rand.New(rand.NewPCG(tc.seed, 9))
-		gen := oracle.DefaultGenOptions()
-		gen.NullReplicaRate = tc.null
-		spans, samples := oracle.RandomSpans(r, 1500, gen)
-		var outs [2][][]byte
-		for i, k := range []knobs{{sqlSweep: true}, {sweep: sweepSizes{bucket: 1000, rows: 40, chunk: 50, batch: 9}, largeAt: tc.largeAt}} {
-			dir := writeDataset(t, spans, samples, nil)
-			analyzeDir(t, dir, Options{Window: 20 * time.Second}, k)
-			outs[i] = readOutputs(t, dir, files)
-		}
-		for j, f := range files {
-			if !bytes.Equal(outs[0][j], outs[1][j]) {
-				t.Errorf("seed %d: %s differs when the attribution is swept in Go", tc.seed, f)
-			}
-		}
-		// The attribution found waits at both places.
-		for _, k := range []string{`"engine_gap_time"`, `"admission_gap_time"`} {
-			if !regexp.MustCompile(k + `: [1-9]`).Match(outs[1][0]) {
-				t.Errorf("seed %d: summary.json has no %s above 0", tc.seed, k)
-			}
 		}
 	}
 }

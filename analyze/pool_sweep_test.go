@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,9 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/tpsreport/tpsreport/analyze/oracle"
-	"github.com/tpsreport/tpsreport/schemas"
 )
 
 // sweepDB opens a database with the macros and the view span_steps over a
@@ -261,34 +257,6 @@ func TestStepCode(t *testing.T) {
 	}
 	if _, err := stepCode(2, 0); err == nil {
 		t.Error("a step of 2 packed")
-	}
-}
-
-// TestPoolSweepSameOutputs: a whole run's summary.json, curves.json and
-// windows.parquet are the same byte for byte whether the sweep in Go (slices
-// of a few steps, a few segments a batch) or the SQL makes the pool's
-// segments, on random runs of several replicas, in memory and as a large
-// run.
-func TestPoolSweepSameOutputs(t *testing.T) {
-	t.Parallel()
-	if !poolSweep {
-		t.Skip("this build has no sweep in Go (build with -tags duckdb_arrow)")
-	}
-	files := []string{schemas.SummaryFile, schemas.CurvesFile, schemas.WindowsFile}
-	for seed, largeAt := range map[uint64]int64{21: 0, 22: -1} {
-		r := rand.New(rand.NewPCG(seed, 9))
-		spans, samples := oracle.RandomSpans(r, 1500, oracle.DefaultGenOptions())
-		var outs [2][][]byte
-		for i, k := range []knobs{{sqlSweep: true}, {sweep: sweepSizes{bucket: 1000, rows: 40, chunk: 50, batch: 9}, largeAt: largeAt}} {
-			dir := writeDataset(t, spans, samples, nil)
-			analyzeDir(t, dir, Options{Window: 20 * time.Second}, k)
-			outs[i] = readOutputs(t, dir, files)
-		}
-		for j, f := range files {
-			if !bytes.Equal(outs[0][j], outs[1][j]) {
-				t.Errorf("seed %d: %s differs when the pool is swept in Go", seed, f)
-			}
-		}
 	}
 }
 

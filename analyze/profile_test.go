@@ -227,7 +227,7 @@ func TestProfileQueries(t *testing.T) {
 			if got, want := slices.Sorted(maps.Keys(tc.facts)), slices.Sorted(maps.Keys(conditions)); !slices.Equal(got, want) {
 				t.Fatalf("the dataset states conditions %q, the pipeline has %q", got, want)
 			}
-			k := knobs{sqlCurve: !tc.facts["merged"], sqlSweep: !tc.facts["swept"], sqlSolo: !tc.facts["soloed"], sqlMatch: !tc.facts["matched"], wideLatencies: !tc.facts["packed"]}
+			k := variantKnobs(tc.facts)
 			if tc.facts["large"] {
 				k.largeAt = -1
 			}
