@@ -113,16 +113,16 @@ func LockDir(dir string, exclusive bool, command string) (*Lock, error) {
 	if inside := filepath.Join(abs, insideLock); path != inside {
 		if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 			in, err := lockAt(dir, inside, exclusive, command)
-			var busy *BusyError
 			switch {
-			case errors.As(err, &busy):
-				l.Unlock()
-				return nil, err
 			case err == nil:
 				l.inner = in
+			case errors.Is(err, fs.ErrPermission) || isReadOnly(err):
+				// A directory this process cannot write: nobody it
+				// could disturb can lock inside it either.
+			default:
+				l.Unlock()
+				return nil, err
 			}
-			// Any other error (a directory this process cannot write):
-			// nobody it could disturb can lock inside it either.
 		}
 	}
 	if !exclusive {

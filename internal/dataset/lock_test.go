@@ -215,3 +215,35 @@ func TestLockExcludesABindMountsOtherSide(t *testing.T) {
 		}
 	}
 }
+
+// TestInsideLockFollowsNoLink: a lock file planted inside a directory as a
+// link is refused like one beside it (review N2), never written through.
+func TestInsideLockFollowsNoLink(t *testing.T) {
+	root := t.TempDir()
+	victim := filepath.Join(root, "victim.txt")
+	if err := os.WriteFile(victim, []byte("IMPORTANT\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "out")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(dir, insideLock)); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := LockDir(dir, true, "tpsreport ingest"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("a link planted inside: %v, want it refused", err)
+		l.Unlock()
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "IMPORTANT\n" {
+		t.Errorf("the link's target now holds %q", b)
+	}
+	if p, _ := LockPath(dir); fileExists(p) {
+		t.Errorf("the lock beside %s stays after the refusal", dir)
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
