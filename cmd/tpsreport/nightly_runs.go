@@ -27,17 +27,19 @@ type nightlyRun struct {
 // listRuns reads the summaries of the analysed runs of root: its run=NAME
 // directories and those of the Hive partitions below it (KEY=VALUE
 // directories such as dt=2026-11-20), oldest first (by run start, then
-// name). Hidden directories (a writer's stages) and the insides of a run
-// are not searched; a run=NAME without summary.json (not analysed) is not
-// a run of the history.
+// name). Hidden directories (a writer's stages), partitions this user
+// cannot read and the insides of a run are not searched; a run=NAME
+// without summary.json (not analysed) is not a run of the history.
 func listRuns(root string) ([]nightlyRun, error) {
 	var runs []nightlyRun
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if path == root && errors.Is(err, fs.ErrNotExist) {
-				return filepath.SkipAll
-			}
+		switch {
+		case err != nil && path == root && errors.Is(err, fs.ErrNotExist):
+			return filepath.SkipAll
+		case err != nil && path == root:
 			return fmt.Errorf("read root: %w", err)
+		case err != nil:
+			return filepath.SkipDir // a partition this user cannot read is not one of theirs
 		}
 		if !d.IsDir() || path == root {
 			return nil
