@@ -165,24 +165,15 @@ func TestAssembleMatchesSQL(t *testing.T) {
 				t.Error("the statements' run matched or settled join_solo in Go")
 			}
 			sameFiles(t, dirs, schemas.SummaryFile, schemas.CurvesFile, schemas.WindowsFile, schemas.LatenciesFile)
-			db := testDB(t)
-			var rows, differ int64
-			err := db.QueryRowContext(t.Context(), `
-				WITH a AS (SELECT * FROM read_parquet(?, file_row_number = true)),
-				     b AS (SELECT * FROM read_parquet(?, file_row_number = true))
-				SELECT (SELECT count(*) FROM a),
-				       (SELECT count(*) FROM (FROM a EXCEPT ALL FROM b)) + (SELECT count(*) FROM (FROM b EXCEPT ALL FROM a))`,
-				filepath.Join(dirs[0], schemas.RequestsFile), filepath.Join(dirs[1], schemas.RequestsFile)).Scan(&rows, &differ)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want, _ := strconv.Atoi(m[1]); rows != int64(want) || differ != 0 {
-				t.Errorf("requests.parquet: %d rows (joined file %d), %d differ between the assembly and the statements", rows, want, differ)
+			rows := sameRows(t, dirs, schemas.RequestsFile)
+			if want, _ := strconv.Atoi(m[1]); rows != int64(want) {
+				t.Errorf("requests.parquet: %d rows, the joined file %d", rows, want)
 			}
 			// The run exercises what the join sets: renamed replicas, numbered
 			// attempts, engine-only spans, coarser resolutions, gw.
 			var renamed, numbered, engineOnly, coarse, overhead int64
-			err = db.QueryRowContext(t.Context(), `
+			db := testDB(t)
+			err := db.QueryRowContext(t.Context(), `
 				SELECT count(*) FILTER (WHERE source = 'litellm' AND replica LIKE 'vllm-%'),
 				       count(*) FILTER (WHERE attempt = 1),
 				       count(*) FILTER (WHERE source = 'vllm-otel'),
@@ -275,4 +266,25 @@ func sameFiles(t *testing.T, dirs [2]string, files ...string) {
 			t.Errorf("%s differs between the two analyses", f)
 		}
 	}
+}
+
+// sameRows checks that file holds the same rows in the same order in both
+// analyses' directories, and returns how many.
+func sameRows(t *testing.T, dirs [2]string, file string) int64 {
+	t.Helper()
+	db := testDB(t)
+	var rows, differ int64
+	err := db.QueryRowContext(t.Context(), `
+		WITH a AS (SELECT * FROM read_parquet(?, file_row_number = true)),
+		     b AS (SELECT * FROM read_parquet(?, file_row_number = true))
+		SELECT (SELECT count(*) FROM a),
+		       (SELECT count(*) FROM (FROM a EXCEPT ALL FROM b)) + (SELECT count(*) FROM (FROM b EXCEPT ALL FROM a))`,
+		filepath.Join(dirs[0], file), filepath.Join(dirs[1], file)).Scan(&rows, &differ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows == 0 || differ != 0 {
+		t.Errorf("%s: %d rows, %d differ between the two analyses", file, rows, differ)
+	}
+	return rows
 }

@@ -159,23 +159,3 @@ func TestVariantsAgree(t *testing.T) {
 		}
 	}
 }
-
-// sameRows checks that file holds the same rows in the same order in both
-// analyses' directories.
-func sameRows(t *testing.T, dirs [2]string, file string) {
-	t.Helper()
-	db := testDB(t)
-	var rows, differ int64
-	err := db.QueryRowContext(t.Context(), `
-		WITH a AS (SELECT * FROM read_parquet(?, file_row_number = true)),
-		     b AS (SELECT * FROM read_parquet(?, file_row_number = true))
-		SELECT (SELECT count(*) FROM a),
-		       (SELECT count(*) FROM (FROM a EXCEPT ALL FROM b)) + (SELECT count(*) FROM (FROM b EXCEPT ALL FROM a))`,
-		filepath.Join(dirs[0], file), filepath.Join(dirs[1], file)).Scan(&rows, &differ)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rows == 0 || differ != 0 {
-		t.Errorf("%s: %d rows, %d differ between the two analyses", file, rows, differ)
-	}
-}
