@@ -32,6 +32,12 @@
 // (imbalance_gap). The scenarios engine-hold, imbalance and gap-mix show one
 // cause each and all three. MaxQueue bounds the gateway queue only.
 //
+// A Canary gives the last Canary.Replicas replicas a configuration of their
+// own — another cap, decode rate or error rate, and under the random policy
+// another share of the traffic — as a change deployed to some replicas behind
+// the same gateway would (compare --canary); truth.json names them, and each
+// replica's truth is its row of replicas.
+//
 // An admitted request prefills its prompt (PrefillBase + uncached prompt tokens /
 // PrefillRate), emits its first token, then decodes the rest. All requests on a
 // replica decode at the same per-stream rate

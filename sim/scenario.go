@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -78,10 +79,56 @@ type Scenario struct {
 	RetryJitter   float64       // u uniform in [0, 1)
 	HedgeDelay    time.Duration // duplicate a request still unfinished this long after arrival; 0: off
 
+	// Canary gives the last Canary.Replicas replicas a configuration of
+	// their own: a change deployed to some replicas behind the same gateway,
+	// compared with the others over the same traffic (compare --canary).
+	Canary Canary
+
 	// Outputs.
 	StatsInterval time.Duration // engine stats sample period per replica; 0: no samples
 	Window        time.Duration // width of truth windows; 0 means 60 s
 }
+
+// Canary is the configuration of a scenario's canary replicas, the last
+// Replicas of them: each field's zero value keeps the scenario's.
+type Canary struct {
+	Replicas   int     // how many replicas, counted from the last; 0: none
+	MaxNumSeqs int     // their cap
+	DecodeRate float64 // their tokens/s of one stream alone
+	// ExtraErrorRate is added to ErrorRate on them.
+	ExtraErrorRate float64
+	// Weight is the share of traffic each of them gets relative to one
+	// other replica under the random Dispatch policy (0.5: half as much);
+	// 0 means 1.
+	Weight float64
+	// EngineStallGap and EngineStallDuration give them engine pauses of
+	// their own (with a Dispatch policy, as the scenario's), in place of
+	// the scenario's; 0: the scenario's.
+	EngineStallGap, EngineStallDuration time.Duration
+}
+
+// canary reports whether replica i of sc is one of its canary replicas.
+func (sc *Scenario) canary(i int) bool { return i >= sc.Replicas-sc.Canary.Replicas }
+
+// CanaryNames are the names of sc's canary replicas, in order.
+func (sc Scenario) CanaryNames() []string {
+	var out []string
+	for i := max(0, sc.Replicas-sc.Canary.Replicas); i < sc.Replicas && sc.Canary.Replicas > 0; i++ {
+		out = append(out, replicaName(i))
+	}
+	return out
+}
+
+// replicaCap is the cap of replica i.
+func (sc *Scenario) replicaCap(i int) int {
+	if sc.canary(i) && sc.Canary.MaxNumSeqs > 0 {
+		return sc.Canary.MaxNumSeqs
+	}
+	return sc.MaxNumSeqs
+}
+
+// replicaName is the name of replica i.
+func replicaName(i int) string { return "vllm-" + strconv.Itoa(i) }
 
 // Length is a lognormal distribution of token counts: round(Median·e^(Sigma·Z)),
 // Z standard normal, clamped to [Min, Max].
@@ -363,6 +410,22 @@ func (sc Scenario) Validate() error {
 		return bad("StatsInterval", sc.StatsInterval, ">= 0")
 	case sc.Window < time.Microsecond:
 		return bad("Window", sc.Window, ">= 1µs")
+	case sc.Canary.Replicas < 0 || sc.Canary.Replicas >= sc.Replicas && sc.Canary.Replicas > 0:
+		return bad("Canary.Replicas", sc.Canary.Replicas, fmt.Sprintf("in [0, Replicas−1 = %d]: a canary needs replicas to be compared with", sc.Replicas-1))
+	case sc.Canary.MaxNumSeqs < 0:
+		return bad("Canary.MaxNumSeqs", sc.Canary.MaxNumSeqs, ">= 0")
+	case !finite(sc.Canary.DecodeRate) || sc.Canary.DecodeRate < 0:
+		return bad("Canary.DecodeRate", sc.Canary.DecodeRate, ">= 0")
+	case !finite(sc.Canary.ExtraErrorRate) || sc.ErrorRate+sc.Canary.ExtraErrorRate < 0 || sc.ErrorRate+sc.Canary.ExtraErrorRate > 1:
+		return bad("Canary.ExtraErrorRate", sc.Canary.ExtraErrorRate, "with ErrorRate in [0, 1]")
+	case !finite(sc.Canary.Weight) || sc.Canary.Weight < 0:
+		return bad("Canary.Weight", sc.Canary.Weight, ">= 0")
+	case sc.Canary.Weight > 0 && sc.Canary.Weight != 1 && sc.Dispatch != DispatchRandom:
+		return bad("Dispatch", fmt.Sprintf("%q", sc.Dispatch), `"random" when Canary.Weight is set`)
+	case sc.Canary.EngineStallGap < 0 || sc.Canary.EngineStallGap > 0 && sc.Canary.EngineStallDuration <= 0:
+		return bad("Canary.EngineStallGap/EngineStallDuration", fmt.Sprint(sc.Canary.EngineStallGap, "/", sc.Canary.EngineStallDuration), ">= 0, and a duration > 0 with a gap")
+	case sc.Canary.EngineStallGap > 0 && sc.Dispatch == DispatchFree:
+		return bad("Dispatch", `""`, "a policy that queues at the engines when Canary.EngineStallGap > 0")
 	}
 	for _, l := range []struct {
 		name string

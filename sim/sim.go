@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/tpsreport/tpsreport/schemas"
 )
@@ -105,10 +106,11 @@ type attempt struct {
 	rep    *replica // the replica it was sent to (nil while at the gateway)
 	rpos   int      // position in rep.running + 1
 	cached int64
-	fail   bool  // fails after failAt tokens
-	failAt int64 // 0..output−1
-	target int64 // tokens it will emit unless aborted
-	tokens int64 // tokens emitted
+	fail   bool    // fails after failAt tokens
+	uFail  float64 // the draw that decides fail on the replica that admits it
+	failAt int64   // 0..output−1
+	target int64   // tokens it will emit unless aborted
+	tokens int64   // tokens emitted
 	vStart float64
 	vEnd   float64
 	dpos   int // position in rep.dec + 1
@@ -121,15 +123,22 @@ type attempt struct {
 type replica struct {
 	name    string
 	idx     int
-	n       int     // requests on the replica (in flight)
-	v       float64 // virtual clock: tokens a stream has emitted since the start
-	lastT   int64   // instant v holds for
-	rate    float64 // tokens/s per stream at n
-	hist    [histLen]ratePoint
-	histN   int
-	dec     decodeHeap
-	running []*attempt
-	next    event // next stream completion
+	cap     int     // max_num_seqs
+	decode  float64 // tokens/s of one stream alone
+	errRate float64 // probability that an admitted attempt fails partway
+	weight  float64 // share of traffic under the random policy, relative to 1
+	// stallGap and stallDur are the mean gap between the engine's pauses
+	// and their mean length; no pauses when stallGap is 0.
+	stallGap, stallDur time.Duration
+	n                  int     // requests on the replica (in flight)
+	v                  float64 // virtual clock: tokens a stream has emitted since the start
+	lastT              int64   // instant v holds for
+	rate               float64 // tokens/s per stream at n
+	hist               [histLen]ratePoint
+	histN              int
+	dec                decodeHeap
+	running            []*attempt
+	next               event // next stream completion
 
 	// Engine queue (with a Dispatch policy): FIFO from eqHead, stale entries
 	// skipped like the gateway's.
@@ -211,6 +220,7 @@ type sim struct {
 	free       int // free slots over all replicas
 	reps       []*replica
 	disp       rng   // DispatchRandom's draws
+	weighted   bool  // some replica has a weight other than 1 (Canary.Weight)
 	rr         int   // DispatchRoundRobin's next replica
 	live       int64 // requests alive
 
@@ -262,21 +272,36 @@ func Run(sc Scenario, seed uint64, emit func(schemas.Span) error, opts ...Option
 		bursts:  newRNG(seed, streamBursts),
 		stalls:  newRNG(seed, streamStalls),
 		disp:    newRNG(seed, streamDispatch),
-		free:    sc.Replicas * sc.MaxNumSeqs,
 		stats:   Stats{Statuses: map[string]int64{}},
 	}
 	s.tr.w = micros(sc.Window)
-	s.tr.cap = int64(sc.Replicas * sc.MaxNumSeqs)
 	s.tr.reps = make([]repAcc, sc.Replicas)
 	for i := range sc.Replicas {
-		rp := &replica{name: "vllm-" + strconv.Itoa(i), idx: i, lastT: sc.Start}
+		rp := &replica{name: replicaName(i), idx: i, lastT: sc.Start,
+			cap: sc.replicaCap(i), decode: sc.DecodeRate, errRate: sc.ErrorRate, weight: 1,
+			stallGap: sc.EngineStallGap, stallDur: sc.EngineStallDuration}
+		if sc.canary(i) {
+			if sc.Canary.EngineStallGap > 0 {
+				rp.stallGap, rp.stallDur = sc.Canary.EngineStallGap, sc.Canary.EngineStallDuration
+			}
+			if sc.Canary.DecodeRate > 0 {
+				rp.decode = sc.Canary.DecodeRate
+			}
+			rp.errRate += sc.Canary.ExtraErrorRate
+			if sc.Canary.Weight > 0 {
+				rp.weight = sc.Canary.Weight
+			}
+			s.weighted = s.weighted || rp.weight != 1
+		}
+		s.free += rp.cap
+		s.tr.cap += int64(rp.cap)
 		rp.next = event{kind: evDecode, rep: rp}
 		rp.pause = event{kind: evEngineStall, rep: rp}
 		rp.pauses = newRNG(seed, streamEngine+uint64(i))
 		rp.hist[0] = ratePoint{t: sc.Start}
 		rp.histN = 1
 		s.reps = append(s.reps, rp)
-		s.tr.reps[i] = repAcc{name: rp.name, cap: int64(sc.MaxNumSeqs)}
+		s.tr.reps[i] = repAcc{name: rp.name, cap: int64(rp.cap)}
 	}
 	s.start()
 	for s.ev.len() > 0 && s.err == nil {
@@ -299,7 +324,7 @@ func Run(sc Scenario, seed uint64, emit func(schemas.Span) error, opts ...Option
 			s.stats.Statuses[outcomes[o].status] += n
 		}
 	}
-	tr := Truth{Scenario: sc.Name, Seed: seed, RunID: sc.RunID, Spans: s.tr.run.attempts, Sim: s.stats}
+	tr := Truth{Scenario: sc.Name, Seed: seed, RunID: sc.RunID, Spans: s.tr.run.attempts, Sim: s.stats, Canary: sc.CanaryNames()}
 	if err := s.tr.finish(&tr); err != nil {
 		return Truth{}, err
 	}
@@ -326,8 +351,8 @@ func (s *sim) start() {
 		s.stall = event{kind: evStall}
 		s.ev.schedule(&s.stall, sc.Start+s.stallGap())
 	}
-	if sc.EngineStallGap > 0 {
-		for _, rp := range s.reps {
+	for _, rp := range s.reps {
+		if rp.stallGap > 0 {
 			s.ev.schedule(&rp.pause, sc.Start+rp.pauseGap(sc))
 		}
 	}
@@ -478,7 +503,7 @@ func (s *sim) launchAttempt(r *request, cause string, hedge bool) {
 	a.deadline = event{kind: evDeadline, att: a}
 	// Four draws per attempt, used or not, keep the request's stream aligned.
 	uFail, uAt, uHit, uFrac := r.rng.float(), r.rng.float(), r.rng.float(), r.rng.float()
-	a.fail = uFail < s.sc.ErrorRate
+	a.uFail = uFail
 	a.failAt = int64(uAt * float64(r.output))
 	if s.cacheOn && uHit < s.sc.PrefixCacheHit {
 		a.cached = int64(uFrac * float64(r.input))
@@ -586,7 +611,7 @@ func (s *sim) admit() {
 		s.qlen--
 		var best *replica
 		for _, rp := range s.reps {
-			if rp.n < s.sc.MaxNumSeqs && (best == nil || rp.n < best.n) {
+			if rp.n < rp.cap && (best == nil || rp.n < best.n) {
 				best = rp
 			}
 		}
@@ -608,7 +633,7 @@ func (s *sim) dispatchAll() {
 		s.stats.MaxEngineQueue = max(s.stats.MaxEngineQueue, int64(rp.eqLen))
 	}
 	for _, rp := range s.reps {
-		for !rp.paused && rp.n < s.sc.MaxNumSeqs && rp.eqLen > 0 {
+		for !rp.paused && rp.n < rp.cap && rp.eqLen > 0 {
 			rp.trimEngine()
 			a := rp.eq[rp.eqHead].a
 			rp.eq[rp.eqHead] = queued{}
@@ -627,7 +652,21 @@ func (s *sim) pick() *replica {
 		s.rr = (s.rr + 1) % len(s.reps)
 		return rp
 	case DispatchRandom:
-		return s.reps[min(int(s.disp.float()*float64(len(s.reps))), len(s.reps)-1)]
+		if !s.weighted {
+			return s.reps[min(int(s.disp.float()*float64(len(s.reps))), len(s.reps)-1)]
+		}
+		var total float64
+		for _, rp := range s.reps {
+			total += rp.weight
+		}
+		u := s.disp.float() * total
+		for _, rp := range s.reps {
+			if u < rp.weight {
+				return rp
+			}
+			u -= rp.weight
+		}
+		return s.reps[len(s.reps)-1]
 	}
 	best := s.reps[0]
 	for _, rp := range s.reps[1:] {
@@ -644,7 +683,7 @@ func (s *sim) setN(rp *replica, n int) {
 	rp.n = n
 	rp.rate = 0
 	if n > 0 {
-		rp.rate = s.sc.DecodeRate / (1 + s.sc.Slowdown*float64(n-1))
+		rp.rate = rp.decode / (1 + s.sc.Slowdown*float64(n-1))
 	}
 	rp.hist[rp.histN%histLen] = ratePoint{t: s.now, v: rp.v, rate: rp.rate}
 	rp.histN++
@@ -655,6 +694,7 @@ func (s *sim) startAttempt(a *attempt, rp *replica) {
 		a.engineAt = s.now // sent straight into a free slot
 	}
 	a.state, a.admitted, a.admittedAt, a.rep = stPrefill, true, s.now, rp
+	a.fail = a.uFail < rp.errRate
 	s.setN(rp, rp.n+1)
 	s.free--
 	rp.running = append(rp.running, a)
@@ -997,7 +1037,7 @@ func (s *sim) onEngineStall(rp *replica) {
 	if !rp.paused {
 		rp.paused, rp.pausedAt = true, s.now
 		s.stats.EngineStalls++
-		d := max(1, int64(math.Round(rp.pauses.jitter(float64(micros(sc.EngineStallDuration)), sc.EngineStallJitter))))
+		d := max(1, int64(math.Round(rp.pauses.jitter(float64(micros(rp.stallDur)), sc.EngineStallJitter))))
 		s.ev.schedule(&rp.pause, s.now+d)
 		return
 	}
@@ -1011,7 +1051,7 @@ func (s *sim) onEngineStall(rp *replica) {
 // pauseGap draws the time from the end of one of rp's pauses to the start of
 // the next.
 func (rp *replica) pauseGap(sc *Scenario) int64 {
-	return max(1, int64(math.Round(rp.pauses.jitter(float64(micros(sc.EngineStallGap)), sc.EngineStallJitter))))
+	return max(1, int64(math.Round(rp.pauses.jitter(float64(micros(rp.stallGap)), sc.EngineStallJitter))))
 }
 
 // stallGap draws the time from the end of a stall to the start of the next.
@@ -1032,7 +1072,7 @@ func (s *sim) onSample() {
 	}
 	nrep := len(s.reps)
 	for i, rp := range s.reps {
-		inf, qd, c := int32(rp.n), int32(s.qlen/nrep+rp.eqLen), int32(s.sc.MaxNumSeqs)
+		inf, qd, c := int32(rp.n), int32(s.qlen/nrep+rp.eqLen), int32(rp.cap)
 		if i < s.qlen%nrep {
 			qd++
 		}

@@ -33,7 +33,10 @@ type Truth struct {
 	Metrics               // the run window
 	Windows     []Metrics `json:"windows"`
 	Replicas    []Replica `json:"replicas"` // every replica of the pool, in order
-	Sim         Stats     `json:"sim"`
+	// Canary names the replicas of Scenario.Canary, whose own truth is
+	// their rows of Replicas.
+	Canary []string `json:"canary,omitempty"`
+	Sim    Stats    `json:"sim"`
 }
 
 // Replica is the truth of one replica over the run, under the json names of

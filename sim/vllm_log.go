@@ -62,6 +62,7 @@ type logReplica struct {
 	apiPID     int
 	enginePID  int
 	clientHost string
+	maxNumSeqs int
 }
 
 // NewVLLMLog returns a writer of sc's run (with seed, for pids and ports) to w.
@@ -74,6 +75,7 @@ func NewVLLMLog(w io.Writer, sc Scenario, seed uint64) *VLLMLog {
 		rp := &logReplica{
 			name: name, last: sc.Start,
 			apiPID:     1,
+			maxNumSeqs: sc.replicaCap(i),
 			enginePID:  100 + int(idBits(seed, "engine-pid", name)%900),
 			clientHost: "172.18.0." + strconv.Itoa(2+int(idBits(seed, "gateway-ip", name)%200)),
 		}
@@ -98,7 +100,7 @@ func (l *VLLMLog) start() {
 	}
 	for _, rp := range l.order {
 		args := "non-default args: {'model_tag': " + pyRepr(l.sc.Model) + ", 'host': '0.0.0.0', 'model': " + pyRepr(l.sc.Model) +
-			", 'max_num_seqs': " + strconv.Itoa(l.sc.MaxNumSeqs) + "}"
+			", 'max_num_seqs': " + strconv.Itoa(rp.maxNumSeqs) + "}"
 		l.line(rp, t0+3_118, "APIServer", "utils.py:233", args)
 	}
 	for _, rp := range l.order {

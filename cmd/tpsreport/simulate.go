@@ -42,6 +42,14 @@ Example:
 			&cli.Float64Flag{Name: "decode-rate", DefaultText: "the scenario's", Usage: "tokens/s of one stream alone on its replica (DecodeRate): a slower decode raises TPOT at every batch"},
 			&cli.TimestampFlag{Name: "start", Layout: "2006-01-02T15:04:05Z07:00", DefaultText: "2026-11-20T10:00:00Z", Usage: "instant of the first arrivals (RFC 3339), so that simulated nights carry their own dates"},
 			&cli.StringFlag{Name: "model", DefaultText: "the scenario's", Usage: "model name of every span"},
+			&cli.StringFlag{Name: "dispatch", DefaultText: "the scenario's", Usage: "how the gateway sends requests to the replicas: free (into a free slot), round-robin, random or least-loaded (each replica then queues its own)"},
+			&cli.IntFlag{Name: "canary-replicas", Usage: "give the last `N` replicas the --canary-* settings below: a change deployed to some replicas (compare --canary)"},
+			&cli.IntFlag{Name: "canary-max-num-seqs", DefaultText: "the scenario's", Usage: "cap of each canary replica"},
+			&cli.Float64Flag{Name: "canary-decode-rate", DefaultText: "the scenario's", Usage: "tokens/s of one stream alone on a canary replica"},
+			&cli.Float64Flag{Name: "canary-extra-error-rate", Usage: "added to the error rate on the canary replicas"},
+			&cli.Float64Flag{Name: "canary-weight", DefaultText: "1", Usage: "share of the traffic each canary replica gets relative to another replica, with --dispatch random (0.5: half as much)"},
+			&cli.DurationFlag{Name: "canary-engine-pause-every", Usage: "the canary replicas' engines pause admission about this often (with a --dispatch policy): a scheduler that holds requests with slots free"},
+			&cli.DurationFlag{Name: "canary-engine-pause", Value: 3 * time.Second, Usage: "mean length of a canary engine's pause"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
@@ -86,6 +94,20 @@ Example:
 			}
 			if c.IsSet("model") {
 				sc.Model = c.String("model")
+			}
+			if c.IsSet("dispatch") {
+				sc.Dispatch = c.String("dispatch")
+				if sc.Dispatch == "free" {
+					sc.Dispatch = sim.DispatchFree
+				}
+			}
+			sc.Canary.Replicas = c.Int("canary-replicas")
+			sc.Canary.MaxNumSeqs = c.Int("canary-max-num-seqs")
+			sc.Canary.DecodeRate = c.Float64("canary-decode-rate")
+			sc.Canary.ExtraErrorRate = c.Float64("canary-extra-error-rate")
+			sc.Canary.Weight = c.Float64("canary-weight")
+			if c.IsSet("canary-engine-pause-every") {
+				sc.Canary.EngineStallGap, sc.Canary.EngineStallDuration = c.Duration("canary-engine-pause-every"), c.Duration("canary-engine-pause")
 			}
 			if err := sc.Validate(); err != nil {
 				return usageError(c, "%v", err)
