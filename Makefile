@@ -76,11 +76,12 @@ bench: build
 bench-scale: build
 	$(GO) run ./tools/bench -scale -bin $(BIN) -scale-dir bench/scale -md BENCHMARKS.md
 
-## calibrate: measure how often compare's verdict is wrong: simulated A/A and known-effect pairs through the whole pipeline, the table printed and written into docs/acceptance.md (CALIBRATE_PAIRS pairs each, default 40: about half an hour on 2 cores)
+## calibrate: measure how often compare's verdict is wrong: simulated A/A and known-effect pairs, and canaries (compare --canary) with and without a change, through the whole pipeline, the tables printed and written into docs/acceptance.md (CALIBRATE_PAIRS pairs each and CALIBRATE_CANARY seeds of each canary case, default 40: about an hour on 2 cores)
 CALIBRATE_PAIRS ?= 40
+CALIBRATE_CANARY ?= 40
 CALIBRATE_MD ?= docs/acceptance.md
 calibrate:
-	$(GO) run ./tools/calibrate -pairs $(CALIBRATE_PAIRS) -md "$(CALIBRATE_MD)"
+	$(GO) run ./tools/calibrate -pairs $(CALIBRATE_PAIRS) -canary $(CALIBRATE_CANARY) -md "$(CALIBRATE_MD)"
 
 ## calibrate-history: how often tpsreport history's change points find a change and only it, over CALIBRATE_HISTORIES (default 20, about 40 minutes on 2 cores) simulated 40-night histories of each kind (flat, a step in capacity, a step in TPOT, a drift) through the whole pipeline; two tables printed: the change points, and the nightly gate (run --gate history) run night by night
 CALIBRATE_HISTORIES ?= 20

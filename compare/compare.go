@@ -65,6 +65,11 @@ func Evaluate(base, cand Run, c schemas.Criteria) (schemas.Verdict, error) {
 // within them, so that the variance between runs enters it. It stops with
 // ctx's error when ctx is done.
 func EvaluateRuns(ctx context.Context, base, cand []Run, c schemas.Criteria) (schemas.Verdict, error) {
+	return evaluate(ctx, base, cand, c, nil)
+}
+
+// evaluate is EvaluateRuns, and EvaluateCanary when g is set.
+func evaluate(ctx context.Context, base, cand []Run, c schemas.Criteria, g *schemas.Canary) (schemas.Verdict, error) {
 	if len(base) == 0 || len(cand) == 0 {
 		return schemas.Verdict{}, errors.New("compare: want at least one baseline run and one candidate run")
 	}
@@ -92,6 +97,13 @@ func EvaluateRuns(ctx context.Context, base, cand []Run, c schemas.Criteria) (sc
 		v.Notes = append(v.Notes, "model mismatch allowed: "+msg)
 	}
 	bsel, csel := selectRuns(base, c), selectRuns(cand, c)
+	if g != nil {
+		g.Windows = alignWindows(bsel, csel)
+		canaryRequests(g, base, cand)
+		v.Canary = g
+		v.Baseline = g.Run + ": " + strings.Join(g.Baseline.Replicas, ", ")
+		v.Candidate = g.Run + ": " + strings.Join(g.Candidate.Replicas, ", ")
+	}
 
 	// Guards, each of which makes some criteria INCONCLUSIVE rather than wrong.
 	var windowMismatch string
@@ -121,6 +133,14 @@ func EvaluateRuns(ctx context.Context, base, cand []Run, c schemas.Criteria) (sc
 		v.Guards = append(v.Guards, fewBacklog)
 	}
 	loadMismatch := offeredLoadGuard(bsum, csum, c.LoadMismatch)
+	if g != nil {
+		// The groups split one run's traffic: what each replica got is
+		// what must be comparable, and a group too small to judge is named.
+		loadMismatch = canaryTraffic(base, cand, g, c.LoadMismatch)
+		if few := fewRequests(g); few != "" {
+			loadMismatch = strings.TrimPrefix(strings.Join([]string{loadMismatch, few}, "; "), "; ")
+		}
+	}
 	if loadMismatch != "" {
 		v.Guards = append(v.Guards, loadMismatch)
 	}
@@ -136,6 +156,9 @@ func EvaluateRuns(ctx context.Context, base, cand []Run, c schemas.Criteria) (sc
 		}
 	}
 	// Notes: what the criteria were computed over, when it is not everything.
+	if g != nil {
+		v.Notes = append(v.Notes, canaryNote(g, bsum.WindowWidth))
+	}
 	for _, side := range []struct {
 		name string
 		runs []Run
@@ -173,17 +196,24 @@ func EvaluateRuns(ctx context.Context, base, cand []Run, c schemas.Criteria) (sc
 	var defs []definition
 	for _, d := range definitions {
 		if on(d.name) && (d.name != SLOAttainment || hasSLO) {
+			if g != nil {
+				d = d.forCanary()
+			}
 			defs = append(defs, d)
 		}
 	}
 	e := &evaluation{c: c, k: len(defs), base: sides(bsel, bsum.SLO != nil), cand: sides(csel, csum.SLO != nil),
-		bb: len(bb), cb: len(cb), bsel: bsel, csel: csel, bSLO: bsum.SLO, cSLO: csum.SLO, sloGuard: sloMismatch}
+		bb: len(bb), cb: len(cb), bsel: bsel, csel: csel, bSLO: bsum.SLO, cSLO: csum.SLO, sloGuard: sloMismatch, paired: g != nil}
 	causes := gapCauses(bb, cb)
 	if on(GapFraction) {
 		v.GapCauses = causes
 	}
 	e.causesMoved = len(causesRose(causes, c.GapTolerance)) > 0
-	v.Bootstrap = schemas.Bootstrap{Resamples: c.Resamples, Seed: Seed, Method: BootstrapMethod,
+	method := BootstrapMethod
+	if g != nil {
+		method = CanaryMethod
+	}
+	v.Bootstrap = schemas.Bootstrap{Resamples: c.Resamples, Seed: Seed, Method: method,
 		BaselineRuns: len(base), CandidateRuns: len(cand), BaselineWindows: e.base.windows(), CandidateWindows: e.cand.windows(),
 		Criteria: len(defs), Alpha: c.Alpha}
 

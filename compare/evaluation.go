@@ -32,6 +32,8 @@ type evaluation struct {
 	// whole fell: the gap reason then does not claim the idle time went.
 	causesMoved bool
 	thrRatio    *float64 // the throughput ratio, for the retry reason
+	// paired resamples the sides together (a canary: pairedSpread).
+	paired bool
 
 	judged map[string]judged // measure's judgements, by criterion
 }
@@ -59,7 +61,7 @@ func (e *evaluation) measure(ctx context.Context, defs []definition) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			j, ok := d.judge(ctx, e.base, e.cand, d.level(e.c.Alpha, e.k), e.c)
+			j, ok := d.judge(ctx, e.base, e.cand, d.level(e.c.Alpha, e.k), e.c, e.paired)
 			mu.Lock()
 			e.judged[d.name] = judged{j, ok}
 			mu.Unlock()
@@ -115,6 +117,10 @@ func (e *evaluation) criterion(d definition) schemas.Criterion {
 			Candidate:        sideResampling(e.cand, j.sc),
 			StandardError:    j.se,
 			DegreesOfFreedom: finiteOr(j.df, 0),
+		}
+		if e.paired {
+			cr.Resampling.Paired = true
+			cr.Resampling.UnpairedStandardError = finiteOr(math.Hypot(j.sb.se, j.sc.se), 0)
 		}
 	}
 	cr.Verdict = d.decide(j, e.c)

@@ -71,6 +71,20 @@ var definitions = []definition{
 		tol: func(c schemas.Criteria) float64 { return c.SLOTolerance }, data: "run time", stream: 7},
 }
 
+// forCanary is d as a canary comparison words it: each group's replicas
+// are pooled, so its throughput is per replica.
+func (d definition) forCanary() definition {
+	switch d.name {
+	case Throughput:
+		d.title = "Throughput per replica improves"
+		d.metric = "retry_adjusted_system_tps per replica, over each replica's backlog windows"
+		d.label = "Delivered throughput per replica under backlog"
+	case GapFraction:
+		d.metric = "gap_fraction over each replica's backlog windows"
+	}
+	return d
+}
+
 // definitionOf returns the definition of criterion name.
 func definitionOf(name string) definition {
 	for _, d := range definitions {
@@ -128,10 +142,11 @@ func (d definition) transform() func(float64) float64 {
 	return func(x float64) float64 { return x }
 }
 
-// judge measures definition d on the two sides at the given interval level.
-// ok is false when the statistic is not defined on a side, or a ratio's
-// baseline is not positive.
-func (d definition) judge(ctx context.Context, base, cand side, level float64, c schemas.Criteria) (judgement, bool) {
+// judge measures definition d on the two sides at the given interval level,
+// resampling them together when paired (pairedSpread). ok is false when the
+// statistic is not defined on a side, or a ratio's baseline is not
+// positive.
+func (d definition) judge(ctx context.Context, base, cand side, level float64, c schemas.Criteria, paired bool) (judgement, bool) {
 	var j judgement
 	j.b, j.hasB = d.stat.value(base.all())
 	j.c, j.hasC = d.stat.value(cand.all())
@@ -140,10 +155,20 @@ func (d definition) judge(ctx context.Context, base, cand side, level float64, c
 	}
 	f := d.transform()
 	j.level = level
-	j.sb = resample(ctx, base, d.stat, f, c.Resamples, [2]uint64{Seed, d.stream<<32 | 1})
-	j.sc = resample(ctx, cand, d.stat, f, c.Resamples, [2]uint64{Seed, d.stream<<32 | 2})
-	j.se = math.Hypot(j.sb.se, j.sc.se)
-	j.df = welch(j.sb, j.sc)
+	var sd spread
+	var pairedOK bool
+	if paired {
+		sd, j.sb, j.sc, pairedOK = pairedSpread(ctx, base, cand, d.stat, f, c.Resamples, [2]uint64{Seed, d.stream<<32 | 3})
+	}
+	if pairedOK {
+		j.se, j.df = sd.se, sd.df
+		j.sb.episodes, j.sc.episodes = sd.episodes, sd.episodes
+	} else {
+		j.sb = resample(ctx, base, d.stat, f, c.Resamples, [2]uint64{Seed, d.stream<<32 | 1})
+		j.sc = resample(ctx, cand, d.stat, f, c.Resamples, [2]uint64{Seed, d.stream<<32 | 2})
+		j.se = math.Hypot(j.sb.se, j.sc.se)
+		j.df = welch(j.sb, j.sc)
+	}
 	j.t = math.Inf(1)
 	if !j.open() {
 		j.t = studentQuantile(1-(1-level)/2, j.df)

@@ -57,10 +57,46 @@ func figures(in Input) []*figure {
 		c.latencyTimeFigure(ttftLatency),
 		c.latencyTimeFigure(tpotLatency),
 	}
+	if in.Verdict != nil && in.Verdict.Canary != nil {
+		figs = append([]*figure{c.perReplicaFigure(in.Verdict.Canary)}, figs...)
+	}
 	for _, f := range figs {
 		f.File = f.Name + ".png"
 	}
 	return figs
+}
+
+// perReplicaFigure is a canary's throughput per replica over time: each
+// group's retry-adjusted system TPS over its replicas, the groups' sizes
+// taken out so that their lines meet when the canary changed nothing.
+func (c *chartCtx) perReplicaFigure(g *schemas.Canary) *figure {
+	f := &figure{Name: "tps_per_replica", Title: "Canary: throughput per replica, each group over the same windows",
+		Alt:    "Retry-adjusted system tokens per second of each group's replicas in each window, divided by the group's replica count; the groups served the same traffic at the same time.",
+		XLabel: c.xLabel, xAxis: axisSpec{zero: true}, YLabel: "tokens per second per replica (tok/s)", yAxis: axisSpec{zero: true}}
+	for i, rr := range c.runs {
+		n := len(g.Baseline.Replicas)
+		if rr.role == roleCandidate {
+			n = len(g.Candidate.Replicas)
+		}
+		if n == 0 {
+			continue
+		}
+		s := c.windowSeries(rr, "retry_adjusted_system_tps", func(m *schemas.Metrics) *float64 {
+			if m.RetryAdjustedSystemTPS == nil {
+				return nil
+			}
+			v := *m.RetryAdjustedSystemTPS / float64(n)
+			return &v
+		})
+		name := "baseline"
+		if rr.role == roleCandidate {
+			name = "canary"
+		}
+		s.Label = fmt.Sprintf("%s, %d replica%s", name, n, map[bool]string{true: "", false: "s"}[n == 1])
+		s.color = c.color(i)
+		f.Series = append(f.Series, s)
+	}
+	return f
 }
 
 // chartCtx holds what every chart of one report shares: the runs, their

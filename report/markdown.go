@@ -87,6 +87,20 @@ func writeMarkdown(w io.Writer, d *document) error {
 			p("**Turned off:** %s (not judged, not counted in the overall verdict).", mdEscape(strings.Join(v.Off, ", ")))
 			p("")
 		}
+		if cv := v.Canary; cv != nil {
+			p("**Canary** of run %s, the same hours: %s", mdEscape(cv.Run), mdEscape(cv.Why))
+			p("")
+			p("| group | chosen by | replicas | spans | requests a replica |")
+			p("|---|---|---|--:|--:|")
+			for _, g := range cv.Groups {
+				p("| %s | `%s` | %s | %s | %s |", g.Role, g.Selectors, mdEscape(g.Replicas), g.Spans, g.RequestsPerReplica)
+			}
+			p("")
+			if cv.Unassigned != "" || cv.Pairing != "" {
+				p("%s", mdEscape(strings.TrimSpace(cv.Unassigned+" "+cv.Pairing)))
+				p("")
+			}
+		}
 		if len(v.Guards) > 0 {
 			p("**Guards:** %s", mdEscape(strings.Join(v.Guards, "; ")))
 		} else {

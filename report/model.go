@@ -202,6 +202,67 @@ type verdictView struct {
 	// Off lists the criteria turned off; OffText says so ("turned off: tpot").
 	Off     []string `json:"off"`
 	OffText string   `json:"off_text,omitempty"`
+	// Canary describes a canary comparison's groups; nil otherwise.
+	Canary *canaryView `json:"canary,omitempty"`
+}
+
+// canaryView is a canary comparison's groups as the report shows them.
+type canaryView struct {
+	Run    string           `json:"run"`
+	Groups []canaryGroupRow `json:"groups"` // the canary, then its baseline
+	// Unassigned says which spans are in neither group ("" when none).
+	Unassigned string `json:"unassigned,omitempty"`
+	// Why says why a canary verdict is sharper than a night-to-night one,
+	// and Pairing how many times as wide each interval would be with the
+	// groups resampled apart.
+	Why     string `json:"why"`
+	Pairing string `json:"pairing,omitempty"`
+}
+
+// canaryGroupRow is one group of a canary comparison.
+type canaryGroupRow struct {
+	Role               string `json:"role"` // "canary" or "baseline"
+	Selectors          string `json:"selectors"`
+	Replicas           string `json:"replicas"`
+	Spans              string `json:"spans"`
+	RequestsPerReplica string `json:"requests_per_replica"`
+}
+
+// canaryWhy is the report's sentence on why a canary verdict is sharper.
+const canaryWhy = "Both groups served the same traffic at the same time, so each window is compared with itself: a burst, a quiet hour or a change in the prompt mix moves both groups alike and cancels from their difference, where two nights differ by all of it. Each replica was analysed alone over the same windows and each group's replicas pooled, so throughput is per replica whatever the groups' sizes; every interval resampled the same blocks of time in both groups."
+
+func newCanaryView(v *schemas.Verdict) *canaryView {
+	g := v.Canary
+	if g == nil {
+		return nil
+	}
+	row := func(role string, gr schemas.CanaryGroup, rest string) canaryGroupRow {
+		sel := rest
+		if len(gr.Selectors) > 0 {
+			sel = strings.Join(gr.Selectors, " ")
+		}
+		return canaryGroupRow{Role: role, Selectors: sel, Replicas: strings.Join(gr.Replicas, ", "),
+			Spans: fmtCount(gr.Spans), RequestsPerReplica: fmtCount(int64(math.Round(gr.RequestsPerReplica)))}
+	}
+	cv := &canaryView{Run: g.Run, Why: canaryWhy,
+		Groups: []canaryGroupRow{row("canary", g.Candidate, ""), row("baseline", g.Baseline, "every other replica")}}
+	if g.UnassignedSpans > 0 {
+		cv.Unassigned = fmt.Sprintf("%s spans of the run are in neither group", fmtCount(g.UnassignedSpans))
+		if g.NoReplicaSpans > 0 {
+			cv.Unassigned += fmt.Sprintf(" (%s of them name no replica: a gateway's rejections, which no replica served)", fmtCount(g.NoReplicaSpans))
+		}
+		cv.Unassigned += "."
+	}
+	var parts []string
+	for _, c := range v.Criteria {
+		if k := c.Resampling.Narrowing(); k > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s×", c.Name, strconv.FormatFloat(k, 'f', 1, 64)))
+		}
+	}
+	if parts != nil {
+		cv.Pairing = "Resampled apart, not paired, the groups would have given intervals this many times as wide: " + strings.Join(parts, ", ") + "."
+	}
+	return cv
 }
 
 // criterionView is one criterion with its numbers, cleaned of NaN, and as shown.
@@ -558,7 +619,11 @@ func newVerdictView(v *schemas.Verdict) *verdictView {
 	}
 	vv.Headline = strings.ToUpper(vv.Headline[:1]) + vv.Headline[1:]
 	vv.BootstrapText = bootstrapText(v.Bootstrap)
+	if v.Canary != nil {
+		vv.BootstrapText = canaryBootstrapText(v.Bootstrap, v.Canary)
+	}
 	vv.SettingsText = settingsText(v.Settings)
+	vv.Canary = newCanaryView(v)
 	return vv
 }
 
@@ -665,6 +730,21 @@ func bootstrapText(b schemas.Bootstrap) string {
 		"(docs/acceptance.md \"How the intervals are made\" and \"How often the verdict is wrong\").",
 		fmtCount(int64(b.Resamples)), strconv.FormatUint(b.Seed, 10), side(b.BaselineRuns, b.BaselineWindows), side(b.CandidateRuns, b.CandidateWindows),
 		wholeRuns(b), plural(b.Criteria, "criterion", "criteria"), fmtShortPercent(roundTo(b.Alpha/float64(b.Criteria), 5)), fmtShortPercent(b.Alpha))
+}
+
+// canaryBootstrapText is bootstrapText for a canary, whose groups are
+// resampled together.
+func canaryBootstrapText(b schemas.Bootstrap, g *schemas.Canary) string {
+	if b.Resamples <= 0 || b.Criteria == 0 {
+		return bootstrapText(b)
+	}
+	return fmt.Sprintf("Each interval resamples blocks of consecutive windows, never single requests or windows as if they were independent, "+
+		"%s times (seed %s), and draws the same blocks of time for both groups: each resample takes every replica's windows in the blocks drawn, "+
+		"the canary's %s and the baseline's %s over %s; the block length follows the autocorrelation of the groups' difference. "+
+		"Each of the %s may alarm on an unchanged system in at most %s of comparisons, so that together they alarm in at most %s "+
+		"(docs/acceptance.md \"Canary comparisons\").",
+		fmtCount(int64(b.Resamples)), strconv.FormatUint(b.Seed, 10), plural(b.CandidateRuns, "replica", "replicas"), plural(b.BaselineRuns, "replica", "replicas"),
+		plural(g.Windows, "window", "windows"), plural(b.Criteria, "criterion", "criteria"), fmtShortPercent(roundTo(b.Alpha/float64(b.Criteria), 5)), fmtShortPercent(b.Alpha))
 }
 
 // wholeRuns says that whole runs were resampled too, when a side had several.

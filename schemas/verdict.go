@@ -87,6 +87,45 @@ type Verdict struct {
 	// Cuts say what an automatic warm-up or cool-down (warmup: auto) cut
 	// from each run; absent when both are fixed.
 	Cuts []RunCut `json:"cuts,omitempty"`
+	// Canary describes the groups of a canary comparison (compare
+	// --canary): the candidate and the baseline are replicas of one run,
+	// compared window by window over the same time; absent otherwise.
+	Canary *Canary `json:"canary,omitempty"`
+}
+
+// Canary is a canary comparison's groups: the replicas of one run that the
+// selectors chose as the candidate (the canary) and as its baseline.
+type Canary struct {
+	Run       string      `json:"run"`
+	Candidate CanaryGroup `json:"candidate"`
+	Baseline  CanaryGroup `json:"baseline"`
+	// UnassignedSpans counts the run's spans in neither group, and
+	// NoReplicaSpans those of them that name no replica (a gateway's
+	// rejections: no replica served them); UnassignedSamples the engine
+	// samples of replicas in neither group.
+	UnassignedSpans   int64 `json:"unassigned_spans"`
+	NoReplicaSpans    int64 `json:"no_replica_spans"`
+	UnassignedSamples int64 `json:"unassigned_samples"`
+	// Renamed maps a gateway's name of a replica (its upstream host:port)
+	// to the engine's, under which its spans were filed.
+	Renamed map[string]string `json:"renamed,omitempty"`
+	// Windows is the number of windows the groups were paired over.
+	Windows int `json:"windows"`
+}
+
+// CanaryGroup is one group of a canary comparison.
+type CanaryGroup struct {
+	// Selectors chose the group's spans; none for a baseline that is every
+	// other replica.
+	Selectors []string `json:"selectors"`
+	Replicas  []string `json:"replicas"`
+	Spans     int64    `json:"spans"`
+	Samples   int64    `json:"samples"`
+	// Requests are the requests its replicas completed, and
+	// RequestsPerReplica their mean per replica, which the traffic guard
+	// compares.
+	Requests           int64   `json:"requests"`
+	RequestsPerReplica float64 `json:"requests_per_replica"`
 }
 
 // RunCut is what the steady-state rule cut from one run's windows.
@@ -126,6 +165,22 @@ type Resampling struct {
 	Candidate        SideResampling `json:"candidate"`
 	StandardError    float64        `json:"standard_error"`
 	DegreesOfFreedom float64        `json:"degrees_of_freedom"` // 0 when unbounded (no spread)
+	// Paired says that the two sides were resampled together, the same
+	// blocks of time on both (a canary comparison): StandardError is then
+	// that of their difference, and UnpairedStandardError what it would be
+	// with the sides resampled apart.
+	Paired                bool    `json:"paired,omitempty"`
+	UnpairedStandardError float64 `json:"unpaired_standard_error,omitempty"`
+}
+
+// Narrowing is how many times narrower the pairing made the interval than
+// resampling the sides apart: UnpairedStandardError / StandardError; 0 when
+// the sides were not paired or either error is unknown.
+func (r *Resampling) Narrowing() float64 {
+	if r == nil || !r.Paired || r.StandardError <= 0 || r.UnpairedStandardError <= 0 {
+		return 0
+	}
+	return r.UnpairedStandardError / r.StandardError
 }
 
 // SideResampling is how one side of a comparison was resampled.

@@ -118,7 +118,7 @@ func compareCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "compare",
 		Usage:     "decide whether a candidate run beat a baseline run (verdict.json and a comparison report)",
-		ArgsUsage: "BASELINE_DIR CANDIDATE_DIR",
+		ArgsUsage: "BASELINE_DIR CANDIDATE_DIR | --canary SELECTOR RUN_DIR",
 		Description: `Both directories are analysed run datasets. Each criterion of the acceptance
 test is PASS, FAIL or INCONCLUSIVE with the numbers behind it; with --gate the exit
 status is 0 PASS, 1 FAIL, 3 INCONCLUSIVE (2 for usage and input errors).
@@ -131,8 +131,20 @@ Several runs a side (nights, or repeats of a load test) give each a sharper and
 more honest verdict: name each with --baseline and --candidate, once per run,
 instead of the two directories. The variance between runs enters every interval.
 
+A canary is judged from one run: --canary SELECTOR picks the replicas that run
+the change (a glob of the replica's name, replica~REGEX, or model=GLOB), and
+they are compared with the run's other replicas (or those --canary-baseline
+picks) over the same hours. Each replica is analysed alone, as the run was
+(its window, cap and SLO), the criteria pool each group's replicas (so
+throughput is per replica), and every interval resamples the same blocks of
+time for both groups: the traffic both served cancels, and the verdict sees
+changes a night-to-night comparison cannot. A balancer that gave the canary
+different work per replica makes it INCONCLUSIVE (docs/acceptance.md "Canary
+comparisons").
+
 Examples:
    tpsreport compare --gate --out reports/fix runs/baseline runs/candidate
+   tpsreport compare --gate --out reports/canary --canary vllm-3 runs/nightly-2026-11-20
    tpsreport compare --gate --out reports/fix \
        --baseline runs/base-1 --baseline runs/base-2 --baseline runs/base-3 \
        --candidate runs/fix-1 --candidate runs/fix-2 --candidate runs/fix-3`,
@@ -140,9 +152,35 @@ Examples:
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the report into `OUTDIR`", Required: true},
 			&cli.StringSliceFlag{Name: "baseline", Usage: "a baseline run `DIR`; repeat for several runs (then name the candidates with --candidate)"},
 			&cli.StringSliceFlag{Name: "candidate", Usage: "a candidate run `DIR`; repeat for several runs"},
-		}, slices.Concat(criteriaFlags(), costFlags())...),
+		}, slices.Concat(canaryFlags(), criteriaFlags(), costFlags())...),
 		Action: func(c *cli.Context) error {
 			bases, cands := c.StringSlice("baseline"), c.StringSlice("candidate")
+			if sels := c.StringSlice("canary"); len(sels) > 0 || c.IsSet("canary-baseline") {
+				if len(sels) == 0 {
+					return usageError(c, "--canary-baseline needs --canary: the selectors of the canary's replicas")
+				}
+				if c.NArg() != 1 || len(bases) > 0 || len(cands) > 0 {
+					return usageError(c, "--canary takes one RUN_DIR, whose replicas it compares; got %d arguments", c.NArg())
+				}
+				for _, f := range costFlags() {
+					if c.IsSet(f.Names()[0]) {
+						return usageError(c, "--%s does not apply to --canary: both groups are replicas of one run, priced alike", f.Names()[0])
+					}
+				}
+				cand, base, err := parseSelectors(sels, c.StringSlice("canary-baseline"))
+				if err != nil {
+					return usageError(c, "%v", err)
+				}
+				cr, err := criteriaFrom(c)
+				if err != nil {
+					return err
+				}
+				v, err := canaryCompare(c.Context, e, c.Args().First(), c.String("out"), cand, base, cr)
+				if err != nil {
+					return err
+				}
+				return gateExit(c.Bool("gate"), v.Overall)
+			}
 			switch {
 			case len(bases) == 0 && len(cands) == 0:
 				if c.NArg() != 2 {
@@ -168,6 +206,14 @@ Examples:
 			}
 			return gateExit(c.Bool("gate"), v.Overall)
 		},
+	}
+}
+
+// canaryFlags choose a canary's groups, on compare and run.
+func canaryFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "canary", Usage: "judge a canary: the replicas `SELECTOR` picks (a glob of the replica name, replica~REGEX, model=GLOB; repeat to require several) against the run's others, over the same time"},
+		&cli.StringSliceFlag{Name: "canary-baseline", Usage: "with --canary: the replicas to compare it with (`SELECTOR`), instead of every other replica"},
 	}
 }
 
@@ -377,7 +423,13 @@ func printVerdict(w io.Writer, v schemas.Verdict) {
 	if len(sees) > 0 {
 		fmt.Fprintf(tw, "can see\t\t%s: the smallest change each criterion finds 4 times in 5 at these runs' size\n", strings.Join(sees, ", "))
 	}
-	if nb, nc := len(v.BaselineRuns), len(v.CandidateRuns); nb > 1 || nc > 1 {
+	if g := v.Canary; g != nil {
+		fmt.Fprintf(tw, "groups\t\tcanary %s: %s requests a replica; baseline %s: %s a replica\n", strings.Join(g.Candidate.Replicas, ", "),
+			compare.Count(g.Candidate.RequestsPerReplica), strings.Join(g.Baseline.Replicas, ", "), compare.Count(g.Baseline.RequestsPerReplica))
+		if t := compare.PairingText(v.Criteria); t != "" {
+			fmt.Fprintf(tw, "paired\t\t%s\n", t)
+		}
+	} else if nb, nc := len(v.BaselineRuns), len(v.CandidateRuns); nb > 1 || nc > 1 {
 		fmt.Fprintf(tw, "runs\t\t%d baseline, %d candidate: the variance between runs is in every interval\n", nb, nc)
 	}
 	if ch := v.Cost; ch != nil {

@@ -24,7 +24,7 @@ func TestHistoryQuery(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "dt=2026-11-20", "tps")
 	e := &env{stdout: io.Discard, stderr: io.Discard, log: slog.New(slog.DiscardHandler), isTerminal: func(io.Writer) bool { return false }}
 	for _, name := range []string{"night-1", "night-2"} {
-		_, err := nightly(t.Context(), e, nightlyOptions{root: root, name: name, format: "auto",
+		_, _, err := nightly(t.Context(), e, nightlyOptions{root: root, name: name, format: "auto",
 			inputs: []string{"litellm:" + filepath.Join(logs, "litellm.jsonl"), "vllm-otel:" + filepath.Join(logs, "vllm-otel.jsonl")}})
 		if err != nil {
 			t.Fatal(err)

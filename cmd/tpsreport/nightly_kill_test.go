@@ -33,7 +33,7 @@ func TestRunKilledAtEveryStep(t *testing.T) {
 	// night.
 	template := filepath.Join(t.TempDir(), "root")
 	for _, o := range []nightlyOptions{opts(template, "base", "other.jsonl"), opts(template, "night", "other.jsonl")} {
-		if _, err := nightly(t.Context(), e, o); err != nil {
+		if _, _, err := nightly(t.Context(), e, o); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -47,7 +47,7 @@ func TestRunKilledAtEveryStep(t *testing.T) {
 	var steps []string
 	probe := setup()
 	restore := dataset.SetTestHooks(func(s string) bool { steps = append(steps, s); return false }, nil)
-	if _, err := nightly(t.Context(), e, opts(probe, "night", "spans.jsonl")); err != nil {
+	if _, _, err := nightly(t.Context(), e, opts(probe, "night", "spans.jsonl")); err != nil {
 		t.Fatal(err)
 	}
 	restore()
@@ -67,7 +67,7 @@ func TestRunKilledAtEveryStep(t *testing.T) {
 		root := setup()
 		n := 0
 		restore := dataset.SetTestHooks(func(string) bool { n++; return n == i+1 }, nil)
-		_, err := nightly(t.Context(), e, opts(root, "night", "spans.jsonl"))
+		_, _, err := nightly(t.Context(), e, opts(root, "night", "spans.jsonl"))
 		restore()
 		if !errors.Is(err, dataset.ErrKilled) {
 			t.Fatalf("killed at step %d (%s): %v", i, steps[i], err)
@@ -80,7 +80,7 @@ func TestRunKilledAtEveryStep(t *testing.T) {
 		}
 		// The next run, the killed one being dead, cleans up.
 		restore = dataset.SetTestHooks(nil, func(int) bool { return false })
-		_, err = nightly(t.Context(), e, opts(root, "other-night", "spans.jsonl"))
+		_, _, err = nightly(t.Context(), e, opts(root, "other-night", "spans.jsonl"))
 		restore()
 		if err != nil {
 			t.Fatal(err)

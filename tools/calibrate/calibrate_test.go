@@ -124,3 +124,40 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+// TestCanarySmall is the canary part of make calibrate at one seed, on
+// canonical spans: an unchanged canary is not judged changed, the three
+// changes are each found by their criterion, a canary given half the
+// traffic is INCONCLUSIVE by the traffic guard, and the table counts them.
+func TestCanarySmall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seven canaries through the pipeline")
+	}
+	c := &corpus{root: t.TempDir(), log: func(string, ...any) {}}
+	var b strings.Builder
+	if err := runCanaries(context.Background(), c, 1, 2, []string{pathSpans}, schemas.DefaultCriteria(), "test", &b); err != nil {
+		t.Fatal(err)
+	}
+	table := b.String()
+	for _, want := range []string{
+		"| no change | busy | spans | PASS 0, FAIL 0, INCONCLUSIVE 1 | – | 0.0 % (0.0–97.5) |",
+		"| no change | saturated | spans | PASS 0, FAIL 0, INCONCLUSIVE 1 | – | 0.0 % (0.0–97.5) |",
+		"| +25 % slots | saturated | spans | PASS 1, FAIL 0, INCONCLUSIVE 0 | throughput PASS in 1 of 1 |",
+		"| decode 20 % slower (TPOT +20 %) | busy | spans | PASS 0, FAIL 1, INCONCLUSIVE 0 | tpot FAIL in 1 of 1 |",
+		"| failures +2 pp | busy | spans | PASS 0, FAIL 1, INCONCLUSIVE 0 | success_rate FAIL in 1 of 1 |",
+		"| half the traffic of its peers | busy | spans | PASS 0, FAIL 0, INCONCLUSIVE 1 | INCONCLUSIVE by the traffic guard in 1 of 1 |",
+	} {
+		if !strings.Contains(table, want) {
+			t.Errorf("the table lacks %q:\n%s", want, table)
+		}
+	}
+	// A second calibration reuses the analysed replicas: the split of
+	// each is on disk, and the verdicts are the same.
+	var again strings.Builder
+	if err := runCanaries(context.Background(), c, 1, 2, []string{pathSpans}, schemas.DefaultCriteria(), "test", &again); err != nil {
+		t.Fatal(err)
+	}
+	if again.String() != table {
+		t.Errorf("a second calibration gave\n%s\nthe first\n%s", again.String(), table)
+	}
+}

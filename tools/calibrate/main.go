@@ -5,7 +5,10 @@
 // analyze) as canonical spans and as LiteLLM + vLLM OTel logs joined per
 // request, compares them, and prints the false-alarm rate of each criterion
 // and overall with its binomial 95 % interval, and the detection rate of each
-// effect (docs/acceptance.md "How often the verdict is wrong").
+// effect (docs/acceptance.md "How often the verdict is wrong"). With
+// -canary it also judges simulated canaries (compare --canary) with and
+// without a change on the canary replica (docs/acceptance.md "Canary
+// comparisons").
 package main
 
 import (
@@ -44,6 +47,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("j", 2, "runs simulated and analysed at once")
 	show := fs.String("show", "", "also print the verdicts of the pairs of this scenario or effect, criterion by criterion")
 	criteria := fs.String("criteria", "", "judge the pairs by this acceptance file (YAML) instead of the defaults, to measure its false-alarm and detection rates")
+	canaries := fs.Int("canary", 0, "also this many seeds of each canary case (no change, +25 % slots, TPOT +20 %, failures +2 pp, half the traffic) on each input path: a run of four replicas whose last is the canary, compared with compare --canary's pipeline; -pairs 0 for the canaries alone")
 	histories := fs.Int("history", 0, "instead of the pairs: this many simulated histories of 40 nights of each kind (flat, a step in capacity, a step in TPOT, a drift), and how often tpsreport history's change points find what each holds and nothing else")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -72,6 +76,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return strings.Split(s, ",")
 	}
+	cr, command := schemas.DefaultCriteria(), "make calibrate"
+	if *criteria != "" {
+		var err error
+		if cr, err = compare.LoadCriteria(*criteria); err != nil {
+			return err
+		}
+		command = "go run ./tools/calibrate -criteria " + *criteria
+	}
+	var canaryMD strings.Builder
+	if *canaries > 0 {
+		if err := runCanaries(ctx, c, *canaries, *workers, split(*paths), cr, command, &canaryMD); err != nil {
+			return err
+		}
+		fmt.Fprint(stdout, canaryMD.String())
+		if *md != "" {
+			if err := writeMarkdownAt(*md, canaryBegin, canaryEnd, canaryMD.String()); err != nil {
+				return err
+			}
+		}
+	}
+	if *pairs == 0 {
+		return nil
+	}
 	ps := plan(*pairs, split(*scen), split(*paths), split(*effPaths), effects)
 	var keys []runKey
 	for _, p := range ps {
@@ -84,14 +111,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	c.log("%d runs ready in %s", len(keys), time.Since(start).Round(time.Second))
-	cr, command := schemas.DefaultCriteria(), "make calibrate"
-	if *criteria != "" {
-		var err error
-		if cr, err = compare.LoadCriteria(*criteria); err != nil {
-			return err
-		}
-		command = "go run ./tools/calibrate -criteria " + *criteria
-	}
 	res, err := evaluate(ctx, c, ps, 2, cr)
 	if err != nil {
 		return err

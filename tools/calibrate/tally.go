@@ -335,14 +335,22 @@ func binomCDF(k, n int, p float64) float64 {
 	return math.Min(s, 1)
 }
 
-// Markers of the calibration table in a Markdown file.
+// Markers of the calibration tables in a Markdown file.
 const (
 	beginMarker = "<!-- calibrate:begin -->"
 	endMarker   = "<!-- calibrate:end -->"
+	canaryBegin = "<!-- calibrate-canary:begin -->"
+	canaryEnd   = "<!-- calibrate-canary:end -->"
 )
 
 // writeMarkdown replaces what lies between the markers of path with table.
 func writeMarkdown(path, table string) error {
+	return writeMarkdownAt(path, beginMarker, endMarker, table)
+}
+
+// writeMarkdownAt replaces what lies between the markers begin and end of
+// path with table.
+func writeMarkdownAt(path, beginMarker, endMarker, table string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
