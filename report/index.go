@@ -29,6 +29,9 @@ type IndexEntry struct {
 	Dir     string
 	Summary schemas.Summary
 	Verdict *schemas.Verdict // the run compared with an earlier one; nil if not
+	// Canary is the run's canary verdict (run --canary: its canary replicas
+	// against its others); nil if none.
+	Canary *schemas.Verdict
 	// Stale, when set, says that the verdict's baseline was re-run since
 	// the comparison: the verdict is of data that is gone.
 	Stale string
@@ -78,7 +81,10 @@ type indexRow struct {
 	Inferred     bool
 	Verdict      string
 	Stale        string
-	Warnings     int
+	// CanaryVerdict is the run's canary verdict, CanaryHref its report and
+	// CanaryOf its canary replicas.
+	CanaryVerdict, CanaryHref, CanaryOf string
+	Warnings                            int
 	// Cost is the run's cost per million delivered tokens, when priced.
 	Cost string
 }
@@ -183,6 +189,13 @@ func indexHTML(w io.Writer, root, version string, runs []IndexEntry) ([]Chart, e
 			row.CompareHref = compareHref(root, e)
 			row.Stale = e.Stale
 		}
+		if c := e.Canary; c != nil {
+			row.CanaryVerdict = c.Overall
+			row.CanaryHref = subHref(root, e, "canary")
+			if c.Canary != nil {
+				row.CanaryOf = strings.Join(c.Canary.Candidate.Replicas, ", ")
+			}
+		}
 		page.Rows = append(page.Rows, row)
 	}
 	if err := templates.ExecuteTemplate(w, "index.html", page); err != nil {
@@ -202,12 +215,16 @@ func reportHref(root string, e IndexEntry) string {
 
 // compareHref is the relative link to the run's comparison report,
 // Dir/compare/report.html, or "" when there is none.
-func compareHref(root string, e IndexEntry) string {
+func compareHref(root string, e IndexEntry) string { return subHref(root, e, "compare") }
+
+// subHref is the relative link from root/index.html to the report.html in
+// a run's folder sub (compare, canary); "" when there is none.
+func subHref(root string, e IndexEntry, sub string) string {
 	dir := runDir(root, e)
-	if !exists(filepath.Join(root, dir, "compare", "report.html")) {
+	if !exists(filepath.Join(root, dir, sub, "report.html")) {
 		return ""
 	}
-	return relHref(filepath.Join(dir, "compare"), "report.html")
+	return relHref(filepath.Join(dir, sub), "report.html")
 }
 
 // runDir is the directory of a run relative to root.

@@ -706,7 +706,9 @@ func TestIndex(t *testing.T) {
 	// The nightly layout: ROOT/run=NAME/report/report.html and
 	// ROOT/run=NAME/compare/report.html, Dir the run's directory.
 	runs[0].Dir = "run=nightly-2026-11-22"
-	for _, sub := range []string{"report", "compare"} {
+	// The night of 11-22 also judged its canary.
+	runs[0].Canary = &schemas.Verdict{Overall: schemas.Pass, Canary: &schemas.Canary{Candidate: schemas.CanaryGroup{Replicas: []string{"vllm-3"}}}}
+	for _, sub := range []string{"report", "compare", "canary"} {
 		if err := os.MkdirAll(filepath.Join(root, runs[0].Dir, sub), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -738,12 +740,16 @@ func TestIndex(t *testing.T) {
 	want := []string{
 		"./run=nightly-2026-11-22/report/report.html",
 		"./run=nightly-2026-11-22/compare/report.html", // the FAIL badge
+		"./run=nightly-2026-11-22/canary/report.html",  // the canary's PASS badge
 		"./run=nightly-2026-11-20/report.html",
 		"./run=nightly-2026-11-21/report/report.html", // no comparison report: the PASS badge is no link
 		"./run=%3Cscript%3Ealert%281%29%3C/script%3E/report.html",
 	}
 	if !slices.Equal(links, want) {
 		t.Errorf("links = %q, want %q", links, want)
+	}
+	if !strings.Contains(string(page), `<span class="vs-run">vllm-3 vs the others</span>`) {
+		t.Error("index.html does not name the canary's replicas")
 	}
 	for _, name := range []string{"trend_retry_adjusted_system_tps", "trend_backlog_gap_fraction", "trend_success_rate", "trend_ttft_req_p95"} {
 		b, err := os.ReadFile(filepath.Join(root, name+".png"))

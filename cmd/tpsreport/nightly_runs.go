@@ -175,6 +175,12 @@ func writeIndex(hroot string) error {
 				ent.Stale = staleBaselines(v, runs)
 			}
 		}
+		if b, err := os.ReadFile(filepath.Join(hroot, r.dir, "canary", "verdict.json")); err == nil {
+			var v schemas.Verdict
+			if json.Unmarshal(b, &v) == nil {
+				ent.Canary = &v
+			}
+		}
 		entries = append(entries, ent)
 	}
 	return report.WriteIndex(hroot, toolVersion(), entries)
