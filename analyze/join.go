@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"bytes"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -245,37 +244,4 @@ func (a *analysis) joinParts(g, e, out string) error {
 		err = a.copyRows("joined_file", out, "", sql.Named("gateway_part", g), sql.Named("engine_part", e))
 	}
 	return err
-}
-
-// joinKey is the key an id offers (join_raw.sql): without the OpenAI id
-// prefix (chatcmpl-, cmpl-) and our attempt suffix (#retryN, #N).
-func joinKey(b []byte) []byte {
-	if bytes.HasPrefix(b, []byte("chatcmpl-")) {
-		b = b[len("chatcmpl-"):]
-	} else if bytes.HasPrefix(b, []byte("cmpl-")) {
-		b = b[len("cmpl-"):]
-	}
-	// The suffix '#(retry)?[0-9]+$' can only start at the last '#'.
-	if i := bytes.LastIndexByte(b, '#'); i >= 0 {
-		s := bytes.TrimPrefix(b[i+1:], []byte("retry"))
-		if len(s) > 0 && !slices.ContainsFunc(s, func(c byte) bool { return c < '0' || c > '9' }) {
-			b = b[:i]
-		}
-	}
-	return b
-}
-
-// trimV1Suffix cuts vLLM V1's internal suffix, '-' and 8 lowercase hex
-// digits, off an engine's request id (join_match.sql's second engine key).
-func trimV1Suffix(k []byte) ([]byte, bool) {
-	n := len(k)
-	if n < 9 || k[n-9] != '-' {
-		return nil, false
-	}
-	for _, c := range k[n-8:] {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return nil, false
-		}
-	}
-	return k[:n-9], true
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/tpsreport/tpsreport/schemas"
 )
 
 // The gateway-engine join's candidates are matched here, in Go, from
@@ -217,7 +219,7 @@ func readMatchSpans(path string) (*matchSpans, error) {
 		// resolution.
 		errs[0] = scanStrings(f, "span_id", func(r int, b []byte, ok bool) {
 			if ok && m.span[r].role == roleGateway {
-				if k := joinKey(b); len(k) > 0 {
+				if k := schemas.JoinKey(b); len(k) > 0 {
 					gw1 = append(gw1, hash(k, r))
 				}
 			}
@@ -257,7 +259,7 @@ func readMatchSpans(path string) (*matchSpans, error) {
 			if !ok || fl == 0 {
 				return
 			}
-			k := joinKey(b)
+			k := schemas.JoinKey(b)
 			if len(k) == 0 {
 				return
 			}
@@ -266,7 +268,7 @@ func readMatchSpans(path string) (*matchSpans, error) {
 				return
 			}
 			en = append(en, hash(k, r))
-			if k3, ok := trimV1Suffix(k); ok && len(k3) > 0 {
+			if k3, ok := schemas.TrimV1Suffix(k); ok && len(k3) > 0 {
 				en = append(en, hash(k3, r))
 			}
 		})

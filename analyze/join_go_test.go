@@ -296,12 +296,12 @@ func TestJoinKeyMatchesSQL(t *testing.T) {
 		if err := rows.Scan(&i, &k, &k3); err != nil {
 			t.Fatal(err)
 		}
-		if got := string(joinKey([]byte(ids[i]))); got != k {
-			t.Errorf("joinKey(%q) = %q, SQL %q", ids[i], got, k)
+		if got := string(schemas.JoinKey([]byte(ids[i]))); got != k {
+			t.Errorf("schemas.JoinKey(%q) = %q, SQL %q", ids[i], got, k)
 		}
-		got, ok := trimV1Suffix([]byte(k))
+		got, ok := schemas.TrimV1Suffix([]byte(k))
 		if ok != (k3 != nil) || ok && string(got) != *k3 {
-			t.Errorf("trimV1Suffix(%q) = %q, %v; SQL %v", k, got, ok, k3)
+			t.Errorf("schemas.TrimV1Suffix(%q) = %q, %v; SQL %v", k, got, ok, k3)
 		}
 		if ok {
 			trimmed++
@@ -336,13 +336,13 @@ func FuzzJoinKey(f *testing.F) {
 			want = s
 		}
 		want = attemptSuffixRE.ReplaceAllLiteralString(want, "")
-		if got := string(joinKey([]byte(id))); got != want {
-			t.Fatalf("joinKey(%q) = %q, want %q", id, got, want)
+		if got := string(schemas.JoinKey([]byte(id))); got != want {
+			t.Fatalf("schemas.JoinKey(%q) = %q, want %q", id, got, want)
 		}
 		k3 := v1SuffixRE.ReplaceAllLiteralString(want, "")
-		got, ok := trimV1Suffix([]byte(want))
+		got, ok := schemas.TrimV1Suffix([]byte(want))
 		if ok != (k3 != want) || ok && string(got) != k3 {
-			t.Fatalf("trimV1Suffix(%q) = %q, %v; want %q", want, got, ok, k3)
+			t.Fatalf("schemas.TrimV1Suffix(%q) = %q, %v; want %q", want, got, ok, k3)
 		}
 	})
 }

@@ -1,6 +1,9 @@
 package schemas
 
-import "slices"
+import (
+	"bytes"
+	"slices"
+)
 
 // Role is what a source's spans see of a request: a gateway's log records
 // what the client saw (receipt, outcome, retries), an engine's what the
@@ -51,4 +54,39 @@ func SourcesOf(role Role) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// JoinKey is the key a span's id offers the gateway-engine join
+// (analyze's join_raw.sql holds the same rule in SQL): the id without the
+// OpenAI prefix (chatcmpl-, cmpl-) and our attempt suffix (#retryN, #N).
+func JoinKey(b []byte) []byte {
+	if bytes.HasPrefix(b, []byte("chatcmpl-")) {
+		b = b[len("chatcmpl-"):]
+	} else if bytes.HasPrefix(b, []byte("cmpl-")) {
+		b = b[len("cmpl-"):]
+	}
+	// The suffix '#(retry)?[0-9]+$' can only start at the last '#'.
+	if i := bytes.LastIndexByte(b, '#'); i >= 0 {
+		s := bytes.TrimPrefix(b[i+1:], []byte("retry"))
+		if len(s) > 0 && !slices.ContainsFunc(s, func(c byte) bool { return c < '0' || c > '9' }) {
+			b = b[:i]
+		}
+	}
+	return b
+}
+
+// TrimV1Suffix cuts vLLM V1's internal suffix, '-' and 8 lowercase hex
+// digits, off an engine's request id (the join's second engine key,
+// join_match.sql); false when k has none.
+func TrimV1Suffix(k []byte) ([]byte, bool) {
+	n := len(k)
+	if n < 9 || k[n-9] != '-' {
+		return nil, false
+	}
+	for _, c := range k[n-8:] {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return nil, false
+		}
+	}
+	return k[:n-9], true
 }

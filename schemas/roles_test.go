@@ -24,3 +24,23 @@ func TestSourcesOf(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinKey: the keys an id offers the join, hand-computed.
+func TestJoinKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"chatcmpl-abc#retry2": "abc", "cmpl-x#3": "x", "id#tag": "id#tag", "plain": "plain", "a#": "a#", "chatcmpl-": "",
+	} {
+		if got := string(JoinKey([]byte(in))); got != want {
+			t.Errorf("JoinKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{"abc-0a1b2c3d": "abc", "-0a1b2c3d": "", "abc-0A1B2C3D": "-", "abc": "-"} {
+		got, ok := TrimV1Suffix([]byte(in))
+		if !ok {
+			got = []byte("-")
+		}
+		if string(got) != want {
+			t.Errorf("TrimV1Suffix(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}
