@@ -270,6 +270,51 @@ func TestSplitRunRefuses(t *testing.T) {
 	}
 }
 
+// TestSplitRunLearnsUpstreams: a gateway that names its upstreams by
+// address (Kong's, Envoy's) while the engines name themselves by pod: each
+// address is filed under the pod most of its requests reached, by the
+// join's keys (OpenAI prefix, attempt suffix and vLLM V1's internal suffix
+// taken off), so that a canary picked by its pod name has its gateway
+// spans too; an address whose requests reached no one pod for the most
+// part keeps its name.
+func TestSplitRunLearnsUpstreams(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "run")
+	gw := func(id, addr string, q float64) schemas.Span {
+		s := span("kong", id, str(addr), q, q+5)
+		s.SpanID = "chatcmpl-" + id + "#1"
+		return s
+	}
+	en := func(id, pod string, q float64) schemas.Span {
+		s := span("vllm-otel", id, str(pod), q+0.1, q+4.9)
+		s.RequestID = "chatcmpl-" + id + "-0a1b2c3d"
+		return s
+	}
+	spans := []schemas.Span{
+		gw("a", "10.0.0.7:8000", 0), en("a", "pod-b", 0),
+		gw("b", "10.0.0.7:8000", 1), en("b", "pod-b", 1),
+		gw("c", "10.0.0.7:8000", 2), // its engine span is lost
+		gw("d", "10.0.0.9:8000", 3), en("d", "pod-a", 3),
+		gw("e", "10.0.0.5:8000", 4), en("e", "pod-a", 4),
+		gw("f", "10.0.0.5:8000", 5), en("f", "pod-c", 5),
+		gw("g", "10.0.0.5:8000", 6), en("g", "pod-d", 6), // no majority
+	}
+	writeRun(t, src, spans, nil, schemas.Manifest{RunID: "night", Tool: "tpsreport"})
+	sel, _ := ParseAll([]string{"pod-b"})
+	sp, err := SplitRun(context.Background(), src, filepath.Join(t.TempDir(), "split"), sel, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"10.0.0.7:8000": "pod-b", "10.0.0.9:8000": "pod-a"}; !maps.Equal(sp.Renamed, want) {
+		t.Errorf("renamed %v, want %v", sp.Renamed, want)
+	}
+	if sp.Candidate.Spans != 5 || !slices.Equal(sp.Candidate.Replicas, []string{"pod-b"}) {
+		t.Errorf("canary %+v, want pod-b's 2 engine spans and its address's 3 gateway spans", sp.Candidate)
+	}
+	if !slices.Equal(sp.Baseline.Replicas, []string{"10.0.0.5:8000", "pod-a", "pod-c", "pod-d"}) {
+		t.Errorf("baseline replicas %v", sp.Baseline.Replicas)
+	}
+}
+
 // FuzzParse: any selector text parses or is refused with a message naming
 // it, and one that parses writes itself back as it reads.
 func FuzzParse(f *testing.F) {

@@ -174,7 +174,9 @@ type scanned struct {
 // names, under which a gateway's spans of the same host are filed: a
 // gateway names its upstream host:port (LiteLLM's api_base, Kong's and
 // Envoy's upstream), an engine itself, and the gateway-engine join needs
-// both of a request's spans in one dataset.
+// both of a request's spans in one dataset. A gateway replica of no
+// engine's name, by host either, is filed by the requests it shares with
+// one (learnRenames).
 func scan(ctx context.Context, path string) (*scanned, error) {
 	sc := &scanned{t0: math.MaxInt64, t1: math.MinInt64, renamed: map[string]string{}}
 	engines := map[string]bool{}
@@ -210,9 +212,19 @@ func scan(ctx context.Context, path string) (*scanned, error) {
 	if err != nil {
 		return nil, err
 	}
+	var unnamed []string // gateway names no engine has, by host either
 	for g := range gateways {
-		if h := host(g); h != g && engines[h] && !engines[g] {
+		switch h := host(g); {
+		case engines[g]:
+		case h != g && engines[h]:
 			sc.renamed[g] = h
+		default:
+			unnamed = append(unnamed, g)
+		}
+	}
+	if len(unnamed) > 0 && len(engines) > 0 {
+		if err := sc.learnRenames(ctx, path, unnamed); err != nil {
+			return nil, err
 		}
 	}
 	for _, set := range []map[string]bool{engines, gateways, all} {
@@ -225,6 +237,64 @@ func scan(ctx context.Context, path string) (*scanned, error) {
 	}
 	slices.Sort(sc.replicas)
 	return sc, nil
+}
+
+// learnRenames files the spans of gateway replicas whose names no engine
+// has (Kong's and Envoy's upstream address against the engines' pod names)
+// under the engine replica that most of their requests reached, by the
+// join's keys (schemas.JoinKey): a gateway span's span_id or request_id is
+// an engine span's request_id, or that id without vLLM V1's internal
+// suffix. A
+// gateway replica whose requests went to no one engine replica for the
+// most part keeps its own name.
+func (sc *scanned) learnRenames(ctx context.Context, path string, unnamed []string) error {
+	engineSrc, gatewaySrc := schemas.SourcesOf(schemas.RoleEngine), schemas.SourcesOf(schemas.RoleGateway)
+	want := map[string]bool{}
+	for _, g := range unnamed {
+		want[g] = true
+	}
+	engineOf := map[string]string{} // join key → engine replica
+	type gwSpan struct{ keys [2]string }
+	spans := map[string][]gwSpan{} // gateway replica → its spans' keys
+	err := eachSpan(ctx, path, func(s *schemas.Span) {
+		if s.Replica == nil {
+			return
+		}
+		switch {
+		case slices.Contains(engineSrc, s.Source):
+			k := schemas.JoinKey([]byte(s.RequestID))
+			engineOf[string(k)] = *s.Replica
+			if t, ok := schemas.TrimV1Suffix(k); ok && len(t) > 0 {
+				engineOf[string(t)] = *s.Replica
+			}
+		case slices.Contains(gatewaySrc, s.Source) && want[*s.Replica]:
+			spans[*s.Replica] = append(spans[*s.Replica], gwSpan{[2]string{string(schemas.JoinKey([]byte(s.SpanID))), string(schemas.JoinKey([]byte(s.RequestID)))}})
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for g, ss := range spans {
+		count := map[string]int{}
+		for _, sp := range ss {
+			for _, k := range sp.keys {
+				if e, ok := engineOf[k]; ok && k != "" {
+					count[e]++
+					break
+				}
+			}
+		}
+		best, n := "", 0
+		for e, c := range count {
+			if c > n || c == n && e < best {
+				best, n = e, c
+			}
+		}
+		if 2*n > len(ss) {
+			sc.renamed[g] = best
+		}
+	}
+	return nil
 }
 
 // file is the name a span of replica r is filed under.
