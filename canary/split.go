@@ -190,12 +190,9 @@ func scan(ctx context.Context, path string) (*scanned, error) {
 		if s.TimeOrigin != nil && *s.TimeOrigin == schemas.TimeOriginRequest {
 			sc.durations++
 		}
-		if t, ok := first(s.QueuedAt, s.AdmittedAt, s.FirstTokenAt, s.LastTokenAt, s.ReleasedAt); ok {
+		if lo, hi, ok := instants(s); ok {
 			sc.timed = true
-			sc.t0 = min(sc.t0, t)
-		}
-		if t, ok := first(s.ReleasedAt, s.LastTokenAt, s.FirstTokenAt, s.AdmittedAt, s.QueuedAt); ok {
-			sc.t1 = max(sc.t1, t)
+			sc.t0, sc.t1 = min(sc.t0, lo), max(sc.t1, hi)
 		}
 		if s.Replica == nil || *s.Replica == "" {
 			return
@@ -305,6 +302,16 @@ func (sc *scanned) file(r string) string {
 	return r
 }
 
+// instants are a span's first and last instants as analyze's run extent
+// takes them (docs/metrics.md "Run extent"): the first of queued_at,
+// admitted_at, first_token_at, last_token_at, released_at that is set, and
+// the first of them in the reverse order; false when none is.
+func instants(s *schemas.Span) (lo, hi int64, ok bool) {
+	lo, ok = first(s.QueuedAt, s.AdmittedAt, s.FirstTokenAt, s.LastTokenAt, s.ReleasedAt)
+	hi, _ = first(s.ReleasedAt, s.LastTokenAt, s.FirstTokenAt, s.AdmittedAt, s.QueuedAt)
+	return lo, hi, ok
+}
+
 // first is the first of ts that is set.
 func first(ts ...*int64) (int64, bool) {
 	for _, t := range ts {
@@ -382,11 +389,8 @@ func (sp *Split) spans(ctx context.Context, path string, sc *scanned, cand, base
 				werr = err
 				return
 			}
-			if t, ok := first(s.QueuedAt, s.AdmittedAt, s.FirstTokenAt, s.LastTokenAt, s.ReleasedAt); ok {
-				rs.t0 = min(rs.t0, t)
-			}
-			if t, ok := first(s.ReleasedAt, s.LastTokenAt, s.FirstTokenAt, s.AdmittedAt, s.QueuedAt); ok {
-				rs.t1 = max(rs.t1, t)
+			if lo, hi, ok := instants(s); ok {
+				rs.t0, rs.t1 = min(rs.t0, lo), max(rs.t1, hi)
 			}
 		}
 	})
