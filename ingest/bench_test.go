@@ -15,6 +15,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 	"github.com/tpsreport/tpsreport/sim"
 )
@@ -39,9 +40,9 @@ func BenchmarkParseTimestamp(b *testing.B) {
 			for b.Loop() {
 				var err error
 				if c.text {
-					_, err = parseTimestampText(in)
+					_, err = scan.ParseTimestamp(in)
 				} else {
-					_, err = parseEpoch(in)
+					_, err = scan.ParseEpoch(in)
 				}
 				if err != nil {
 					b.Fatal(err)
@@ -209,7 +210,7 @@ func TestRunLarge(t *testing.T) {
 // reading goroutine copies, the hashing one hashes.
 func BenchmarkStoredReader(b *testing.B) {
 	data := bytes.Repeat(benchLine, (64<<20)/len(benchLine))
-	buf := make([]byte, minLineBuffer)
+	buf := make([]byte, 256<<10) // the size of the line splitter's first buffer
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {

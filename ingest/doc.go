@@ -34,40 +34,40 @@
 //	format_otel_genai.go   OTLP/JSON spans of the GenAI conventions
 //	format_mapping.go      any JSON log through a YAML mapping file
 //
-// What they are built on:
+// The formats table sits above them: nothing a format or its reader uses
+// lives in formats.go. What they are built on, in this package:
 //
 //	reader.go       the Reader interface, Record, its kinds and skip reasons,
 //	                and Input, the one argument of every constructor
-//	formats.go      the formats table (name → constructor and sniffer),
-//	                --format auto's detection, and what the sniffers share
-//	lines.go        lineReader: the Reader of a line-oriented format
+//	formats.go      the formats table (name → constructor and sniffer) and
+//	                --format auto's detection
+//	linereader.go   lineReader: the Reader of a line-oriented format
 //	jsonrecords.go  jsonRecordReader: the Reader of a format whose records
 //	                are JSON values (NDJSON, arrays, pretty-printed documents)
 //	parlines.go     NDJSON lines decoded on every core, for the formats whose
 //	                one-pass scanners can run side by side (lineDecoders)
-//	jsondocs.go     jsonDocs: a stream of JSON documents read one at a time
-//	                (prometheus, vllm-bench, inference-perf), in bounded memory
 //	docreader.go    docReader: the Reader of a format whose records come a
 //	                document at a time (vllm-bench, inference-perf)
-//	jsonvalues.go   a JSON record's values by path, with the gateways' rules
-//	json.go         jsonScanner: one-pass JSON validation and decoding
-//	litvalue.go     litValue and litDecoder: a scanned record's values into
-//	                a span's fields (litellm, sglang-metrics, sglang-log)
-//	timestamp.go    every timestamp form, rounded alike to microseconds
-//	httpstatus.go   an HTTP status as a span status
 //	vllm.go         what the vLLM formats share
-//	arena.go        the decoders' allocation helpers
-//	errors.go       ParseError, RecordError and the sentinel reject kinds
+//	errors.go       ParseError, and the sentinel reject kinds under the
+//	                names callers use
 //	redact.go       prompt text removed from rejects
 //	plausible.go    implausible instants (outside 2000..2100) rejected
 //	derived.go      ids for OTLP spans without one; a reader's notices
 //
-// and the run around them: ingest.go (Run, the read and write pipeline),
+// and below them, in internal/scan, the scanning that knows no format: the
+// one-pass JSON scanner and its values (json.go, jsonvalues.go,
+// litvalue.go), JSON documents in bounded memory (jsondocs.go), lines
+// (lines.go), timestamps (timestamp.go), HTTP statuses, the decoders'
+// arena, spans.parquet's codecs, the sentinel reject kinds with
+// RecordError, and what the sniffers share (sniff.go). It imports nothing
+// of ingest.
+//
+// Then the run around them: ingest.go (Run, the read and write pipeline),
 // inputs.go (expanding, opening, decompressing and hashing inputs),
-// writer.go (the dataset's writers and the manifest's counts), codec.go
-// (spans.parquet's zstd codecs), spanwriter.go (spans.parquet, row groups
-// encoded in parallel) and dataset.go (temporary outputs, committed by
-// renaming).
+// writer.go (the dataset's writers and the manifest's counts),
+// spanwriter.go (spans.parquet, row groups encoded in parallel) and
+// dataset.go (temporary outputs, committed by renaming).
 //
 // # Adding a format
 //
@@ -80,7 +80,7 @@
 //     rejects, and supply only a function that decodes one line into a
 //     Record; see format_spans.go. Formats of JSON records embed a
 //     *jsonRecordReader and supply a function that turns one parsed value
-//     into records; see format_kong.go. Use a jsonScanner for a hot path
+//     into records; see format_kong.go. Use scan.JSON for a hot path
 //     rather than encoding/json: it validates and decodes in one pass
 //     without reflection.
 //   - a Sniff function scoring the first bytes of an input for --format auto.
@@ -101,5 +101,5 @@
 // *ParseError wrapping one of the sentinel kinds (ErrBadJSON, ErrBadType,
 // ErrBadTimestamp, ErrMissingField, ErrBadValue, ErrTooLong); decoders
 // return a *RecordError to give the column. Timestamps go through
-// parseTimestampText or parseEpoch so that every format rounds alike.
+// scan.ParseTimestamp or scan.ParseEpoch so that every format rounds alike.
 package ingest

@@ -1,6 +1,8 @@
 package ingest
 
-// docReader reads an input as a sequence of JSON documents (jsonDocs: one
+import "github.com/tpsreport/tpsreport/ingest/internal/scan"
+
+// docReader reads an input as a sequence of JSON documents (scan.Docs: one
 // held in memory at a time, up to a cap) and turns each into records with
 // decode. vllm bench results and inference-perf reports are read so: a
 // document's records are all of its requests.
@@ -13,7 +15,7 @@ const maxDocument = 256 << 20
 
 type docReader struct {
 	name string
-	docs *jsonDocs
+	docs *scan.Docs
 	// decode appends the records of document k (from 0), which starts at
 	// line, to out.
 	decode func(data []byte, line int64, k int, out []Record) []Record
@@ -25,7 +27,7 @@ type docReader struct {
 }
 
 func newDocReader(in Input, max int64, decode func(data []byte, line int64, k int, out []Record) []Record) docReader {
-	return docReader{name: in.Name, docs: newJSONDocs(in.Name, nil, in.R, max), decode: decode}
+	return docReader{name: in.Name, docs: scan.NewDocs(in.Name, nil, in.R, max), decode: decode}
 }
 
 // Record implements Reader.
@@ -39,16 +41,16 @@ func (r *docReader) Next() bool {
 	for r.i >= len(r.recs) {
 		clear(r.recs)
 		r.recs, r.i = r.recs[:0], 0
-		d, ok := r.docs.next()
+		d, ok := r.docs.Next()
 		if !ok {
 			r.err = r.docs.Err()
 			return false
 		}
-		if d.bad != nil {
-			r.recs = append(r.recs, Record{Kind: KindReject, Line: d.line, Raw: d.raw, Err: parseErrorAt(r.name, d.line, d.bad)})
+		if d.Bad != nil {
+			r.recs = append(r.recs, Record{Kind: KindReject, Line: d.Line, Raw: d.Raw, Err: parseErrorAt(r.name, d.Line, d.Bad)})
 			continue
 		}
-		r.recs = r.decode(d.data, d.line, r.k, r.recs)
+		r.recs = r.decode(d.Data, d.Line, r.k, r.recs)
 		r.k++
 	}
 	r.rec = r.recs[r.i]

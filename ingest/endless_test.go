@@ -10,49 +10,17 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
-
-// TestLineSplitterEndlessLine: a line over the limit is skipped up to its
-// newline, but no further than maxSkippedLine (at least 4 times the limit)
-// bytes: an input without a newline in so many ends with an error that
-// says which line.
-func TestLineSplitterEndlessLine(t *testing.T) {
-	defer func(v int64) { maxSkippedLine = v }(maxSkippedLine)
-	maxSkippedLine = 1000
-	// A long line that ends within the bound is skipped as before.
-	got, err := splitAll(t, strings.NewReader("a\n"+strings.Repeat("x", 1000)+"\nb\n"), 10)
-	if err != nil || strings.Join(got, " ") != "1:a 2:LONG(1000):xxxxxxxx 3:b" {
-		t.Errorf("bounded long line: %q, %v", got, err)
-	}
-	// So is one that ends the input within the bound.
-	got, err = splitAll(t, &byteStream{c: 'x', n: 999}, 10)
-	if err != nil || strings.Join(got, " ") != "1:LONG(999):xxxxxxxx" {
-		t.Errorf("long last line: %q, %v", got, err)
-	}
-	// An endless one ends the input.
-	got, err = splitAll(t, ioMulti("a\nb\n", &byteStream{c: 0, n: 1 << 62}), 10)
-	var le *endlessLineError
-	if !errors.As(err, &le) || *le != (endlessLineError{Line: 3, Limit: 1000}) || strings.Join(got, " ") != "1:a 2:b" {
-		t.Fatalf("endless line: %q, %#v", got, err)
-	}
-	if !errors.Is(err, ErrTooLong) || err.Error() != "no newline in the first 1000 bytes of the line: not a log of lines; the input is not read further" {
-		t.Errorf("error %q", err)
-	}
-	// At least 4 times the line limit is read.
-	_, err = splitAll(t, &byteStream{c: 0, n: 1 << 62}, 1024)
-	if !errors.As(err, &le) || le.Limit != 4096 || le.Line != 1 {
-		t.Errorf("limit 1024: %v", err)
-	}
-}
 
 // TestRunEndlessInputs: inputs that never end are refused or stopped with
 // an error that says where: a device up front, an endless line (stdin fed
 // from /dev/zero) at its line, endless whitespace between JSON documents;
 // a named pipe is read like a file; a mapping file over 1 MiB is refused.
 func TestRunEndlessInputs(t *testing.T) {
-	defer func(v int64) { maxSkippedLine = v }(maxSkippedLine)
-	maxSkippedLine = 4 << 20
+	defer func(v int64) { scan.MaxSkippedLine = v }(scan.MaxSkippedLine)
+	scan.MaxSkippedLine = 4 << 20
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	good, _ := validInput(0, 3)

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -49,44 +50,44 @@ type engineTimings struct {
 // engineTimingsOf reads the engine timing object of a logged response (a
 // response body or the final chunk of a stream), ok false when it holds
 // none. Its keys are read only: never choices or any text.
-func engineTimingsOf(resp obj) (et engineTimings, ok bool, err error) {
-	var fe firstErr
-	if m := resp.child("metrics"); m != nil {
+func engineTimingsOf(resp scan.Obj) (et engineTimings, ok bool, err error) {
+	var fe scan.FirstErr
+	if m := resp.Child("metrics"); m != nil {
 		switch {
 		case m["arrival_time"] != nil || m["first_scheduled_time"] != nil:
 			// vLLM V0 RequestMetrics, epoch seconds.
-			et.arrived = fe.duration(m["arrival_time"], "response.metrics.arrival_time", 6)
-			et.admitted = fe.duration(m["first_scheduled_time"], "response.metrics.first_scheduled_time", 6)
-			et.first = fe.duration(m["first_token_time"], "response.metrics.first_token_time", 6)
-			et.last = fe.duration(m["last_token_time"], "response.metrics.last_token_time", 6)
-			if q := fe.duration(m["time_in_queue"], "response.metrics.time_in_queue", 6); et.admitted == nil {
-				et.admitted = addMicros(et.arrived, q)
+			et.arrived = fe.Duration(m["arrival_time"], "response.metrics.arrival_time", 6)
+			et.admitted = fe.Duration(m["first_scheduled_time"], "response.metrics.first_scheduled_time", 6)
+			et.first = fe.Duration(m["first_token_time"], "response.metrics.first_token_time", 6)
+			et.last = fe.Duration(m["last_token_time"], "response.metrics.last_token_time", 6)
+			if q := fe.Duration(m["time_in_queue"], "response.metrics.time_in_queue", 6); et.admitted == nil {
+				et.admitted = scan.AddMicros(et.arrived, q)
 			}
 			ok = true
 		case m["queue_time_ms"] != nil || m["time_to_first_token_ms"] != nil || m["generation_time_ms"] != nil:
 			// vLLM PerRequestTimingMetrics (PR #46768), ms.
-			et.queue = fe.duration(m["queue_time_ms"], "response.metrics.queue_time_ms", 3)
-			et.prefill = fe.duration(m["time_to_first_token_ms"], "response.metrics.time_to_first_token_ms", 3)
-			et.decode = fe.duration(m["generation_time_ms"], "response.metrics.generation_time_ms", 3)
+			et.queue = fe.Duration(m["queue_time_ms"], "response.metrics.queue_time_ms", 3)
+			et.prefill = fe.Duration(m["time_to_first_token_ms"], "response.metrics.time_to_first_token_ms", 3)
+			et.decode = fe.Duration(m["generation_time_ms"], "response.metrics.generation_time_ms", 3)
 			ok = true
 		}
 	}
-	if t := resp.child("nvext", "timing"); !ok && t != nil && t["request_received_ms"] != nil {
-		recv := fe.duration(t["request_received_ms"], "response.nvext.timing.request_received_ms", 3)
+	if t := resp.Child("nvext", "timing"); !ok && t != nil && t["request_received_ms"] != nil {
+		recv := fe.Duration(t["request_received_ms"], "response.nvext.timing.request_received_ms", 3)
 		et.arrived = recv
-		et.admitted = addMicros(recv, fe.duration(t["prefill_wait_time_ms"], "response.nvext.timing.prefill_wait_time_ms", 3))
-		et.first = addMicros(recv, fe.duration(t["ttft_ms"], "response.nvext.timing.ttft_ms", 3))
-		et.last = addMicros(recv, fe.duration(t["total_time_ms"], "response.nvext.timing.total_time_ms", 3))
+		et.admitted = scan.AddMicros(recv, fe.Duration(t["prefill_wait_time_ms"], "response.nvext.timing.prefill_wait_time_ms", 3))
+		et.first = scan.AddMicros(recv, fe.Duration(t["ttft_ms"], "response.nvext.timing.ttft_ms", 3))
+		et.last = scan.AddMicros(recv, fe.Duration(t["total_time_ms"], "response.nvext.timing.total_time_ms", 3))
 		et.resolutionUS = 1000
 		ok = true
 	}
-	if t := resp.child("timings"); !ok && t != nil && (t["prompt_ms"] != nil || t["predicted_ms"] != nil) {
-		et.prefill = fe.duration(t["prompt_ms"], "response.timings.prompt_ms", 3)
-		et.decode = fe.duration(t["predicted_ms"], "response.timings.predicted_ms", 3)
+	if t := resp.Child("timings"); !ok && t != nil && (t["prompt_ms"] != nil || t["predicted_ms"] != nil) {
+		et.prefill = fe.Duration(t["prompt_ms"], "response.timings.prompt_ms", 3)
+		et.decode = fe.Duration(t["predicted_ms"], "response.timings.predicted_ms", 3)
 		ok = true
 	}
-	if fe.err != nil {
-		return engineTimings{}, false, fe.err
+	if fe.Err != nil {
+		return engineTimings{}, false, fe.Err
 	}
 	return et, ok, nil
 }
@@ -117,7 +118,7 @@ func (et *engineTimings) apply(sp *schemas.Span) {
 	last := sp.LastTokenAt
 	switch {
 	case first != nil && et.decode != nil:
-		last = addMicros(first, et.decode)
+		last = scan.AddMicros(first, et.decode)
 	case first == nil && et.decode != nil && sp.ReleasedAt != nil:
 		last = sp.ReleasedAt
 		v := *last - *et.decode
@@ -127,7 +128,7 @@ func (et *engineTimings) apply(sp *schemas.Span) {
 	if first != nil && et.prefill != nil {
 		adm := *first - *et.prefill
 		sp.AdmittedAt = &adm
-		sp.EngineArrivedAt = addMicros(sp.AdmittedAt, negate(et.queue))
+		sp.EngineArrivedAt = scan.AddMicros(sp.AdmittedAt, negate(et.queue))
 	}
 }
 
@@ -145,14 +146,14 @@ func negate(d *int64) *int64 {
 // object, else, for a stream's server-sent events, the last "data: {...}"
 // event that holds an engine timing object (the final chunk). nil when
 // neither.
-func responseBody(body string) obj {
+func responseBody(body string) scan.Obj {
 	b := []byte(body)
 	i := 0
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
 		i++
 	}
 	if i < len(b) && b[i] == '{' {
-		if v, err := parseJSONValue(b[i:], nil, nil); err == nil {
+		if v, err := scan.ParseValue(b[i:], nil, nil); err == nil {
 			m, _ := v.(map[string]any)
 			return m
 		}
@@ -171,7 +172,7 @@ func responseBody(body string) obj {
 		if j >= len(line) || line[j] != '{' {
 			continue
 		}
-		v, err := parseJSONValue(line[j:], nil, nil)
+		v, err := scan.ParseValue(line[j:], nil, nil)
 		if err != nil {
 			continue
 		}

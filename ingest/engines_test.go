@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 )
 
 // engineFixtures lists the fixture directories of the engine formats beyond
@@ -149,7 +151,7 @@ func checkSniffsExclusive(t *testing.T, own map[string]string, mine []string) in
 		if err != nil {
 			return err
 		}
-		head := bytes.TrimPrefix(b[:min(len(b), sniffBytes)], utf8BOM)
+		head := bytes.TrimPrefix(b[:min(len(b), scan.SniffBytes)], scan.BOM)
 		if name, ok := own[path]; ok {
 			got, score, scores := vllmDetect(head)
 			if got != name {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -90,19 +91,19 @@ func (r *aiperfReader) notices() []string {
 		r.name, n, strings.Join(kinds, ", ")))
 }
 
-// aiperfUnitScale maps AIPerf's time units to valDuration's scale.
+// aiperfUnitScale maps AIPerf's time units to scan.ValDuration's scale.
 var aiperfUnitScale = map[string]int{"ns": -3, "us": 0, "ms": 3, "sec": 6, "s": 6}
 
 // decode turns one JSON value into records.
 func (r *aiperfReader) decode(v any, _ []byte, out []Record) []Record {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return decodeReject(out, recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v)))
+		return decodeReject(out, scan.Errorf(ErrBadType, -1, "want a JSON object, found %s", scan.KindName(v)))
 	}
-	o := obj(m)
+	o := scan.Obj(m)
 	switch {
-	case o.get("metadata") != nil:
-		if aiperfWarmup(o.child("metadata")) {
+	case o.Get("metadata") != nil:
+		if aiperfWarmup(o.Child("metadata")) {
 			return append(out, Record{Kind: KindSkip, Skip: SkipWarmup})
 		}
 		sp, err := aiperfRecord(o)
@@ -114,25 +115,25 @@ func (r *aiperfReader) decode(v any, _ []byte, out []Record) []Record {
 			rec.Mismatch, rec.MismatchText = InconsistentTiming, what
 		}
 		return append(out, rec)
-	case o.get("experiments") != nil:
+	case o.Get("experiments") != nil:
 		return genaiPerfExport(o, out, r.textOnly)
 	case aiperfIsSummary(o):
 		file := "profile_export.jsonl, the per-request file AIPerf writes beside it"
-		if o.get("was_cancelled") == nil && o.get("error_summary") == nil {
+		if o.Get("was_cancelled") == nil && o.Get("error_summary") == nil {
 			file = "profile_export.json, the per-request file GenAI-Perf writes beside it"
 		}
-		return decodeReject(out, recordErrorf(ErrMissingField, -1, "aggregates only, no per-request records. Try %s", file))
+		return decodeReject(out, scan.Errorf(ErrMissingField, -1, "aggregates only, no per-request records. Try %s", file))
 	}
-	return decodeReject(out, recordErrorf(ErrMissingField, -1, "neither an AIPerf record (metadata) nor a GenAI-Perf profile export (experiments)"))
+	return decodeReject(out, scan.Errorf(ErrMissingField, -1, "neither an AIPerf record (metadata) nor a GenAI-Perf profile export (experiments)"))
 }
 
 // aiperfWarmup reports whether an AIPerf record is of a warm-up phase:
 // metadata.benchmark_phase (AIPerf's CreditPhase, "warmup" or "profiling")
 // or, in AIPerf's multi-phase runs, metadata.phase_kind is "warmup". Only a
 // known warm-up record is skipped; any other phase is read.
-func aiperfWarmup(md obj) bool {
+func aiperfWarmup(md scan.Obj) bool {
 	for _, k := range []string{"benchmark_phase", "phase_kind"} {
-		if s, ok := md.get(k).(string); ok && strings.EqualFold(s, "warmup") {
+		if s, ok := md.Get(k).(string); ok && strings.EqualFold(s, "warmup") {
 			return true
 		}
 	}
@@ -140,9 +141,9 @@ func aiperfWarmup(md obj) bool {
 }
 
 // aiperfIsSummary reports whether o is a summary: metrics as {unit, avg, ...}.
-func aiperfIsSummary(o obj) bool {
+func aiperfIsSummary(o scan.Obj) bool {
 	for _, k := range []string{"request_latency", "time_to_first_token", "request_throughput"} {
-		if c := o.child(k); c != nil && c.get("unit") != nil && (c.get("avg") != nil || c.get("p50") != nil) {
+		if c := o.Child(k); c != nil && c.Get("unit") != nil && (c.Get("avg") != nil || c.Get("p50") != nil) {
 			return true
 		}
 	}
@@ -150,17 +151,17 @@ func aiperfIsSummary(o obj) bool {
 }
 
 // aiperfMetric reads metrics.NAME as µs by its unit, or nil when absent.
-func aiperfMetric(o obj, name string) (*int64, error) {
-	m := o.child("metrics", name)
+func aiperfMetric(o scan.Obj, name string) (*int64, error) {
+	m := o.Child("metrics", name)
 	if m == nil {
 		return nil, nil
 	}
-	unit, _ := m.get("unit").(string)
+	unit, _ := m.Get("unit").(string)
 	scale, ok := aiperfUnitScale[unit]
 	if !ok {
-		return nil, recordErrorf(ErrBadValue, -1, "metrics.%s.unit: %q is not a time unit", name, unit)
+		return nil, scan.Errorf(ErrBadValue, -1, "metrics.%s.unit: %q is not a time unit", name, unit)
 	}
-	return valDuration(m.get("value"), "metrics."+name+".value", scale)
+	return scan.ValDuration(m.Get("value"), "metrics."+name+".value", scale)
 }
 
 // aiperfTimingMismatch says how a record's inter-chunk latencies disagree
@@ -168,21 +169,21 @@ func aiperfMetric(o obj, name string) (*int64, error) {
 // the last, which they divide), or "" when they agree to within 1 ms or 1 %
 // of the request latency, or a value is missing. The record is read as the
 // mapping says either way: request_latency and time_to_first_token.
-func aiperfTimingMismatch(o obj) string {
+func aiperfTimingMismatch(o scan.Obj) string {
 	ttft, err1 := aiperfMetric(o, "time_to_first_token")
 	lat, err2 := aiperfMetric(o, "request_latency")
-	m := o.child("metrics", "inter_chunk_latency")
+	m := o.Child("metrics", "inter_chunk_latency")
 	if err1 != nil || err2 != nil || ttft == nil || lat == nil || m == nil {
 		return ""
 	}
-	scale, ok := aiperfUnitScale[fmt.Sprint(m.get("unit"))]
-	list, isList := m.get("value").([]any)
+	scale, ok := aiperfUnitScale[fmt.Sprint(m.Get("unit"))]
+	list, isList := m.Get("value").([]any)
 	if !ok || !isList || len(list) == 0 {
 		return ""
 	}
 	var sum int64
 	for _, v := range list {
-		d, err := valDuration(v, "metrics.inter_chunk_latency.value", scale)
+		d, err := scan.ValDuration(v, "metrics.inter_chunk_latency.value", scale)
 		if err != nil || d == nil {
 			return ""
 		}
@@ -194,14 +195,14 @@ func aiperfTimingMismatch(o obj) string {
 	}
 	ms := func(us int64) string { return strconv.FormatFloat(float64(us)/1000, 'f', 1, 64) + " ms" }
 	return fmt.Sprintf("inter_chunk_latency sums to %s while request_latency − time_to_first_token is %s (request %v)",
-		ms(sum), ms(stream), o.get("metadata", "x_request_id"))
+		ms(sum), ms(stream), o.Get("metadata", "x_request_id"))
 }
 
 // aiperfTokens reads the first of metrics.NAMES present as a token count.
-func aiperfTokens(o obj, names ...string) (*int64, error) {
+func aiperfTokens(o scan.Obj, names ...string) (*int64, error) {
 	for _, name := range names {
-		if m := o.child("metrics", name); m != nil {
-			return valTokens(m.get("value"), "metrics."+name+".value")
+		if m := o.Child("metrics", name); m != nil {
+			return scan.ValTokens(m.Get("value"), "metrics."+name+".value")
 		}
 	}
 	return nil, nil
@@ -209,60 +210,60 @@ func aiperfTokens(o obj, names ...string) (*int64, error) {
 
 // aiperfNanos reads an instant in ns since the epoch as µs.
 func aiperfNanos(v any, field string) (*int64, error) {
-	num, ok, err := numberText(v, field)
+	num, ok, err := scan.NumberText(v, field)
 	if err != nil || !ok {
 		return nil, err
 	}
-	us, _, fits := scaleDecimal(num, -3)
-	if !fits || us < minMicros || us > maxMicros {
-		return nil, recordErrorf(ErrBadTimestamp, -1, "%s: invalid timestamp %q: out of range (years 0000 to 9999)", field, num)
+	us, _, fits := scan.ScaleDecimal(num, -3)
+	if !fits || us < scan.MinMicros || us > scan.MaxMicros {
+		return nil, scan.Errorf(ErrBadTimestamp, -1, "%s: invalid timestamp %q: out of range (years 0000 to 9999)", field, num)
 	}
 	return &us, nil
 }
 
 // aiperfRecord maps one AIPerf MetricRecordInfo.
-func aiperfRecord(o obj) (schemas.Span, error) {
-	md := o.child("metadata")
-	var f firstErr
+func aiperfRecord(o scan.Obj) (schemas.Span, error) {
+	md := o.Child("metadata")
+	var f scan.FirstErr
 	sp := schemas.Span{Source: SourceAIPerf, Status: schemas.StatusOK}
-	start, err := aiperfNanos(md.get("request_start_ns"), "metadata.request_start_ns")
-	f.keep(err)
-	end, err := aiperfNanos(md.get("request_end_ns"), "metadata.request_end_ns")
-	f.keep(err)
-	cancelAt, err := aiperfNanos(md.get("cancellation_time_ns"), "metadata.cancellation_time_ns")
-	f.keep(err)
+	start, err := aiperfNanos(md.Get("request_start_ns"), "metadata.request_start_ns")
+	f.Keep(err)
+	end, err := aiperfNanos(md.Get("request_end_ns"), "metadata.request_end_ns")
+	f.Keep(err)
+	cancelAt, err := aiperfNanos(md.Get("cancellation_time_ns"), "metadata.cancellation_time_ns")
+	f.Keep(err)
 	ttft, err := aiperfMetric(o, "time_to_first_token")
-	f.keep(err)
+	f.Keep(err)
 	lat, err := aiperfMetric(o, "request_latency")
-	f.keep(err)
+	f.Keep(err)
 	in, err := aiperfTokens(o, "input_sequence_length", "error_isl")
-	f.keep(err)
+	f.Keep(err)
 	outTok, err := aiperfTokens(o, "output_sequence_length", "output_token_count")
-	f.keep(err)
-	id := f.str(md.get("x_request_id"), "metadata.x_request_id")
-	if f.err != nil {
-		return sp, f.err
+	f.Keep(err)
+	id := f.Str(md.Get("x_request_id"), "metadata.x_request_id")
+	if f.Err != nil {
+		return sp, f.Err
 	}
 	if start == nil {
-		return sp, recordErrorf(ErrMissingField, -1, "metadata.request_start_ns: missing")
+		return sp, scan.Errorf(ErrMissingField, -1, "metadata.request_start_ns: missing")
 	}
 	if id == nil {
-		s := fmt.Sprintf("session-%v/turn-%v", md.get("session_num"), md.get("turn_index"))
+		s := fmt.Sprintf("session-%v/turn-%v", md.Get("session_num"), md.Get("turn_index"))
 		id = &s
 	}
 	sp.SpanID, sp.RequestID = *id, *id
 	sp.QueuedAt = start
 	sp.InputTokens = in
-	if e := o.child("error"); e != nil {
+	if e := o.Child("error"); e != nil {
 		sp.Status = schemas.StatusError
-		if c, ok := e.get("code").(json.Number); ok {
+		if c, ok := e.Get("code").(json.Number); ok {
 			if n, err := c.Int64(); err == nil && n >= 100 && n <= 599 {
 				h := int32(n)
 				sp.HTTPStatus = &h
 			}
 		}
-		typ, _ := e.get("type").(string)
-		msg, _ := e.get("message").(string)
+		typ, _ := e.Get("type").(string)
+		msg, _ := e.Get("message").(string)
 		text := strings.TrimSpace(strings.TrimPrefix(typ+": "+msg, ": "))
 		text = strings.TrimSuffix(text, ":")
 		if text != "" {
@@ -270,24 +271,24 @@ func aiperfRecord(o obj) (schemas.Span, error) {
 			sp.Error = &text
 		}
 	}
-	if md.get("was_cancelled") == true {
+	if md.Get("was_cancelled") == true {
 		sp.Status = schemas.StatusCancelled
 	}
 	switch {
 	case lat != nil:
-		sp.ReleasedAt = addMicros(start, lat)
+		sp.ReleasedAt = scan.AddMicros(start, lat)
 	case sp.Status == schemas.StatusCancelled && cancelAt != nil:
 		sp.ReleasedAt = cancelAt
 	default:
 		sp.ReleasedAt = end
 	}
 	if sp.ReleasedAt != nil && *sp.ReleasedAt < *start {
-		return sp, recordErrorf(ErrBadValue, -1, "metadata.request_end_ns: before request_start_ns")
+		return sp, scan.Errorf(ErrBadValue, -1, "metadata.request_end_ns: before request_start_ns")
 	}
 	if ttft != nil {
-		sp.FirstTokenAt = addMicros(start, ttft)
+		sp.FirstTokenAt = scan.AddMicros(start, ttft)
 		if sp.ReleasedAt != nil && *sp.FirstTokenAt > *sp.ReleasedAt {
-			return sp, recordErrorf(ErrBadValue, -1, "metrics.time_to_first_token: longer than request_latency")
+			return sp, scan.Errorf(ErrBadValue, -1, "metrics.time_to_first_token: longer than request_latency")
 		}
 		sp.LastTokenAt = sp.ReleasedAt
 	}
@@ -299,18 +300,18 @@ func aiperfRecord(o obj) (schemas.Span, error) {
 
 // genaiPerfExport maps a GenAI-Perf profile export: one span per request.
 // textOnly counts, by service kind, the requests without token counts.
-func genaiPerfExport(o obj, out []Record, textOnly map[string]int64) []Record {
-	exps, ok := o.get("experiments").([]any)
+func genaiPerfExport(o scan.Obj, out []Record, textOnly map[string]int64) []Record {
+	exps, ok := o.Get("experiments").([]any)
 	if !ok {
-		return decodeReject(out, recordErrorf(ErrBadType, -1, "experiments: want an array, found %s", jsonKind(o.get("experiments"))))
+		return decodeReject(out, scan.Errorf(ErrBadType, -1, "experiments: want an array, found %s", scan.KindName(o.Get("experiments"))))
 	}
-	kind, _ := o.get("service_kind").(string)
+	kind, _ := o.Get("service_kind").(string)
 	n := 0
 	for k, e := range exps {
 		eo, _ := e.(map[string]any)
-		reqs, ok := obj(eo).get("requests").([]any)
+		reqs, ok := scan.Obj(eo).Get("requests").([]any)
 		if !ok {
-			out = decodeReject(out, recordErrorf(ErrBadType, -1, "experiments[%d].requests: want an array, found %s", k, jsonKind(obj(eo).get("requests"))))
+			out = decodeReject(out, scan.Errorf(ErrBadType, -1, "experiments[%d].requests: want an array, found %s", k, scan.KindName(scan.Obj(eo).Get("requests"))))
 			n++
 			continue
 		}
@@ -328,7 +329,7 @@ func genaiPerfExport(o obj, out []Record, textOnly map[string]int64) []Record {
 		}
 	}
 	if n == 0 {
-		return decodeReject(out, recordErrorf(ErrMissingField, -1, "GenAI-Perf profile export without requests"))
+		return decodeReject(out, scan.Errorf(ErrMissingField, -1, "GenAI-Perf profile export without requests"))
 	}
 	return out
 }
@@ -340,20 +341,20 @@ func genaiPerfRequest(k, i int, v any, kind string) (schemas.Span, error) {
 	sp := schemas.Span{Source: SourceAIPerf, SpanID: id, RequestID: id, Status: schemas.StatusOK}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return sp, recordErrorf(ErrBadType, -1, "experiments[%d].requests[%d]: want an object, found %s", k, i, jsonKind(v))
+		return sp, scan.Errorf(ErrBadType, -1, "experiments[%d].requests[%d]: want an object, found %s", k, i, scan.KindName(v))
 	}
-	q := obj(m)
+	q := scan.Obj(m)
 	field := fmt.Sprintf("experiments[%d].requests[%d]", k, i)
-	start, err := aiperfNanos(q.get("timestamp"), field+".timestamp")
+	start, err := aiperfNanos(q.Get("timestamp"), field+".timestamp")
 	if err != nil {
 		return sp, err
 	}
 	if start == nil {
-		return sp, recordErrorf(ErrMissingField, -1, "%s.timestamp: missing", field)
+		return sp, scan.Errorf(ErrMissingField, -1, "%s.timestamp: missing", field)
 	}
 	sp.QueuedAt = start
-	ts, _ := q.get("response_timestamps").([]any)
-	outs, _ := q.get("response_outputs").([]any)
+	ts, _ := q.Get("response_timestamps").([]any)
+	outs, _ := q.Get("response_outputs").([]any)
 	var first, last *int64
 	for j, t := range ts {
 		at, err := aiperfNanos(t, fmt.Sprintf("%s.response_timestamps[%d]", field, j))
@@ -364,7 +365,7 @@ func genaiPerfRequest(k, i int, v any, kind string) (schemas.Span, error) {
 			continue
 		}
 		if *at < *start {
-			return sp, recordErrorf(ErrBadValue, -1, "%s.response_timestamps[%d]: before the request's timestamp", field, j)
+			return sp, scan.Errorf(ErrBadValue, -1, "%s.response_timestamps[%d]: before the request's timestamp", field, j)
 		}
 		if first == nil {
 			first = at
@@ -380,7 +381,7 @@ func genaiPerfRequest(k, i int, v any, kind string) (schemas.Span, error) {
 	sp.FirstTokenAt, sp.LastTokenAt, sp.ReleasedAt = first, last, last
 	if kind == "triton_c_api" || kind == "" && genaiPerfHasIDs(outs) {
 		sp.OutputTokens = genaiPerfOutputIDs(outs)
-		if ids, ok := q.child("request_inputs").get("input_ids").([]any); ok {
+		if ids, ok := q.Child("request_inputs").Get("input_ids").([]any); ok {
 			n := int64(len(ids))
 			sp.InputTokens = &n
 		}
@@ -426,11 +427,11 @@ func genaiPerfOutputIDs(outs []any) *int64 {
 // What cannot be read is counted as content.
 func genaiPerfHasContent(v any) bool {
 	m, _ := v.(map[string]any)
-	o := obj(m)
-	if t, ok := o.get("text_output").(string); ok {
+	o := scan.Obj(m)
+	if t, ok := o.Get("text_output").(string); ok {
 		return t != ""
 	}
-	r, ok := o.get("response").(string)
+	r, ok := o.Get("response").(string)
 	if !ok {
 		return true
 	}
@@ -482,7 +483,7 @@ func sniffAIPerf(head []byte) int {
 	if !strings.HasPrefix(t, "{") {
 		return 0
 	}
-	if keys := topLevelKeys(firstLine(head)); keys["metadata"] && keys["metrics"] && strings.Contains(s, `"request_start_ns"`) {
+	if keys := scan.TopLevelKeys(scan.FirstLine(head)); keys["metadata"] && keys["metrics"] && strings.Contains(s, `"request_start_ns"`) {
 		return 95
 	}
 	if strings.Contains(s, `"experiments"`) && strings.Contains(s, `"response_timestamps"`) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -52,47 +53,47 @@ func newDynamoTraceReader(in Input) Reader {
 func decodeDynamoTrace(v any, _ []byte, out []Record) []Record {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return decodeReject(out, recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v)))
+		return decodeReject(out, scan.Errorf(ErrBadType, -1, "want a JSON object, found %s", scan.KindName(v)))
 	}
-	o := obj(m)
-	var fe firstErr
-	schema := fe.str(o["schema"], "schema")
-	event := fe.str(o["event_type"], "event_type")
-	end := fe.integer(o["event_time_unix_ms"], "event_time_unix_ms", 0, maxMicros/1000)
-	if fe.err != nil {
-		return decodeReject(out, fe.err)
+	o := scan.Obj(m)
+	var fe scan.FirstErr
+	schema := fe.Str(o["schema"], "schema")
+	event := fe.Str(o["event_type"], "event_type")
+	end := fe.Integer(o["event_time_unix_ms"], "event_time_unix_ms", 0, scan.MaxMicros/1000)
+	if fe.Err != nil {
+		return decodeReject(out, fe.Err)
 	}
 	switch {
 	case schema == nil:
-		return decodeReject(out, recordErrorf(ErrMissingField, -1, "missing schema (not a Dynamo request trace row)"))
+		return decodeReject(out, scan.Errorf(ErrMissingField, -1, "missing schema (not a Dynamo request trace row)"))
 	case *schema != dynamoTraceSchema:
-		return decodeReject(out, recordErrorf(ErrBadValue, -1, "schema: %q is not %q", *schema, dynamoTraceSchema))
+		return decodeReject(out, scan.Errorf(ErrBadValue, -1, "schema: %q is not %q", *schema, dynamoTraceSchema))
 	case event == nil:
-		return decodeReject(out, recordErrorf(ErrMissingField, -1, "missing event_type"))
+		return decodeReject(out, scan.Errorf(ErrMissingField, -1, "missing event_type"))
 	case *event != "request_end":
 		return append(out, Record{Kind: KindSkip, Skip: SkipUnusedLine}) // tool events, payload captures
 	}
-	req := o.child("request")
+	req := o.Child("request")
 	if req == nil {
 		if o["request"] != nil {
-			return decodeReject(out, recordErrorf(ErrBadType, -1, "request: want an object, found %s", jsonKind(o["request"])))
+			return decodeReject(out, scan.Errorf(ErrBadType, -1, "request: want an object, found %s", scan.KindName(o["request"])))
 		}
-		return decodeReject(out, recordErrorf(ErrMissingField, -1, "missing request (a request_end row carries the request's metrics)"))
+		return decodeReject(out, scan.Errorf(ErrMissingField, -1, "missing request (a request_end row carries the request's metrics)"))
 	}
 	sp := schemas.Span{Source: SourceDynamoTrace}
-	id := fe.str(req["request_id"], "request.request_id")
-	xid := fe.str(req["x_request_id"], "request.x_request_id")
-	sp.Model = fe.str(req["model"], "request.model")
-	sp.InputTokens = fe.tokens(req["input_tokens"], "request.input_tokens")
-	sp.OutputTokens = fe.tokens(req["output_tokens"], "request.output_tokens")
-	sp.CachedTokens = fe.tokens(req["cached_tokens"], "request.cached_tokens")
-	sp.Replica = dynamoWorker(&fe, req.child("worker"), "request.worker")
-	reason := fe.str(req.get("finish_reason_metadata", "finish_reason"), "request.finish_reason_metadata.finish_reason")
-	if fe.err != nil {
-		return decodeReject(out, fe.err)
+	id := fe.Str(req["request_id"], "request.request_id")
+	xid := fe.Str(req["x_request_id"], "request.x_request_id")
+	sp.Model = fe.Str(req["model"], "request.model")
+	sp.InputTokens = fe.Tokens(req["input_tokens"], "request.input_tokens")
+	sp.OutputTokens = fe.Tokens(req["output_tokens"], "request.output_tokens")
+	sp.CachedTokens = fe.Tokens(req["cached_tokens"], "request.cached_tokens")
+	sp.Replica = dynamoWorker(&fe, req.Child("worker"), "request.worker")
+	reason := fe.Str(req.Get("finish_reason_metadata", "finish_reason"), "request.finish_reason_metadata.finish_reason")
+	if fe.Err != nil {
+		return decodeReject(out, fe.Err)
 	}
 	if id == nil {
-		return decodeReject(out, recordErrorf(ErrMissingField, -1, "missing request.request_id"))
+		return decodeReject(out, scan.Errorf(ErrMissingField, -1, "missing request.request_id"))
 	}
 	sp.SpanID, sp.RequestID = *id, *id
 	if xid != nil {
@@ -108,24 +109,24 @@ func decodeDynamoTrace(v any, _ []byte, out []Record) []Record {
 
 // dynamoWorker names the worker that decoded the request (in aggregated
 // serving the one worker): its id, with "/dpN" for a data-parallel rank.
-func dynamoWorker(fe *firstErr, w obj, field string) *string {
+func dynamoWorker(fe *scan.FirstErr, w scan.Obj, field string) *string {
 	if w == nil {
 		return nil
 	}
 	for _, role := range []string{"decode", "prefill"} {
 		// Worker ids are u64 lease ids, beyond int64: kept as their digits.
-		id, ok, err := numberText(w[role+"_worker_id"], field+"."+role+"_worker_id")
-		fe.keep(err)
+		id, ok, err := scan.NumberText(w[role+"_worker_id"], field+"."+role+"_worker_id")
+		fe.Keep(err)
 		if ok && (bytes.ContainsAny(id, ".-eE") || len(id) > 20) {
-			fe.keep(recordErrorf(ErrBadValue, -1, "%s.%s_worker_id: %q is not a worker id", field, role, id))
+			fe.Keep(scan.Errorf(ErrBadValue, -1, "%s.%s_worker_id: %q is not a worker id", field, role, id))
 		}
-		rank := fe.integer(w[role+"_dp_rank"], field+"."+role+"_dp_rank", 0, 1<<31)
-		if !ok || fe.err != nil {
+		rank := fe.Integer(w[role+"_dp_rank"], field+"."+role+"_dp_rank", 0, 1<<31)
+		if !ok || fe.Err != nil {
 			continue
 		}
 		s := "worker-" + string(id)
 		if rank != nil {
-			s += "/dp" + itoa(*rank)
+			s += "/dp" + scan.Itoa(*rank)
 		}
 		return &s
 	}
@@ -151,31 +152,31 @@ func dynamoStatus(reason *string, sp *schemas.Span) {
 // dynamoTimes places a span by Dynamo's TimingInfo fields in t (prefix
 // names them in errors). end, when not nil, is the instant (epoch ms) the
 // row was written, the request's end when total_time_ms is missing.
-func dynamoTimes(t obj, prefix string, endMs *int64, sp *schemas.Span) error {
-	var fe firstErr
-	recvMs := fe.integer(t["request_received_ms"], prefix+"request_received_ms", 0, maxMicros/1000)
-	wait := fe.duration(t["prefill_wait_time_ms"], prefix+"prefill_wait_time_ms", 3)
-	ttft := fe.duration(t["ttft_ms"], prefix+"ttft_ms", 3)
-	total := fe.duration(t["total_time_ms"], prefix+"total_time_ms", 3)
-	if fe.err != nil {
-		return fe.err
+func dynamoTimes(t scan.Obj, prefix string, endMs *int64, sp *schemas.Span) error {
+	var fe scan.FirstErr
+	recvMs := fe.Integer(t["request_received_ms"], prefix+"request_received_ms", 0, scan.MaxMicros/1000)
+	wait := fe.Duration(t["prefill_wait_time_ms"], prefix+"prefill_wait_time_ms", 3)
+	ttft := fe.Duration(t["ttft_ms"], prefix+"ttft_ms", 3)
+	total := fe.Duration(t["total_time_ms"], prefix+"total_time_ms", 3)
+	if fe.Err != nil {
+		return fe.Err
 	}
 	if recvMs == nil {
-		return recordErrorf(ErrMissingField, -1, "missing %srequest_received_ms", prefix)
+		return scan.Errorf(ErrMissingField, -1, "missing %srequest_received_ms", prefix)
 	}
 	recv := *recvMs * 1000
 	res := int32(1000)
 	sp.TimeResolutionUS = &res
 	sp.QueuedAt, sp.EngineArrivedAt = &recv, &recv
-	sp.AdmittedAt = addMicros(&recv, wait)
-	sp.FirstTokenAt = addMicros(&recv, ttft)
-	sp.ReleasedAt = addMicros(&recv, total)
+	sp.AdmittedAt = scan.AddMicros(&recv, wait)
+	sp.FirstTokenAt = scan.AddMicros(&recv, ttft)
+	sp.ReleasedAt = scan.AddMicros(&recv, total)
 	if sp.ReleasedAt == nil && endMs != nil {
 		e := *endMs * 1000
 		sp.ReleasedAt = &e
 	}
 	if sp.ReleasedAt != nil && *sp.ReleasedAt < recv {
-		return recordErrorf(ErrBadValue, -1, "the request ends before request_received_ms")
+		return scan.Errorf(ErrBadValue, -1, "the request ends before request_received_ms")
 	}
 	if sp.FirstTokenAt != nil {
 		sp.LastTokenAt = sp.ReleasedAt
@@ -186,7 +187,7 @@ func dynamoTimes(t obj, prefix string, endMs *int64, sp *schemas.Span) error {
 // sniffDynamoTrace scores 98 when the first object is a row of schema
 // dynamo.request.trace.v1.
 func sniffDynamoTrace(head []byte) int {
-	keys := sniffFirstObject(head)
+	keys := scan.FirstObjectKeys(head)
 	if keys["schema"] && keys["event_type"] && bytes.Contains(head, []byte(`"`+dynamoTraceSchema+`"`)) {
 		return 98
 	}
@@ -206,10 +207,10 @@ func newDynamoNvextReader(in Input) Reader {
 func decodeDynamoNvext(v any, _ []byte, out []Record) []Record {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return decodeReject(out, recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v)))
+		return decodeReject(out, scan.Errorf(ErrBadType, -1, "want a JSON object, found %s", scan.KindName(v)))
 	}
-	o := obj(m)
-	timing := o.child("nvext", "timing")
+	o := scan.Obj(m)
+	timing := o.Child("nvext", "timing")
 	finished := llamaFinished(o)
 	if timing == nil || !finished {
 		object, _ := o["object"].(string)
@@ -217,29 +218,29 @@ func decodeDynamoNvext(v any, _ []byte, out []Record) []Record {
 			return append(out, Record{Kind: KindSkip, Skip: SkipUnusedLine}) // a stream's chunk before its end
 		}
 		if timing == nil {
-			return decodeReject(out, recordErrorf(ErrMissingField, -1,
+			return decodeReject(out, scan.Errorf(ErrMissingField, -1,
 				"missing nvext.timing (Try: ask Dynamo for it with \"nvext\": {\"extra_fields\": [\"timing\"]} in the request)"))
 		}
 	}
-	var fe firstErr
+	var fe scan.FirstErr
 	sp := schemas.Span{Source: SourceDynamoNvext}
-	id := fe.str(o["id"], "id")
-	sp.Model = fe.str(o["model"], "model")
-	sp.InputTokens = fe.tokens(o.get("usage", "prompt_tokens"), "usage.prompt_tokens")
-	sp.OutputTokens = fe.tokens(o.get("usage", "completion_tokens"), "usage.completion_tokens")
-	sp.CachedTokens = fe.tokens(o.get("usage", "prompt_tokens_details", "cached_tokens"), "usage.prompt_tokens_details.cached_tokens")
-	sp.Replica = dynamoWorker(&fe, o.child("nvext", "worker_id"), "nvext.worker_id")
+	id := fe.Str(o["id"], "id")
+	sp.Model = fe.Str(o["model"], "model")
+	sp.InputTokens = fe.Tokens(o.Get("usage", "prompt_tokens"), "usage.prompt_tokens")
+	sp.OutputTokens = fe.Tokens(o.Get("usage", "completion_tokens"), "usage.completion_tokens")
+	sp.CachedTokens = fe.Tokens(o.Get("usage", "prompt_tokens_details", "cached_tokens"), "usage.prompt_tokens_details.cached_tokens")
+	sp.Replica = dynamoWorker(&fe, o.Child("nvext", "worker_id"), "nvext.worker_id")
 	var reason *string
 	if choices, ok := o["choices"].([]any); ok && len(choices) > 0 {
 		if c, ok := choices[0].(map[string]any); ok {
-			reason = fe.str(c["finish_reason"], "choices[0].finish_reason")
+			reason = fe.Str(c["finish_reason"], "choices[0].finish_reason")
 		}
 	}
-	if fe.err != nil {
-		return decodeReject(out, fe.err)
+	if fe.Err != nil {
+		return decodeReject(out, fe.Err)
 	}
 	if id == nil {
-		return decodeReject(out, recordErrorf(ErrMissingField, -1, "missing id"))
+		return decodeReject(out, scan.Errorf(ErrMissingField, -1, "missing id"))
 	}
 	sp.SpanID, sp.RequestID = *id, *id
 	dynamoStatus(reason, &sp)
@@ -252,7 +253,7 @@ func decodeDynamoNvext(v any, _ []byte, out []Record) []Record {
 // sniffDynamoNvext scores 90 when the first object is an OpenAI-style
 // response (choices) with Dynamo's nvext object.
 func sniffDynamoNvext(head []byte) int {
-	keys := sniffFirstObject(head)
+	keys := scan.FirstObjectKeys(head)
 	if keys["nvext"] && keys["choices"] {
 		return 90
 	}

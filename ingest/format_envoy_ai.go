@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -79,19 +80,19 @@ func normKey(k string) string {
 func decodeEnvoyAI(v any, _ []byte, out []Record) []Record {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return decodeReject(out, recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v)))
+		return decodeReject(out, scan.Errorf(ErrBadType, -1, "want a JSON object, found %s", scan.KindName(v)))
 	}
 	norm := make(map[string]any, len(m))
 	names := make(map[string]string, len(m))
 	for k, x := range m {
 		n := normKey(k)
-		if _, dup := norm[n]; !dup || !isUnknown(x) {
+		if _, dup := norm[n]; !dup || !scan.IsUnknown(x) {
 			norm[n], names[n] = x, k
 		}
 	}
 	look := func(col string) (any, string) {
 		for _, k := range envoyKeys[col] {
-			if x, ok := norm[k]; ok && !isUnknown(x) {
+			if x, ok := norm[k]; ok && !scan.IsUnknown(x) {
 				return x, names[k]
 			}
 		}
@@ -110,70 +111,70 @@ func decodeEnvoyAI(v any, _ []byte, out []Record) []Record {
 
 func fillEnvoyAI(look func(string) (any, string), sp *schemas.Span) error {
 	*sp = schemas.Span{Source: SourceEnvoyAI}
-	var fe firstErr
+	var fe scan.FirstErr
 	get := func(col string) (any, string) { return look(col) }
 	v, n := get("start")
-	start := fe.time(v, n, nil)
+	start := fe.Time(v, n, nil)
 	v, n = get("duration")
-	dur := fe.duration(v, n, 3)
+	dur := fe.Duration(v, n, 3)
 	v, n = get("code")
-	code := fe.integer(v, n, 0, 999)
+	code := fe.Integer(v, n, 0, 999)
 	v, n = get("flags")
-	flags := fe.str(v, n)
+	flags := fe.Str(v, n)
 	v, n = get("details")
-	details := fe.str(v, n)
+	details := fe.Str(v, n)
 	v, n = get("id")
-	id := fe.str(v, n)
+	id := fe.Str(v, n)
 	v, n = get("upstream")
-	sp.Replica = fe.str(v, n)
+	sp.Replica = fe.Str(v, n)
 	v, n = get("respModel")
-	sp.Model = fe.str(v, n)
+	sp.Model = fe.Str(v, n)
 	if sp.Model == nil {
 		v, n = get("reqModel")
-		sp.Model = fe.str(v, n)
+		sp.Model = fe.Str(v, n)
 	}
 	v, n = get("in")
-	sp.InputTokens = fe.tokens(v, n)
+	sp.InputTokens = fe.Tokens(v, n)
 	v, n = get("out")
-	sp.OutputTokens = fe.tokens(v, n)
+	sp.OutputTokens = fe.Tokens(v, n)
 	v, n = get("cached")
-	sp.CachedTokens = fe.tokens(v, n)
+	sp.CachedTokens = fe.Tokens(v, n)
 	v, n = get("ttft")
-	ttft := fe.duration(v, n, 3)
+	ttft := fe.Duration(v, n, 3)
 	v, n = get("attempts")
-	attempts := fe.integer(v, n, 0, 1<<31-1)
-	if fe.err != nil {
-		return fe.err
+	attempts := fe.Integer(v, n, 0, 1<<31-1)
+	if fe.Err != nil {
+		return fe.Err
 	}
 	switch {
 	case id == nil:
-		return recordErrorf(ErrMissingField, -1, "missing x-request-id. Try adding \"x-request-id\": \"%%REQ(X-REQUEST-ID)%%\" to the access log format")
+		return scan.Errorf(ErrMissingField, -1, "missing x-request-id. Try adding \"x-request-id\": \"%%REQ(X-REQUEST-ID)%%\" to the access log format")
 	case start == nil:
-		return recordErrorf(ErrMissingField, -1, "missing start_time")
+		return scan.Errorf(ErrMissingField, -1, "missing start_time")
 	case code == nil:
-		return recordErrorf(ErrMissingField, -1, "missing response_code")
+		return scan.Errorf(ErrMissingField, -1, "missing response_code")
 	}
 	if v, _ := get("mcp"); v != nil {
 		return errNotARequest // an MCP call the gateway routed
 	}
 	if sp.Model == nil && sp.InputTokens == nil && sp.OutputTokens == nil {
 		v, n = get("path")
-		if gatewayNotARequest(*code >= 200 && *code < 400, fe.str(v, n)) {
+		if gatewayNotARequest(*code >= 200 && *code < 400, fe.Str(v, n)) {
 			return errNotARequest
 		}
 	}
 	sp.SpanID, sp.RequestID = *id, *id
 	sp.QueuedAt = start
-	sp.ReleasedAt = addMicros(start, dur)
+	sp.ReleasedAt = scan.AddMicros(start, dur)
 	if ttft != nil && *ttft > 0 {
-		sp.FirstTokenAt = addMicros(start, ttft)
+		sp.FirstTokenAt = scan.AddMicros(start, ttft)
 	}
 	if attempts != nil && *attempts > 1 {
 		a := int32(*attempts - 1)
 		sp.Attempt = &a
 		sp.RetryCause = schemas.Ptr("upstream_retry")
 	}
-	sp.HTTPStatus = httpStatus32(code)
+	sp.HTTPStatus = scan.HTTPStatus32(code)
 
 	f := ""
 	if flags != nil {
@@ -193,7 +194,7 @@ func fillEnvoyAI(look func(string) (any, string), sp *schemas.Span) error {
 	case hasFlag("UT") || hasFlag("SI"):
 		sp.Status = schemas.StatusTimeout
 	default:
-		sp.Status = statusFromHTTP(*code)
+		sp.Status = scan.StatusFromHTTP(*code)
 	}
 	if sp.Status != schemas.StatusOK {
 		switch {
@@ -202,7 +203,7 @@ func fillEnvoyAI(look func(string) (any, string), sp *schemas.Span) error {
 		case details != nil && *details != "via_upstream":
 			sp.Error = details
 		default:
-			sp.Error = schemas.Ptr("http_" + itoa(*code))
+			sp.Error = schemas.Ptr("http_" + scan.Itoa(*code))
 		}
 	} else if sp.FirstTokenAt != nil {
 		sp.LastTokenAt = sp.ReleasedAt
@@ -213,7 +214,7 @@ func fillEnvoyAI(look func(string) (any, string), sp *schemas.Span) error {
 // sniffEnvoyAI claims JSON access logs with Envoy's start_time,
 // response_code and duration keys; 90 when AI Gateway fields show up.
 func sniffEnvoyAI(head []byte) int {
-	keys := sniffFirstObject(head)
+	keys := scan.FirstObjectKeys(head)
 	norm := map[string]bool{}
 	for k := range keys {
 		norm[normKey(k)] = true

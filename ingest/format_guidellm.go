@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -163,7 +164,7 @@ func lenientValue(raw json.RawMessage, path ...string) any {
 	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
 		return nil
 	}
-	return obj(m).get(path...)
+	return scan.Obj(m).Get(path...)
 }
 
 // guidellmRequest holds both schemas' request keys.
@@ -210,7 +211,7 @@ func (r *guidellmReader) readAll(data []byte) []Record {
 	}
 	line := int64(bytes.Count(data[:start], []byte("\n"))) + 1
 	reject := func(err error) []Record {
-		return []Record{{Kind: KindReject, Line: line, Raw: data[start:min(len(data), start+tooLongKeep)],
+		return []Record{{Kind: KindReject, Line: line, Raw: data[start:min(len(data), start+scan.TooLongKeep)],
 			Err: parseErrorAt(r.name, line, err)}}
 	}
 	doc := data[start:]
@@ -219,7 +220,7 @@ func (r *guidellmReader) readAll(data []byte) []Record {
 		// every number kept as written.
 		j, err := guidellmYAMLToJSON(doc)
 		if err != nil {
-			return reject(recordErrorf(ErrBadJSON, -1, "GuideLLM report: invalid YAML: %v", err))
+			return reject(scan.Errorf(ErrBadJSON, -1, "GuideLLM report: invalid YAML: %v", err))
 		}
 		doc = j
 	}
@@ -231,11 +232,11 @@ func (r *guidellmReader) readAll(data []byte) []Record {
 		var se *json.SyntaxError
 		switch {
 		case errors.As(err, &te):
-			return reject(recordErrorf(ErrBadType, -1, "GuideLLM report: %s", typeErrorText(te)))
+			return reject(scan.Errorf(ErrBadType, -1, "GuideLLM report: %s", scan.TypeErrorText(te)))
 		case errors.As(err, &se):
-			return reject(recordErrorf(ErrBadJSON, -1, "invalid JSON: %v", err))
+			return reject(scan.Errorf(ErrBadJSON, -1, "invalid JSON: %v", err))
 		}
-		return reject(recordErrorf(ErrBadJSON, -1, "GuideLLM report: %v", err))
+		return reject(scan.Errorf(ErrBadJSON, -1, "GuideLLM report: %v", err))
 	}
 	if len(rep.Benchmarks) == 0 {
 		return []Record{{Kind: KindSkip, Skip: SkipEmptyDocument, Line: line}}
@@ -271,7 +272,7 @@ func (r *guidellmReader) readAll(data []byte) []Record {
 		}
 		if len(groups[0].reqs)+len(groups[1].reqs)+len(groups[2].reqs) == 0 {
 			if b.counted() {
-				recs = append(recs, Record{Kind: KindReject, Line: line, Err: parseErrorAt(r.name, line, recordErrorf(ErrMissingField, -1,
+				recs = append(recs, Record{Kind: KindReject, Line: line, Err: parseErrorAt(r.name, line, scan.Errorf(ErrMissingField, -1,
 					"GuideLLM benchmark %d holds aggregates only, no request records. Try the report GuideLLM writes with --output-path (benchmarks.json) without --sample-requests 0", n))})
 			} else {
 				recs = append(recs, Record{Kind: KindSkip, Skip: SkipEmptyDocument, Line: line})
@@ -287,7 +288,7 @@ func (r *guidellmReader) readAll(data []byte) []Record {
 			for i, raw := range g.reqs {
 				sp, err := guidellmSpan(n, g.status, i, raw)
 				if err != nil {
-					recs = append(recs, Record{Kind: KindReject, Line: line, Raw: raw[:min(len(raw), tooLongKeep)], Err: parseErrorAt(r.name, line, err)})
+					recs = append(recs, Record{Kind: KindReject, Line: line, Raw: raw[:min(len(raw), scan.TooLongKeep)], Err: parseErrorAt(r.name, line, err)})
 					continue
 				}
 				sp.Model = model
@@ -335,9 +336,9 @@ func guidellmSpan(n int, status string, i int, raw []byte) (schemas.Span, error)
 	if err := dec.Decode(&q); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return schemas.Span{}, recordErrorf(ErrBadType, -1, "benchmark %d: request: %s", n, typeErrorText(te))
+			return schemas.Span{}, scan.Errorf(ErrBadType, -1, "benchmark %d: request: %s", n, scan.TypeErrorText(te))
 		}
-		return schemas.Span{}, recordErrorf(ErrBadJSON, -1, "benchmark %d: request: %v", n, err)
+		return schemas.Span{}, scan.Errorf(ErrBadJSON, -1, "benchmark %d: request: %v", n, err)
 	}
 	id := ""
 	if q.RequestID != nil {
@@ -387,10 +388,10 @@ func guidellmSpan(n int, status string, i int, raw []byte) (schemas.Span, error)
 		}
 	}
 	if sp.QueuedAt == nil {
-		return sp, where(recordErrorf(ErrMissingField, -1, "no start time"))
+		return sp, where(scan.Errorf(ErrMissingField, -1, "no start time"))
 	}
 	if sp.ReleasedAt != nil && *sp.ReleasedAt < *sp.QueuedAt {
-		return sp, where(recordErrorf(ErrBadValue, -1, "ends before it starts"))
+		return sp, where(scan.Errorf(ErrBadValue, -1, "ends before it starts"))
 	}
 
 	// Token counts.
@@ -409,12 +410,12 @@ func guidellmSpan(n int, status string, i int, raw []byte) (schemas.Span, error)
 		if isNull(f.v) {
 			continue
 		}
-		if !isJSONNumber(f.v) {
-			return sp, where(recordErrorf(ErrBadType, -1, "%s %s is not a number", f.key, cutUTF8(string(f.v), 40)))
+		if !scan.IsNumber(f.v) {
+			return sp, where(scan.Errorf(ErrBadType, -1, "%s %s is not a number", f.key, cutUTF8(string(f.v), 40)))
 		}
 		v, err := strconv.ParseFloat(string(f.v), 64)
 		if err != nil || v < 0 || v != math.Trunc(v) || v > 1e15 {
-			return sp, where(recordErrorf(ErrBadValue, -1, "%s %s is not a token count", f.key, string(f.v)))
+			return sp, where(scan.Errorf(ErrBadValue, -1, "%s %s is not a token count", f.key, string(f.v)))
 		}
 		c := int64(v)
 		*f.dst = &c
@@ -453,16 +454,16 @@ func guidellmTime(key string, v json.RawMessage) (us int64, ok bool, err error) 
 	case v[0] == '"':
 		var s string
 		if json.Unmarshal(v, &s) != nil {
-			return 0, false, recordErrorf(ErrBadType, -1, "%s time: invalid string %s", key, cutUTF8(string(v), 40))
+			return 0, false, scan.Errorf(ErrBadType, -1, "%s time: invalid string %s", key, cutUTF8(string(v), 40))
 		}
-		us, err = parseTimestampText([]byte(s))
-	case isJSONNumber(v):
-		us, err = parseEpoch(v)
+		us, err = scan.ParseTimestamp([]byte(s))
+	case scan.IsNumber(v):
+		us, err = scan.ParseEpoch(v)
 	default:
-		return 0, false, recordErrorf(ErrBadType, -1, "%s time: %s is not a timestamp", key, cutUTF8(string(v), 40))
+		return 0, false, scan.Errorf(ErrBadType, -1, "%s time: %s is not a timestamp", key, cutUTF8(string(v), 40))
 	}
 	if err != nil {
-		return 0, false, recordErrorf(ErrBadTimestamp, -1, "%s time: invalid timestamp %s: %v", key, cutUTF8(string(v), 40), err)
+		return 0, false, scan.Errorf(ErrBadTimestamp, -1, "%s time: invalid timestamp %s: %v", key, cutUTF8(string(v), 40), err)
 	}
 	return us, true, nil
 }
@@ -482,7 +483,7 @@ func guidellmYAMLToJSON(doc []byte) ([]byte, error) {
 }
 
 func yamlNodeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
-	if depth > maxJSONDepth {
+	if depth > scan.MaxDepth {
 		return errors.New("nested too deeply")
 	}
 	switch n.Kind {
@@ -530,7 +531,7 @@ func yamlNodeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
 			}
 			b.WriteString(strconv.FormatBool(v))
 		case "!!int", "!!float":
-			if isJSONNumber([]byte(n.Value)) {
+			if scan.IsNumber([]byte(n.Value)) {
 				b.WriteString(n.Value)
 				return nil
 			}

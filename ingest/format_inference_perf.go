@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -122,15 +123,15 @@ func (r *inferencePerfReader) doc(data []byte, line int64, k int, recs []Record)
 	if len(t) > 0 && t[0] == '{' {
 		var o map[string]json.RawMessage
 		if json.Unmarshal(data, &o) == nil && (o["load_summary"] != nil || o["successes"] != nil && o["failures"] != nil) {
-			return reject(line, recordErrorf(ErrMissingField, -1,
+			return reject(line, scan.Errorf(ErrMissingField, -1,
 				"aggregates only, no per-request records. Try per_request_lifecycle_metrics.json, the per-request report inference-perf writes beside it (report.request_lifecycle.per_request: true)"))
 		}
-		return reject(line, recordErrorf(ErrBadType, -1, "want an array of per-request records (per_request_lifecycle_metrics.json), found an object"))
+		return reject(line, scan.Errorf(ErrBadType, -1, "want an array of per-request records (per_request_lifecycle_metrics.json), found an object"))
 	}
 	// Split the array into its elements, each with the line it starts on.
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-		return reject(line, recordErrorf(ErrBadType, -1, "want an array of per-request records, found %s", jsonKind(firstJSONValue(data))))
+		return reject(line, scan.Errorf(ErrBadType, -1, "want an array of per-request records, found %s", scan.KindName(firstJSONValue(data))))
 	}
 	type elem struct {
 		e    inferencePerfEntry
@@ -149,14 +150,14 @@ func (r *inferencePerfReader) doc(data []byte, line int64, k int, recs []Record)
 		el := elem{line: line}
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return reject(el.line, recordErrorf(ErrBadJSON, -1, "%v", err))
+			return reject(el.line, scan.Errorf(ErrBadJSON, -1, "%v", err))
 		}
 		if err := json.Unmarshal(raw, &el.e); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) && te.Field != "" {
-				el.err = recordErrorf(ErrBadType, -1, "%s: want %s, found %s", te.Field, te.Type, te.Value)
+				el.err = scan.Errorf(ErrBadType, -1, "%s: want %s, found %s", te.Field, te.Type, te.Value)
 			} else {
-				el.err = recordErrorf(ErrBadType, -1, "want an object, found %s", jsonKind(firstJSONValue(raw)))
+				el.err = scan.Errorf(ErrBadType, -1, "want an object, found %s", scan.KindName(firstJSONValue(raw)))
 			}
 		}
 		elems = append(elems, el)
@@ -168,7 +169,7 @@ func (r *inferencePerfReader) doc(data []byte, line int64, k int, recs []Record)
 		}
 	}
 	if len(elems) == 0 {
-		return reject(line, recordErrorf(ErrMissingField, -1, "per-request report without requests"))
+		return reject(line, scan.Errorf(ErrMissingField, -1, "per-request report without requests"))
 	}
 	for i, el := range elems {
 		if el.err != nil {
@@ -204,18 +205,18 @@ func inferencePerfSpan(e inferencePerfEntry, t0 float64, id string) (schemas.Spa
 	at := func(v float64, field string) (*int64, error) {
 		ns, ok := vllmSecondsToNanos(v - t0)
 		if !ok {
-			return nil, recordErrorf(ErrBadValue, -1, "%s: %v is not a perf_counter time of this run", field, v)
+			return nil, scan.Errorf(ErrBadValue, -1, "%s: %v is not a perf_counter time of this run", field, v)
 		}
 		us := vllmNsToMicros(ns)
 		return &us, nil
 	}
 	switch {
 	case e.StartTime == nil:
-		return sp, recordErrorf(ErrMissingField, -1, "start_time: missing")
+		return sp, scan.Errorf(ErrMissingField, -1, "start_time: missing")
 	case e.EndTime == nil:
-		return sp, recordErrorf(ErrMissingField, -1, "end_time: missing")
+		return sp, scan.Errorf(ErrMissingField, -1, "end_time: missing")
 	case *e.EndTime < *e.StartTime:
-		return sp, recordErrorf(ErrBadValue, -1, "end_time: before start_time")
+		return sp, scan.Errorf(ErrBadValue, -1, "end_time: before start_time")
 	}
 	var err error
 	if sp.QueuedAt, err = at(*e.StartTime, "start_time"); err != nil {
@@ -230,7 +231,7 @@ func inferencePerfSpan(e inferencePerfEntry, t0 float64, id string) (schemas.Spa
 		name string
 	}{{in, "info input_tokens"}, {out, "info output_tokens"}} {
 		if n.v != nil && *n.v < 0 {
-			return sp, recordErrorf(ErrBadValue, -1, "%s: %d is negative", n.name, *n.v)
+			return sp, scan.Errorf(ErrBadValue, -1, "%s: %d is negative", n.name, *n.v)
 		}
 	}
 	sp.InputTokens = in
@@ -249,11 +250,11 @@ func inferencePerfSpan(e inferencePerfEntry, t0 float64, id string) (schemas.Spa
 		first, last := times[0], times[len(times)-1]
 		switch {
 		case first < *e.StartTime:
-			return sp, recordErrorf(ErrBadValue, -1, "output_token_times[0]: before start_time")
+			return sp, scan.Errorf(ErrBadValue, -1, "output_token_times[0]: before start_time")
 		case last > *e.EndTime:
-			return sp, recordErrorf(ErrBadValue, -1, "output_token_times: the last after end_time")
+			return sp, scan.Errorf(ErrBadValue, -1, "output_token_times: the last after end_time")
 		case last < first:
-			return sp, recordErrorf(ErrBadValue, -1, "output_token_times: the last before the first")
+			return sp, scan.Errorf(ErrBadValue, -1, "output_token_times: the last before the first")
 		}
 		if sp.FirstTokenAt, err = at(first, "output_token_times[0]"); err != nil {
 			return sp, err
@@ -275,7 +276,7 @@ func sniffInferencePerf(head []byte) int {
 	if len(t) == 0 {
 		return 0
 	}
-	keys := sniffFirstObject(t)
+	keys := scan.FirstObjectKeys(t)
 	switch t[0] {
 	case '[':
 		if keys["start_time"] && keys["end_time"] && (keys["request"] || keys["info"]) {

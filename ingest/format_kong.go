@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -49,9 +50,9 @@ func newKongReader(in Input) Reader {
 func decodeKong(v any, _ []byte, out []Record) []Record {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return decodeReject(out, recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v)))
+		return decodeReject(out, scan.Errorf(ErrBadType, -1, "want a JSON object, found %s", scan.KindName(v)))
 	}
-	spans, err := kongSpans(obj(m))
+	spans, err := kongSpans(scan.Obj(m))
 	if errors.Is(err, errNotARequest) {
 		return append(out, Record{Kind: KindSkip, Skip: SkipNotARequest})
 	}
@@ -66,9 +67,9 @@ func decodeKong(v any, _ []byte, out []Record) []Record {
 
 // kongAI returns the ai.<plugin> block of an entry: "proxy" when present,
 // else the first (by name) that has usage or meta.
-func kongAI(o obj) obj {
-	ai := o.child("ai")
-	if p := ai.child("proxy"); p != nil {
+func kongAI(o scan.Obj) scan.Obj {
+	ai := o.Child("ai")
+	if p := ai.Child("proxy"); p != nil {
 		return p
 	}
 	names := make([]string, 0, len(ai))
@@ -77,56 +78,56 @@ func kongAI(o obj) obj {
 	}
 	slices.Sort(names)
 	for _, k := range names {
-		if c := ai.child(k); c != nil && (c.child("usage") != nil || c.child("meta") != nil) {
+		if c := ai.Child(k); c != nil && (c.Child("usage") != nil || c.Child("meta") != nil) {
 			return c
 		}
 	}
 	return nil
 }
 
-func kongSpans(o obj) ([]schemas.Span, error) {
-	var fe firstErr
-	started := fe.time(o.get("started_at"), "started_at", nil)
-	total := fe.duration(o.get("latencies", "request"), "latencies.request", 3)
-	code := fe.integer(o.get("response", "status"), "response.status", 0, 999)
-	id := fe.str(o.get("request", "id"), "request.id")
+func kongSpans(o scan.Obj) ([]schemas.Span, error) {
+	var fe scan.FirstErr
+	started := fe.Time(o.Get("started_at"), "started_at", nil)
+	total := fe.Duration(o.Get("latencies", "request"), "latencies.request", 3)
+	code := fe.Integer(o.Get("response", "status"), "response.status", 0, 999)
+	id := fe.Str(o.Get("request", "id"), "request.id")
 	if id == nil {
-		id = fe.str(o.get("request", "headers", "x-kong-request-id"), "request.headers.x-kong-request-id")
+		id = fe.Str(o.Get("request", "headers", "x-kong-request-id"), "request.headers.x-kong-request-id")
 	}
 	if id == nil {
-		id = fe.str(o.get("request", "headers", "x-request-id"), "request.headers.x-request-id")
+		id = fe.Str(o.Get("request", "headers", "x-request-id"), "request.headers.x-request-id")
 	}
 	ai := kongAI(o)
-	if ai == nil && fe.err == nil {
+	if ai == nil && fe.Err == nil {
 		// No AI plugin ran: a plain route's request, unless it is an LLM
 		// API's that failed before the plugin did.
-		path := fe.str(o.get("request", "uri"), "request.uri")
+		path := fe.Str(o.Get("request", "uri"), "request.uri")
 		if code != nil && gatewayNotARequest(*code < 400, path) {
 			return nil, errNotARequest
 		}
 	}
-	model := fe.str(ai.get("meta", "response_model"), "ai.proxy.meta.response_model")
+	model := fe.Str(ai.Get("meta", "response_model"), "ai.proxy.meta.response_model")
 	if model == nil {
-		model = fe.str(ai.get("meta", "request_model"), "ai.proxy.meta.request_model")
+		model = fe.Str(ai.Get("meta", "request_model"), "ai.proxy.meta.request_model")
 	}
-	in := fe.tokens(ai.get("usage", "prompt_tokens"), "ai.proxy.usage.prompt_tokens")
+	in := fe.Tokens(ai.Get("usage", "prompt_tokens"), "ai.proxy.usage.prompt_tokens")
 	if in == nil {
-		in = fe.tokens(ai.get("usage", "prompt_token"), "ai.proxy.usage.prompt_token")
+		in = fe.Tokens(ai.Get("usage", "prompt_token"), "ai.proxy.usage.prompt_token")
 	}
-	outTok := fe.tokens(ai.get("usage", "completion_tokens"), "ai.proxy.usage.completion_tokens")
+	outTok := fe.Tokens(ai.Get("usage", "completion_tokens"), "ai.proxy.usage.completion_tokens")
 	if outTok == nil {
-		outTok = fe.tokens(ai.get("usage", "completion_token"), "ai.proxy.usage.completion_token")
+		outTok = fe.Tokens(ai.Get("usage", "completion_token"), "ai.proxy.usage.completion_token")
 	}
-	cached := fe.tokens(ai.get("usage", "prompt_tokens_details", "cached_tokens"), "ai.proxy.usage.prompt_tokens_details.cached_tokens")
-	ttft := fe.duration(ai.get("usage", "time_to_first_token"), "ai.proxy.usage.time_to_first_token", 3)
-	mode := fe.str(ai.get("meta", "request_mode"), "ai.proxy.meta.request_mode")
+	cached := fe.Tokens(ai.Get("usage", "prompt_tokens_details", "cached_tokens"), "ai.proxy.usage.prompt_tokens_details.cached_tokens")
+	ttft := fe.Duration(ai.Get("usage", "time_to_first_token"), "ai.proxy.usage.time_to_first_token", 3)
+	mode := fe.Str(ai.Get("meta", "request_mode"), "ai.proxy.meta.request_mode")
 	var et engineTimings
 	var hasET bool
-	if body, ok := ai.get("payload", "response").(string); ok {
+	if body, ok := ai.Get("payload", "response").(string); ok {
 		if resp := responseBody(body); resp != nil {
 			var err error
 			et, hasET, err = engineTimingsOf(resp)
-			fe.keep(err)
+			fe.Keep(err)
 		}
 	}
 
@@ -137,44 +138,44 @@ func kongSpans(o obj) ([]schemas.Span, error) {
 		state   *string
 	}
 	var tries []try
-	if list, ok := o.get("tries").([]any); ok {
+	if list, ok := o.Get("tries").([]any); ok {
 		for i, t := range list {
 			to, _ := t.(map[string]any)
 			if to == nil {
-				fe.keep(recordErrorf(ErrBadType, -1, "tries[%d]: want an object, found %s", i, jsonKind(t)))
+				fe.Keep(scan.Errorf(ErrBadType, -1, "tries[%d]: want an object, found %s", i, scan.KindName(t)))
 				continue
 			}
-			p := "tries[" + itoa(int64(i)) + "]."
+			p := "tries[" + scan.Itoa(int64(i)) + "]."
 			tr := try{
-				start: fe.time(obj(to).get("balancer_start"), p+"balancer_start", nil),
-				code:  fe.integer(obj(to).get("code"), p+"code", 0, 999),
-				state: fe.str(obj(to).get("state"), p+"state"),
+				start: fe.Time(scan.Obj(to).Get("balancer_start"), p+"balancer_start", nil),
+				code:  fe.Integer(scan.Obj(to).Get("code"), p+"code", 0, 999),
+				state: fe.Str(scan.Obj(to).Get("state"), p+"state"),
 			}
-			if ip := fe.str(obj(to).get("ip"), p+"ip"); ip != nil {
+			if ip := fe.Str(scan.Obj(to).Get("ip"), p+"ip"); ip != nil {
 				r := *ip
-				if port := fe.integer(obj(to).get("port"), p+"port", 0, 65535); port != nil {
-					r += ":" + itoa(*port)
+				if port := fe.Integer(scan.Obj(to).Get("port"), p+"port", 0, 65535); port != nil {
+					r += ":" + scan.Itoa(*port)
 				}
 				tr.replica = &r
 			}
 			tries = append(tries, tr)
 		}
 	}
-	if fe.err != nil {
-		return nil, fe.err
+	if fe.Err != nil {
+		return nil, fe.Err
 	}
 	switch {
 	case started == nil:
-		if o.get("latencies") == nil && ai != nil {
-			return nil, recordErrorf(ErrMissingField, -1, "missing started_at: the record holds the AI plugin's fields alone (an AI audit-log excerpt), no request timing. Try: the whole record a log plugin (file-log, http-log) writes")
+		if o.Get("latencies") == nil && ai != nil {
+			return nil, scan.Errorf(ErrMissingField, -1, "missing started_at: the record holds the AI plugin's fields alone (an AI audit-log excerpt), no request timing. Try: the whole record a log plugin (file-log, http-log) writes")
 		}
-		return nil, recordErrorf(ErrMissingField, -1, "missing started_at")
+		return nil, scan.Errorf(ErrMissingField, -1, "missing started_at")
 	case id == nil:
-		return nil, recordErrorf(ErrMissingField, -1, "missing request.id (Kong 3.5+) or an X-Kong-Request-Id / X-Request-Id request header")
+		return nil, scan.Errorf(ErrMissingField, -1, "missing request.id (Kong 3.5+) or an X-Kong-Request-Id / X-Request-Id request header")
 	case code == nil:
-		return nil, recordErrorf(ErrMissingField, -1, "missing response.status")
+		return nil, scan.Errorf(ErrMissingField, -1, "missing response.status")
 	}
-	end := addMicros(started, total)
+	end := scan.AddMicros(started, total)
 	if len(tries) == 0 {
 		tries = []try{{start: started}}
 	}
@@ -186,7 +187,7 @@ func kongSpans(o obj) ([]schemas.Span, error) {
 		sp.Attempt = &a
 		sp.SpanID = *id
 		if len(tries) > 1 {
-			sp.SpanID = *id + "#" + itoa(int64(i))
+			sp.SpanID = *id + "#" + scan.Itoa(int64(i))
 		}
 		sp.QueuedAt = tr.start
 		if i == 0 || sp.QueuedAt == nil {
@@ -203,9 +204,9 @@ func kongSpans(o obj) ([]schemas.Span, error) {
 			// A failed try: it ended when the balancer moved on.
 			sp.ReleasedAt = tries[i+1].start
 			sp.Status = schemas.StatusError
-			sp.HTTPStatus = httpStatus32(tr.code)
+			sp.HTTPStatus = scan.HTTPStatus32(tr.code)
 			if tr.code != nil {
-				sp.Status = statusFromHTTP(*tr.code)
+				sp.Status = scan.StatusFromHTTP(*tr.code)
 				if sp.Status == schemas.StatusOK {
 					sp.Status = schemas.StatusError
 				}
@@ -217,14 +218,14 @@ func kongSpans(o obj) ([]schemas.Span, error) {
 			continue
 		}
 		sp.ReleasedAt = end
-		sp.HTTPStatus = httpStatus32(code)
-		sp.Status = statusFromHTTP(*code)
+		sp.HTTPStatus = scan.HTTPStatus32(code)
+		sp.Status = scan.StatusFromHTTP(*code)
 		if sp.Status != schemas.StatusOK {
-			sp.Error = schemas.Ptr("http_" + itoa(*code))
+			sp.Error = schemas.Ptr("http_" + scan.Itoa(*code))
 		}
 		sp.InputTokens, sp.OutputTokens, sp.CachedTokens = in, outTok, cached
 		if ttft != nil && *ttft > 0 {
-			sp.FirstTokenAt = addMicros(started, ttft)
+			sp.FirstTokenAt = scan.AddMicros(started, ttft)
 			if sp.Status == schemas.StatusOK && (mode == nil || *mode == "stream") {
 				sp.LastTokenAt = end
 			}
@@ -255,7 +256,7 @@ func retryCauseHTTP(code int64) string {
 // response at the top level): 95 with started_at and an ai block, 90 with
 // an ai block alone, 70 with started_at alone.
 func sniffKong(head []byte) int {
-	k := sniffFirstObject(head)
+	k := scan.FirstObjectKeys(head)
 	if k["ai"] && !k["latencies"] && (bytes.Contains(head, []byte(`"plugin_id"`)) || bytes.Contains(head, []byte(`"provider_name"`))) {
 		// The AI plugins' block alone (ai.proxy.meta names the plugin and
 		// the provider): Kong's, to be rejected with the reason.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -43,24 +44,24 @@ const SourceLiteLLM = "litellm"
 
 type liteLLMReader struct {
 	*jsonRecordReader
-	litDecoder
-	sc  jsonScanner
+	scan.Decoder
+	sc  scan.JSON
 	f   liteLLMFields
 	buf []byte // copies of escaped strings of the line being read
 	// Per-value caches: the few models and API bases of a log.
-	models recentStrings
-	intern interner
-	hosts  map[string]*string // hostOf of each api_base seen
+	models scan.RecentStrings
+	intern scan.Interner
+	hosts  map[string]*string // scan.HostOf of each api_base seen
 }
 
 var _ Reader = (*liteLLMReader)(nil)
 
 func newLiteLLMReader(in Input) Reader {
-	r := &liteLLMReader{litDecoder: litDecoder{zone: in.Zone}, hosts: map[string]*string{}}
+	r := &liteLLMReader{Decoder: scan.Decoder{Zone: in.Zone}, hosts: map[string]*string{}}
 	r.jsonRecordReader = newJSONRecordReader(in, r.decode)
 	r.only = liteLLMKeys
 	r.lineDecoders = func() lineDecoder {
-		w := &liteLLMReader{litDecoder: litDecoder{zone: in.Zone}, hosts: map[string]*string{}}
+		w := &liteLLMReader{Decoder: scan.Decoder{Zone: in.Zone}, hosts: map[string]*string{}}
 		return w.scanLine
 	}
 	return r
@@ -80,23 +81,23 @@ var liteLLMKeys = map[string]bool{
 // liteLLMFields are the values decodeLiteLLM reads, by their paths in a
 // payload or row.
 type liteLLMFields struct {
-	id, requestID, traceID, model, modelGroup, modelID, apiBase litValue
-	start, end, first, promptTokens, completionTokens, status   litValue
-	hiddenAPIBase                                               litValue // hidden_params.api_base
-	responseTime, stream                                        litValue // checked against the times, not mapped
+	id, requestID, traceID, model, modelGroup, modelID, apiBase scan.Value
+	start, end, first, promptTokens, completionTokens, status   scan.Value
+	hiddenAPIBase                                               scan.Value // hidden_params.api_base
+	responseTime, stream                                        scan.Value // checked against the times, not mapped
 	errInfo                                                     liteLLMErrInfo
 
 	// metadata, when it is an object (or, in a SpendLogs row, the text of one)
-	metaTraceID, metaRetries, metaCached, metaStatus litValue
+	metaTraceID, metaRetries, metaCached, metaStatus scan.Value
 	metaErrInfo                                      liteLLMErrInfo
 
 	// response: the parsed path's object (resp), or, from scanLine, the
 	// raw JSON of its engine timing objects (respRaw: metrics, nvext,
 	// timings) or its text (respText: a SpendLogs row may hold it as JSON
 	// text).
-	resp     obj
+	resp     scan.Obj
 	respRaw  [3][]byte
-	respText litValue
+	respText scan.Value
 }
 
 // liteLLMRespKeys are the keys of response whose raw values scanLine keeps,
@@ -106,42 +107,42 @@ var liteLLMRespKeys = [3]string{"metrics", "nvext", "timings"}
 // liteLLMErrInfo is an error_information object.
 type liteLLMErrInfo struct {
 	isObject       bool
-	code, errClass litValue
+	code, errClass scan.Value
 }
 
-// fieldsOf reads the fields of a payload decoded by parseJSONValue.
-func fieldsOf(o obj, f *liteLLMFields) {
+// fieldsOf reads the fields of a payload decoded by scan.ParseValue.
+func fieldsOf(o scan.Obj, f *liteLLMFields) {
 	*f = liteLLMFields{}
-	get := func(keys ...string) litValue { return litValueOf(o.get(keys...)) }
+	get := func(keys ...string) scan.Value { return scan.ValueOf(o.Get(keys...)) }
 	f.id, f.requestID, f.traceID = get("id"), get("request_id"), get("trace_id")
 	f.model, f.modelGroup, f.modelID = get("model"), get("model_group"), get("model_id")
 	f.apiBase, f.hiddenAPIBase = get("api_base"), get("hidden_params", "api_base")
 	f.start, f.end, f.first = get("startTime"), get("endTime"), get("completionStartTime")
 	f.promptTokens, f.completionTokens, f.status = get("prompt_tokens"), get("completion_tokens"), get("status")
 	f.responseTime, f.stream = get("response_time"), get("stream")
-	errInfo := func(e obj) liteLLMErrInfo {
+	errInfo := func(e scan.Obj) liteLLMErrInfo {
 		if e == nil {
 			return liteLLMErrInfo{}
 		}
-		return liteLLMErrInfo{true, litValueOf(e.get("error_code")), litValueOf(e.get("error_class"))}
+		return liteLLMErrInfo{true, scan.ValueOf(e.Get("error_code")), scan.ValueOf(e.Get("error_class"))}
 	}
-	f.errInfo = errInfo(o.child("error_information"))
-	meta := o.child("metadata")
+	f.errInfo = errInfo(o.Child("error_information"))
+	meta := o.Child("metadata")
 	if meta == nil {
 		// SpendLogs exports may hold metadata as JSON text.
-		if s, ok := o.get("metadata").(string); ok && strings.HasPrefix(strings.TrimSpace(s), "{") {
-			if v, err := parseJSONValue([]byte(s), nil, nil); err == nil {
+		if s, ok := o.Get("metadata").(string); ok && strings.HasPrefix(strings.TrimSpace(s), "{") {
+			if v, err := scan.ParseValue([]byte(s), nil, nil); err == nil {
 				meta, _ = v.(map[string]any)
 			}
 		}
 	}
-	f.metaTraceID, f.metaRetries = litValueOf(meta.get("trace_id")), litValueOf(meta.get("attempted_retries"))
-	f.metaCached = litValueOf(meta.get("usage_object", "prompt_tokens_details", "cached_tokens"))
-	f.metaStatus = litValueOf(meta.get("status"))
-	f.metaErrInfo = errInfo(meta.child("error_information"))
-	f.resp = o.child("response")
+	f.metaTraceID, f.metaRetries = scan.ValueOf(meta.Get("trace_id")), scan.ValueOf(meta.Get("attempted_retries"))
+	f.metaCached = scan.ValueOf(meta.Get("usage_object", "prompt_tokens_details", "cached_tokens"))
+	f.metaStatus = scan.ValueOf(meta.Get("status"))
+	f.metaErrInfo = errInfo(meta.Child("error_information"))
+	f.resp = o.Child("response")
 	if f.resp == nil {
-		f.respText = litValueOf(o.get("response"))
+		f.respText = scan.ValueOf(o.Get("response"))
 	}
 }
 
@@ -151,9 +152,9 @@ func fieldsOf(o obj, f *liteLLMFields) {
 func (r *liteLLMReader) decode(v any, _ []byte, out []Record) []Record {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return decodeReject(out, recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v)))
+		return decodeReject(out, scan.Errorf(ErrBadType, -1, "want a JSON object, found %s", scan.KindName(v)))
 	}
-	fieldsOf(obj(m), &r.f)
+	fieldsOf(scan.Obj(m), &r.f)
 	var sp schemas.Span
 	if err := r.decodeLiteLLM(&r.f, &sp); err != nil {
 		return decodeReject(out, err)
@@ -169,8 +170,8 @@ func (r *liteLLMReader) decode(v any, _ []byte, out []Record) []Record {
 func liteLLMRecord(f *liteLLMFields, sp schemas.Span) Record {
 	rec := Record{Kind: KindSpan, Span: sp}
 	var what []string
-	if f.responseTime.class == jsonNumber && sp.QueuedAt != nil && sp.ReleasedAt != nil {
-		if rt, err := strconv.ParseFloat(string(f.responseTime.text), 64); err == nil && rt >= 0 && rt < 1e9 {
+	if f.responseTime.Class == scan.Number && sp.QueuedAt != nil && sp.ReleasedAt != nil {
+		if rt, err := strconv.ParseFloat(string(f.responseTime.Text), 64); err == nil && rt >= 0 && rt < 1e9 {
 			took := float64(*sp.ReleasedAt-*sp.QueuedAt) / 1e6
 			if diff := math.Abs(took - rt); diff > 0.001 && diff > 0.01*rt {
 				rec.Mismatch = InconsistentTiming
@@ -178,7 +179,7 @@ func liteLLMRecord(f *liteLLMFields, sp schemas.Span) Record {
 			}
 		}
 	}
-	if f.stream.class == jsonTrue && sp.FirstTokenAt == nil && sp.Status == schemas.StatusOK {
+	if f.stream.Class == scan.True && sp.FirstTokenAt == nil && sp.Status == schemas.StatusOK {
 		if rec.Mismatch == "" {
 			rec.Mismatch = InconsistentFirstToken
 		}
@@ -190,18 +191,18 @@ func liteLLMRecord(f *liteLLMFields, sp schemas.Span) Record {
 	return rec
 }
 
-// scanLine decodes an NDJSON line in one pass of the jsonScanner, reading
+// scanLine decodes an NDJSON line in one pass of the JSON scanner, reading
 // only the fields of liteLLMFields, without building the value. It reports
 // false, having appended nothing, for a line it leaves to the parsed path
 // (decode): one that is not an object, is not valid JSON (whose reject the
 // parser words), or holds metadata as text.
 func (r *liteLLMReader) scanLine(line []byte, out []Record) ([]Record, bool) {
 	s := &r.sc
-	s.reset(line)
+	s.Reset(line)
 	r.buf = r.buf[:0]
 	f := &r.f
 	*f = liteLLMFields{}
-	if s.class() != jsonObject || r.scanObject(liteLLMTop, f) != nil || s.end() != nil {
+	if s.Class() != scan.Object || r.scanObject(liteLLMTop, f) != nil || s.Finish() != nil {
 		return out, false
 	}
 	var sp schemas.Span
@@ -233,15 +234,15 @@ const (
 // given again replaces the one before.
 func (r *liteLLMReader) scanObject(which liteLLMObject, f *liteLLMFields) error {
 	s := &r.sc
-	if err := s.beginObject(); err != nil {
+	if err := s.BeginObject(); err != nil {
 		return err
 	}
 	for first := true; ; first = false {
-		key, ok, err := s.nextKey(first)
+		key, ok, err := s.NextKey(first)
 		if err != nil || !ok {
 			return err
 		}
-		var dst *litValue
+		var dst *scan.Value
 		var child liteLLMObject
 		switch which {
 		case liteLLMTop:
@@ -277,18 +278,18 @@ func (r *liteLLMReader) scanObject(which liteLLMObject, f *liteLLMFields) error 
 			case "status":
 				dst = &f.status
 			case "metadata":
-				f.metaTraceID, f.metaRetries, f.metaCached, f.metaStatus = litValue{}, litValue{}, litValue{}, litValue{}
+				f.metaTraceID, f.metaRetries, f.metaCached, f.metaStatus = scan.Value{}, scan.Value{}, scan.Value{}, scan.Value{}
 				f.metaErrInfo = liteLLMErrInfo{}
 				child = liteLLMMeta
 			case "hidden_params":
-				f.hiddenAPIBase = litValue{}
+				f.hiddenAPIBase = scan.Value{}
 				child = liteLLMHidden
 			case "error_information":
 				f.errInfo = liteLLMErrInfo{}
 				child = liteLLMErrTop
 			case "response":
-				f.respRaw, f.respText = [3][]byte{}, litValue{}
-				if s.class() == jsonString {
+				f.respRaw, f.respText = [3][]byte{}, scan.Value{}
+				if s.Class() == scan.String {
 					dst = &f.respText
 				} else {
 					child = liteLLMResponse
@@ -304,13 +305,13 @@ func (r *liteLLMReader) scanObject(which liteLLMObject, f *liteLLMFields) error 
 			case liteLLMRespKeys[2]:
 				i = 2
 			}
-			if i >= 0 && s.class() == jsonObject {
+			if i >= 0 && s.Class() == scan.Object {
 				// Kept raw, decoded by engineTimingsOf.
-				start := s.pos
-				if err := s.skipValue(); err != nil {
+				start := s.Pos
+				if err := s.SkipValue(); err != nil {
 					return err
 				}
-				f.respRaw[i] = s.data[start:s.pos]
+				f.respRaw[i] = s.Data[start:s.Pos]
 				continue
 			}
 		case liteLLMMeta:
@@ -322,7 +323,7 @@ func (r *liteLLMReader) scanObject(which liteLLMObject, f *liteLLMFields) error 
 			case "status":
 				dst = &f.metaStatus
 			case "usage_object":
-				f.metaCached = litValue{}
+				f.metaCached = scan.Value{}
 				child = liteLLMUsage
 			case "error_information":
 				f.metaErrInfo = liteLLMErrInfo{}
@@ -334,7 +335,7 @@ func (r *liteLLMReader) scanObject(which liteLLMObject, f *liteLLMFields) error 
 			}
 		case liteLLMUsage:
 			if string(key) == "prompt_tokens_details" {
-				f.metaCached = litValue{}
+				f.metaCached = scan.Value{}
 				child = liteLLMDetails
 			}
 		case liteLLMDetails:
@@ -355,10 +356,10 @@ func (r *liteLLMReader) scanObject(which liteLLMObject, f *liteLLMFields) error 
 		}
 		switch {
 		case dst != nil:
-			if err := scanLitValue(s, &r.buf, dst); err != nil {
+			if err := scan.ScanValue(s, &r.buf, dst); err != nil {
 				return err
 			}
-		case child != 0 && s.class() == jsonObject:
+		case child != 0 && s.Class() == scan.Object:
 			if child == liteLLMErrTop {
 				f.errInfo.isObject = true
 			} else if child == liteLLMErrMeta {
@@ -367,10 +368,10 @@ func (r *liteLLMReader) scanObject(which liteLLMObject, f *liteLLMFields) error 
 			if err := r.scanObject(child, f); err != nil {
 				return err
 			}
-		case child == liteLLMMeta && s.class() == jsonString:
+		case child == liteLLMMeta && s.Class() == scan.String:
 			return errMetaText
 		default:
-			if err := s.skipValue(); err != nil {
+			if err := s.SkipValue(); err != nil {
 				return err
 			}
 		}
@@ -378,66 +379,66 @@ func (r *liteLLMReader) scanObject(which liteLLMObject, f *liteLLMFields) error 
 }
 
 // name is text for the few values of a column (models): interned.
-func (r *liteLLMReader) name(fe *firstErr, v litValue, field string) *string {
-	if v.class == jsonString && !isUnknownText(v.text) {
-		return r.arena.string(r.models.get(v.text, &r.intern))
+func (r *liteLLMReader) name(fe *scan.FirstErr, v scan.Value, field string) *string {
+	if v.Class == scan.String && !scan.IsUnknownText(v.Text) {
+		return r.Arena.Str(r.models.Get(v.Text, &r.intern))
 	}
-	return r.text(fe, v, field)
+	return r.Text(fe, v, field)
 }
 
-// host is hostOf(base) for the API bases of a log, each parsed once.
+// host is scan.HostOf(base) for the API bases of a log, each parsed once.
 func (r *liteLLMReader) host(base *string) *string {
 	if base == nil {
 		return nil
 	}
 	h, ok := r.hosts[*base]
 	if !ok {
-		h = hostOf(base)
-		if len(r.hosts) < maxInterned {
+		h = scan.HostOf(base)
+		if len(r.hosts) < scan.MaxInterned {
 			r.hosts[*base] = h
 		}
 	}
 	if h == nil {
 		return nil
 	}
-	return r.arena.string(*h)
+	return r.Arena.Str(*h)
 }
 
 // decodeLiteLLM fills sp from the fields of a StandardLoggingPayload or a
 // SpendLogs row.
 func (r *liteLLMReader) decodeLiteLLM(f *liteLLMFields, sp *schemas.Span) error {
 	*sp = schemas.Span{Source: SourceLiteLLM}
-	var fe firstErr
+	var fe scan.FirstErr
 
-	id := r.text(&fe, f.id, "id")
+	id := r.Text(&fe, f.id, "id")
 	if id == nil {
-		id = r.text(&fe, f.requestID, "request_id")
+		id = r.Text(&fe, f.requestID, "request_id")
 	}
-	trace := r.text(&fe, f.traceID, "trace_id")
+	trace := r.Text(&fe, f.traceID, "trace_id")
 	if trace == nil {
-		trace = r.text(&fe, f.metaTraceID, "metadata.trace_id")
+		trace = r.Text(&fe, f.metaTraceID, "metadata.trace_id")
 	}
-	retries := r.integer(&fe, f.metaRetries, "metadata.attempted_retries", 0, 1<<31-1)
+	retries := r.Integer(&fe, f.metaRetries, "metadata.attempted_retries", 0, 1<<31-1)
 
 	sp.Model = r.name(&fe, f.model, "model")
 	if sp.Model == nil {
 		sp.Model = r.name(&fe, f.modelGroup, "model_group")
 	}
-	base := r.text(&fe, f.apiBase, "api_base")
+	base := r.Text(&fe, f.apiBase, "api_base")
 	if base == nil {
-		base = r.text(&fe, f.hiddenAPIBase, "hidden_params.api_base")
+		base = r.Text(&fe, f.hiddenAPIBase, "hidden_params.api_base")
 	}
 	sp.Replica = r.host(base)
 	if sp.Replica == nil {
 		sp.Replica = r.name(&fe, f.modelID, "model_id")
 	}
 
-	start := r.time(&fe, f.start, "startTime")
-	end := r.time(&fe, f.end, "endTime")
-	first := r.time(&fe, f.first, "completionStartTime")
-	in := r.integer(&fe, f.promptTokens, "prompt_tokens", 0, 1<<62)
-	outTok := r.integer(&fe, f.completionTokens, "completion_tokens", 0, 1<<62)
-	cached := r.integer(&fe, f.metaCached, "metadata.usage_object.prompt_tokens_details.cached_tokens", 0, 1<<62)
+	start := r.Time(&fe, f.start, "startTime")
+	end := r.Time(&fe, f.end, "endTime")
+	first := r.Time(&fe, f.first, "completionStartTime")
+	in := r.Integer(&fe, f.promptTokens, "prompt_tokens", 0, 1<<62)
+	outTok := r.Integer(&fe, f.completionTokens, "completion_tokens", 0, 1<<62)
+	cached := r.Integer(&fe, f.metaCached, "metadata.usage_object.prompt_tokens_details.cached_tokens", 0, 1<<62)
 
 	statusWord := r.name(&fe, f.status, "status")
 	if statusWord == nil {
@@ -447,19 +448,19 @@ func (r *liteLLMReader) decodeLiteLLM(f *liteLLMFields, sp *schemas.Span) error 
 	if !errInfo.isObject {
 		errInfo = f.metaErrInfo
 	}
-	codeText := r.text(&fe, errInfo.code, "error_information.error_code")
+	codeText := r.Text(&fe, errInfo.code, "error_information.error_code")
 	errClass := r.name(&fe, errInfo.errClass, "error_information.error_class")
-	if fe.err != nil {
-		return fe.err
+	if fe.Err != nil {
+		return fe.Err
 	}
 
 	switch {
 	case id == nil:
-		return recordErrorf(ErrMissingField, -1, "missing id (StandardLoggingPayload) or request_id (SpendLogs)")
+		return scan.Errorf(ErrMissingField, -1, "missing id (StandardLoggingPayload) or request_id (SpendLogs)")
 	case start == nil:
-		return recordErrorf(ErrMissingField, -1, "missing startTime")
+		return scan.Errorf(ErrMissingField, -1, "missing startTime")
 	case end == nil:
-		return recordErrorf(ErrMissingField, -1, "missing endTime")
+		return scan.Errorf(ErrMissingField, -1, "missing endTime")
 	}
 	sp.SpanID = *id
 	sp.RequestID = *id
@@ -468,7 +469,7 @@ func (r *liteLLMReader) decodeLiteLLM(f *liteLLMFields, sp *schemas.Span) error 
 	}
 	if retries != nil && *retries > 0 {
 		// Retries of one call may reuse its id; keep span ids unique.
-		sp.SpanID = *id + "#retry" + itoa(*retries)
+		sp.SpanID = *id + "#retry" + scan.Itoa(*retries)
 	}
 	sp.QueuedAt, sp.ReleasedAt = start, end
 	// completionStartTime equals endTime on non-streaming calls: no first
@@ -479,11 +480,11 @@ func (r *liteLLMReader) decodeLiteLLM(f *liteLLMFields, sp *schemas.Span) error 
 
 	var code *int64
 	if codeText != nil {
-		if n, err := valInt(*codeText, "error_information.error_code", 100, 599); err == nil {
+		if n, err := scan.ValInt(*codeText, "error_information.error_code", 100, 599); err == nil {
 			code = n
 		}
 	}
-	sp.HTTPStatus = httpStatus32(code)
+	sp.HTTPStatus = scan.HTTPStatus32(code)
 
 	word := "success"
 	if statusWord != nil {
@@ -506,7 +507,7 @@ func (r *liteLLMReader) decodeLiteLLM(f *liteLLMFields, sp *schemas.Span) error 
 		// LiteLLM logs 0 tokens on a failure: unknown, not none.
 		sp.InputTokens, sp.OutputTokens, sp.CachedTokens = nonZero(in), nonZero(outTok), nonZero(cached)
 	default:
-		return recordErrorf(ErrBadValue, -1, "status: unknown status %q (want success or failure)", *statusWord)
+		return scan.Errorf(ErrBadValue, -1, "status: unknown status %q (want success or failure)", *statusWord)
 	}
 	return r.engineTimings(f, sp)
 }
@@ -515,9 +516,9 @@ func (r *liteLLMReader) decodeLiteLLM(f *liteLLMFields, sp *schemas.Span) error 
 // if any, into sp (engine_timings.go).
 func (r *liteLLMReader) engineTimings(f *liteLLMFields, sp *schemas.Span) error {
 	resp := f.resp
-	if resp == nil && f.respText.class == jsonString && len(f.respText.text) > 0 && f.respText.text[0] == '{' {
+	if resp == nil && f.respText.Class == scan.String && len(f.respText.Text) > 0 && f.respText.Text[0] == '{' {
 		// A SpendLogs row's response as JSON text.
-		if v, err := parseJSONValue(f.respText.text, nil, nil); err == nil {
+		if v, err := scan.ParseValue(f.respText.Text, nil, nil); err == nil {
 			resp, _ = v.(map[string]any)
 		}
 	}
@@ -526,12 +527,12 @@ func (r *liteLLMReader) engineTimings(f *liteLLMFields, sp *schemas.Span) error 
 			if raw == nil {
 				continue
 			}
-			v, err := parseJSONValue(raw, nil, nil)
+			v, err := scan.ParseValue(raw, nil, nil)
 			if err != nil {
 				return err
 			}
 			if resp == nil {
-				resp = obj{}
+				resp = scan.Obj{}
 			}
 			resp[liteLLMRespKeys[i]] = v
 		}
@@ -560,7 +561,7 @@ func liteLLMFailure(code *int64, class *string) string {
 		}
 	}
 	if code != nil {
-		if st := statusFromHTTP(*code); st != schemas.StatusOK {
+		if st := scan.StatusFromHTTP(*code); st != schemas.StatusOK {
 			return st
 		}
 	}
@@ -578,7 +579,7 @@ func nonZero(p *int64) *int64 {
 // trace_id or call_type) or a SpendLogs row (startTime, endTime, request_id
 // and spend).
 func sniffLiteLLM(head []byte) int {
-	k := sniffFirstObject(head)
+	k := scan.FirstObjectKeys(head)
 	if !k["startTime"] || !k["endTime"] {
 		return 0
 	}

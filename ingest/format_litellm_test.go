@@ -9,12 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
 // TestLiteLLMMatchesReference is a differential test of the litellm
 // reader's two paths — scanLine, which reads an NDJSON line in one pass,
-// and the parsed path (parseJSONValue, then decode) that takes every other
+// and the parsed path (scan.ParseValue, then decode) that takes every other
 // line — against refLiteLLM (format_litellm_ref_test.go), a decoder written
 // from the format's documentation. Randomized payloads and SpendLogs rows go
 // through all three: where the reference makes a span, each path must make
@@ -65,7 +66,7 @@ func TestLiteLLMMatchesReference(t *testing.T) {
 			kinds["span"]++
 		}
 		for _, p := range problems {
-			kinds["reject "+rejectKind(p.kind)]++
+			kinds["reject "+scan.KindOf(p.kind)]++
 		}
 	}
 	for _, k := range []string{"span", "reject bad_json", "reject bad_type", "reject bad_value", "reject bad_timestamp", "reject missing_field"} {
@@ -98,13 +99,13 @@ func liteLLMReferenceDiff(got *Record, span *schemas.Span, problems []refProblem
 	}
 	var want []string
 	for _, p := range problems {
-		want = append(want, rejectKind(p.kind)+" "+p.key)
+		want = append(want, scan.KindOf(p.kind)+" "+p.key)
 	}
 	if got.Kind != KindReject {
 		return fmt.Sprintf("%s, reference problems %q", got.Kind, want)
 	}
 	for _, p := range problems {
-		if got.Err.Kind() == rejectKind(p.kind) && strings.Contains(got.Err.Err.Error(), p.key) {
+		if got.Err.Kind() == scan.KindOf(p.kind) && strings.Contains(got.Err.Err.Error(), p.key) {
 			return ""
 		}
 	}
@@ -290,4 +291,19 @@ func FuzzLiteLLMScan(f *testing.F) {
 		rd := newLiteLLMReader(Input{Name: "fuzz", R: strings.NewReader(""), MaxLineBytes: DefaultMaxLineBytes}).(*liteLLMReader)
 		scanMatchesParsed(t, line, rd.scanLine, rd.decode, liteLLMKeys)
 	})
+}
+
+// BenchmarkParseJSONValue decodes a LiteLLM StandardLoggingPayload line, the
+// way the gateway formats read every record.
+func BenchmarkParseJSONValue(b *testing.B) {
+	line := []byte(`{"id":"chatcmpl-r1","trace_id":"t","stream":true,"status":"success","startTime":1795168800.214972,` +
+		`"prompt_tokens":612,"metadata":{"attempted_retries":0,"usage_object":{"total_tokens":658}},"request_tags":[],"error_str":null}`)
+	keys := map[string]string{}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		if _, err := scan.ParseValue(line, keys, liteLLMKeys); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

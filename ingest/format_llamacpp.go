@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -51,10 +52,10 @@ func newLlamaCppReader(in Input) Reader {
 func decodeLlamaCpp(v any, _ []byte, out []Record) []Record {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return decodeReject(out, recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v)))
+		return decodeReject(out, scan.Errorf(ErrBadType, -1, "want a JSON object, found %s", scan.KindName(v)))
 	}
-	o := obj(m)
-	timings := o.child("timings")
+	o := scan.Obj(m)
+	timings := o.Child("timings")
 	finished := llamaFinished(o)
 	if timings == nil || !finished {
 		object, _ := o["object"].(string)
@@ -62,27 +63,27 @@ func decodeLlamaCpp(v any, _ []byte, out []Record) []Record {
 			return append(out, Record{Kind: KindSkip, Skip: SkipUnusedLine}) // a stream's chunk before its end
 		}
 		if timings == nil {
-			return decodeReject(out, recordErrorf(ErrMissingField, -1, "missing timings (not a llama.cpp server response)"))
+			return decodeReject(out, scan.Errorf(ErrMissingField, -1, "missing timings (not a llama.cpp server response)"))
 		}
 	}
-	var fe firstErr
+	var fe scan.FirstErr
 	sp := schemas.Span{Source: SourceLlamaCpp, Status: schemas.StatusOK}
-	id := fe.str(o["id"], "id")
-	sp.Model = fe.str(o["model"], "model")
-	created := fe.integer(o["created"], "created", 0, 1<<40)
-	promptMs := fe.duration(timings["prompt_ms"], "timings.prompt_ms", 3)
-	predMs := fe.duration(timings["predicted_ms"], "timings.predicted_ms", 3)
-	promptN := fe.tokens(timings["prompt_n"], "timings.prompt_n")
-	predN := fe.tokens(timings["predicted_n"], "timings.predicted_n")
-	cacheN := fe.tokens(timings["cache_n"], "timings.cache_n")
-	sp.InputTokens = fe.tokens(o.get("usage", "prompt_tokens"), "usage.prompt_tokens")
-	sp.OutputTokens = fe.tokens(o.get("usage", "completion_tokens"), "usage.completion_tokens")
-	sp.CachedTokens = fe.tokens(o.get("usage", "prompt_tokens_details", "cached_tokens"), "usage.prompt_tokens_details.cached_tokens")
-	if fe.err != nil {
-		return decodeReject(out, fe.err)
+	id := fe.Str(o["id"], "id")
+	sp.Model = fe.Str(o["model"], "model")
+	created := fe.Integer(o["created"], "created", 0, 1<<40)
+	promptMs := fe.Duration(timings["prompt_ms"], "timings.prompt_ms", 3)
+	predMs := fe.Duration(timings["predicted_ms"], "timings.predicted_ms", 3)
+	promptN := fe.Tokens(timings["prompt_n"], "timings.prompt_n")
+	predN := fe.Tokens(timings["predicted_n"], "timings.predicted_n")
+	cacheN := fe.Tokens(timings["cache_n"], "timings.cache_n")
+	sp.InputTokens = fe.Tokens(o.Get("usage", "prompt_tokens"), "usage.prompt_tokens")
+	sp.OutputTokens = fe.Tokens(o.Get("usage", "completion_tokens"), "usage.completion_tokens")
+	sp.CachedTokens = fe.Tokens(o.Get("usage", "prompt_tokens_details", "cached_tokens"), "usage.prompt_tokens_details.cached_tokens")
+	if fe.Err != nil {
+		return decodeReject(out, fe.Err)
 	}
 	if created == nil {
-		return decodeReject(out, recordErrorf(ErrMissingField, -1, "missing created (the native /completion answer has no time; Try: log the OpenAI-compatible /v1 endpoints' responses)"))
+		return decodeReject(out, scan.Errorf(ErrMissingField, -1, "missing created (the native /completion answer has no time; Try: log the OpenAI-compatible /v1 endpoints' responses)"))
 	}
 	if id != nil {
 		sp.SpanID, sp.RequestID = *id, *id
@@ -113,7 +114,7 @@ func decodeLlamaCpp(v any, _ []byte, out []Record) []Record {
 
 // llamaFinished reports whether a response is the end of its request: its
 // first choice has a finish_reason (a native answer always is).
-func llamaFinished(o obj) bool {
+func llamaFinished(o scan.Obj) bool {
 	if choices, ok := o["choices"].([]any); ok && len(choices) > 0 {
 		c, _ := choices[0].(map[string]any)
 		fr, _ := c["finish_reason"].(string)
@@ -126,7 +127,7 @@ func llamaFinished(o obj) bool {
 // llama.cpp's timings (prompt_ms and predicted_ms), or a stream chunk of
 // its chat.completion.chunk shape with system_fingerprint "bNNNN-...".
 func sniffLlamaCpp(head []byte) int {
-	keys := sniffFirstObject(head)
+	keys := scan.FirstObjectKeys(head)
 	if keys["timings"] && (keys["choices"] || keys["content"]) {
 		return 90
 	}
@@ -156,7 +157,7 @@ func newLlamaCppLogReader(in Input) Reader {
 		}
 		n, err := strconv.ParseInt(s[m[2]:m[3]], 10, 64)
 		if err != nil || n < 1 || n > 1<<31-1 {
-			return recordErrorf(ErrBadValue, m[2], "n_slots: %q is not a positive count", s[m[2]:m[3]])
+			return scan.Errorf(ErrBadValue, m[2], "n_slots: %q is not a positive count", s[m[2]:m[3]])
 		}
 		rec.Kind, rec.Cap = KindCap, Cap{MaxNumSeqs: n}
 		return nil

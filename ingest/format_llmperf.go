@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -81,26 +82,26 @@ func (r *llmperfReader) doc(data []byte, line int64, k int, recs []Record) []Rec
 			if json.Unmarshal(o["name"], &n) == nil && strings.HasSuffix(n, "_summary") {
 				name = strings.TrimSuffix(n, "_summary") + "_individual_responses.json"
 			}
-			return reject(line, recordErrorf(ErrMissingField, -1,
+			return reject(line, scan.Errorf(ErrMissingField, -1,
 				"aggregates only, no per-request records. Try %s, the per-request file llmperf writes beside it", name))
 		}
-		return reject(line, recordErrorf(ErrBadType, -1, "want an array of per-request records (*_individual_responses.json), found an object"))
+		return reject(line, scan.Errorf(ErrBadType, -1, "want an array of per-request records (*_individual_responses.json), found an object"))
 	}
 	elems, err := jsonArrayElems(data, line)
 	if err != nil {
 		return reject(line, err)
 	}
 	if len(elems) == 0 {
-		return reject(line, recordErrorf(ErrMissingField, -1, "per-request results without requests"))
+		return reject(line, scan.Errorf(ErrMissingField, -1, "per-request results without requests"))
 	}
 	for i, el := range elems {
 		var rec llmperfRecord
 		if err := json.Unmarshal(el.raw, &rec); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) && te.Field != "" {
-				recs = reject(el.line, recordErrorf(ErrBadType, -1, "%s: want %s, found %s", te.Field, te.Type, te.Value))
+				recs = reject(el.line, scan.Errorf(ErrBadType, -1, "%s: want %s, found %s", te.Field, te.Type, te.Value))
 			} else {
-				recs = reject(el.line, recordErrorf(ErrBadType, -1, "want an object, found %s", jsonKind(firstJSONValue(el.raw))))
+				recs = reject(el.line, scan.Errorf(ErrBadType, -1, "want an object, found %s", scan.KindName(firstJSONValue(el.raw))))
 			}
 			continue
 		}
@@ -139,17 +140,17 @@ func llmperfSpan(rec llmperfRecord, id string) (schemas.Span, error) {
 		name string
 	}{{rec.InputTokens, "number_input_tokens"}, {rec.OutputTokens, "number_output_tokens"}} {
 		if n.v != nil && *n.v < 0 {
-			return sp, recordErrorf(ErrBadValue, -1, "%s: %d is negative", n.name, *n.v)
+			return sp, scan.Errorf(ErrBadValue, -1, "%s: %d is negative", n.name, *n.v)
 		}
 	}
 	sp.InputTokens = rec.InputTokens
 	dur := func(v *float64, field string) (*int64, error) {
 		if v == nil {
-			return nil, recordErrorf(ErrMissingField, -1, "%s: missing", field)
+			return nil, scan.Errorf(ErrMissingField, -1, "%s: missing", field)
 		}
 		ns, ok := vllmSecondsToNanos(*v)
 		if !ok || ns < 0 {
-			return nil, recordErrorf(ErrBadValue, -1, "%s: %v is not a duration", field, *v)
+			return nil, scan.Errorf(ErrBadValue, -1, "%s: %v is not a duration", field, *v)
 		}
 		us := vllmNsToMicros(ns)
 		return &us, nil
@@ -194,7 +195,7 @@ func llmperfSpan(rec llmperfRecord, id string) (schemas.Span, error) {
 		return sp, err
 	}
 	if *ttft > *e2e {
-		return sp, recordErrorf(ErrBadValue, -1, "ttft_s: %v is after end_to_end_latency_s %v", *rec.TTFT, *rec.E2E)
+		return sp, scan.Errorf(ErrBadValue, -1, "ttft_s: %v is after end_to_end_latency_s %v", *rec.TTFT, *rec.E2E)
 	}
 	sp.OutputTokens = rec.OutputTokens
 	sp.ReleasedAt, sp.LastTokenAt = e2e, e2e
@@ -217,7 +218,7 @@ type jsonElem struct {
 func jsonArrayElems(data []byte, line int64) ([]jsonElem, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-		return nil, recordErrorf(ErrBadType, -1, "want an array of per-request records, found %s", jsonKind(firstJSONValue(data)))
+		return nil, scan.Errorf(ErrBadType, -1, "want an array of per-request records, found %s", scan.KindName(firstJSONValue(data)))
 	}
 	var out []jsonElem
 	seen := 0
@@ -230,7 +231,7 @@ func jsonArrayElems(data []byte, line int64) ([]jsonElem, error) {
 		seen = off
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return nil, recordErrorf(ErrBadJSON, -1, "%v", err)
+			return nil, scan.Errorf(ErrBadJSON, -1, "%v", err)
 		}
 		out = append(out, jsonElem{raw: raw, line: line})
 	}
@@ -246,7 +247,7 @@ func sniffLLMPerf(head []byte) int {
 	if len(t) == 0 {
 		return 0
 	}
-	keys := sniffFirstObject(t)
+	keys := scan.FirstObjectKeys(t)
 	switch t[0] {
 	case '[':
 		if keys["ttft_s"] && keys["end_to_end_latency_s"] || keys["number_input_tokens"] && keys["error_code"] {

@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -86,7 +87,7 @@ type MapColumn struct {
 	keys   []string // parsed Path
 	offset []string // parsed Plus or Minus
 	sign   int64
-	scale  int // unit of the offset, as scaleDecimal's scale to µs
+	scale  int // unit of the offset, as scan.ScaleDecimal's scale to µs
 }
 
 type mappingFile struct {
@@ -343,7 +344,7 @@ func (m *Mapping) checkPaths(rec any) error {
 				continue
 			}
 			if _, ok := lookup(rec, keys); !ok {
-				return recordErrorf(ErrMissingField, -1, "column %s: path %q is not in the record (mapping %s; if records may lack it, mark the column optional: true)",
+				return scan.Errorf(ErrMissingField, -1, "column %s: path %q is not in the record (mapping %s; if records may lack it, mark the column optional: true)",
 					n, strings.Join(keys, "."), m.File)
 			}
 		}
@@ -379,7 +380,7 @@ func newMappingReader(in Input) Reader {
 
 func (r *mappingReader) decode(v any, _ []byte, out []Record) []Record {
 	if _, ok := v.(map[string]any); !ok {
-		return decodeReject(out, recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v)))
+		return decodeReject(out, scan.Errorf(ErrBadType, -1, "want a JSON object, found %s", scan.KindName(v)))
 	}
 	if err := r.m.checkPaths(v); err != nil {
 		return decodeReject(out, err)
@@ -406,7 +407,7 @@ func (r *mappingReader) Next() bool {
 func (r *mappingReader) fill(v any, sp *schemas.Span) error {
 	m := r.m
 	*sp = schemas.Span{Source: SourceMapping}
-	var fe firstErr
+	var fe scan.FirstErr
 	get := func(name string) (any, string) {
 		c := m.Columns[name]
 		if c == nil || c.keys == nil {
@@ -417,20 +418,20 @@ func (r *mappingReader) fill(v any, sp *schemas.Span) error {
 	}
 	str := func(name string) *string {
 		x, label := get(name)
-		s := fe.str(x, label)
+		s := fe.Str(x, label)
 		if s == nil {
 			if d, ok := m.Defaults[name]; ok && d != "" {
 				s = &d
 			}
 		}
 		if c := m.Columns[name]; s != nil && c != nil && c.Type == "host" {
-			s = hostOf(s)
+			s = scan.HostOf(s)
 		}
 		return s
 	}
 	integer := func(name string, lo, hi int64) *int64 {
 		x, label := get(name)
-		return fe.integer(x, label, lo, hi)
+		return fe.Integer(x, label, lo, hi)
 	}
 	times := map[string]*int64{}
 	for _, name := range mapTimeCols {
@@ -447,12 +448,12 @@ func (r *mappingReader) fill(v any, sp *schemas.Span) error {
 			continue
 		}
 		x, _ := lookup(v, c.offset)
-		d := fe.duration(x, name+" ("+strings.Join(c.offset, ".")+")", c.scale)
+		d := fe.Duration(x, name+" ("+strings.Join(c.offset, ".")+")", c.scale)
 		if d != nil {
 			dd := c.sign * *d
 			d = &dd
 		}
-		times[name] = addMicros(times[c.From], d)
+		times[name] = scan.AddMicros(times[c.From], d)
 	}
 	sp.QueuedAt, sp.AdmittedAt, sp.FirstTokenAt = times["queued_at"], times["admitted_at"], times["first_token_at"]
 	sp.LastTokenAt, sp.ReleasedAt = times["last_token_at"], times["released_at"]
@@ -467,16 +468,16 @@ func (r *mappingReader) fill(v any, sp *schemas.Span) error {
 	sp.OutputTokens = integer("output_tokens", 0, 1<<62)
 	sp.CachedTokens = integer("cached_tokens", 0, 1<<62)
 	code := integer("http_status", 0, 999)
-	sp.HTTPStatus = httpStatus32(code)
+	sp.HTTPStatus = scan.HTTPStatus32(code)
 
 	var status string
 	if c := m.Columns["status"]; c != nil {
 		x, label := get("status")
 		switch {
-		case isUnknown(x):
+		case scan.IsUnknown(x):
 		case c.Type == "http":
-			if n := fe.integer(x, label, 0, 999); n != nil {
-				status = statusFromHTTP(*n)
+			if n := fe.Integer(x, label, 0, 999); n != nil {
+				status = scan.StatusFromHTTP(*n)
 				if *n == 0 {
 					status = schemas.StatusCancelled
 				}
@@ -491,17 +492,17 @@ func (r *mappingReader) fill(v any, sp *schemas.Span) error {
 			} else if st, ok := spanStatus([]byte(word)); ok {
 				status = st
 			} else {
-				fe.keep(recordErrorf(ErrBadValue, -1, "%s: unknown status %q (add it to the mapping's status values)", label, word))
+				fe.Keep(scan.Errorf(ErrBadValue, -1, "%s: unknown status %q (add it to the mapping's status values)", label, word))
 			}
 		}
 	}
-	if fe.err != nil {
-		return fe.err
+	if fe.Err != nil {
+		return fe.Err
 	}
 	if status == "" {
 		status = m.Defaults["status"]
 		if status == "" {
-			return recordErrorf(ErrMissingField, -1, "missing status")
+			return scan.Errorf(ErrMissingField, -1, "missing status")
 		}
 		status, _ = spanStatus([]byte(status))
 	}
@@ -512,21 +513,21 @@ func (r *mappingReader) fill(v any, sp *schemas.Span) error {
 	case req != nil:
 		sp.SpanID = *req
 	default:
-		return recordErrorf(ErrMissingField, -1, "missing span_id")
+		return scan.Errorf(ErrMissingField, -1, "missing span_id")
 	}
 	sp.RequestID = sp.SpanID
 	if req != nil {
 		sp.RequestID = *req
 	}
 	if sp.QueuedAt == nil && sp.ReleasedAt == nil {
-		return recordErrorf(ErrMissingField, -1, "missing queued_at and released_at")
+		return scan.Errorf(ErrMissingField, -1, "missing queued_at and released_at")
 	}
 	return nil
 }
 
 // timeValue reads a timestamp in a layout.
-func (r *mappingReader) timeValue(fe *firstErr, x any, label, layout string) *int64 {
-	if isUnknown(x) {
+func (r *mappingReader) timeValue(fe *scan.FirstErr, x any, label, layout string) *int64 {
+	if scan.IsUnknown(x) {
 		return nil
 	}
 	scale := 0
@@ -534,11 +535,11 @@ func (r *mappingReader) timeValue(fe *firstErr, x any, label, layout string) *in
 	case "", "auto", "rfc3339", "naive":
 		if layout == "rfc3339" {
 			if _, ok := x.(string); !ok {
-				fe.keep(recordErrorf(ErrBadType, -1, "%s: want an RFC 3339 string, found %s", label, jsonKind(x)))
+				fe.Keep(scan.Errorf(ErrBadType, -1, "%s: want an RFC 3339 string, found %s", label, scan.KindName(x)))
 				return nil
 			}
 		}
-		return fe.time(x, label, r.zone)
+		return fe.Time(x, label, r.zone)
 	case "epoch_s":
 		scale = 6
 	case "epoch_ms":
@@ -548,14 +549,14 @@ func (r *mappingReader) timeValue(fe *firstErr, x any, label, layout string) *in
 	case "epoch_ns":
 		scale = -3
 	}
-	num, ok, err := numberText(x, label)
+	num, ok, err := scan.NumberText(x, label)
 	if err != nil || !ok {
-		fe.keep(err)
+		fe.Keep(err)
 		return nil
 	}
-	us, _, fits := scaleDecimal(num, scale)
-	if !fits || us < minMicros || us > maxMicros {
-		fe.keep(recordErrorf(ErrBadTimestamp, -1, "%s: invalid timestamp %q: %v", label, num, errTSOutOfRange))
+	us, _, fits := scan.ScaleDecimal(num, scale)
+	if !fits || us < scan.MinMicros || us > scan.MaxMicros {
+		fe.Keep(scan.Errorf(ErrBadTimestamp, -1, "%s: invalid timestamp %q: %v", label, num, scan.ErrTSOutOfRange))
 		return nil
 	}
 	return &us

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -58,14 +59,14 @@ func newOTelGenAIReader(in Input) Reader {
 func decodeOTelGenAI(v any, _ []byte, out []Record) []Record {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return decodeReject(out, recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v)))
+		return decodeReject(out, scan.Errorf(ErrBadType, -1, "want a JSON object, found %s", scan.KindName(v)))
 	}
 	rss, ok := m["resourceSpans"].([]any)
 	if !ok {
 		if _, has := m["resourceSpans"]; has {
-			return decodeReject(out, recordErrorf(ErrBadType, -1, "resourceSpans: want an array, found %s", jsonKind(m["resourceSpans"])))
+			return decodeReject(out, scan.Errorf(ErrBadType, -1, "resourceSpans: want an array, found %s", scan.KindName(m["resourceSpans"])))
 		}
-		return decodeReject(out, recordErrorf(ErrMissingField, -1, "missing resourceSpans (want an OTLP/JSON ExportTraceServiceRequest)"))
+		return decodeReject(out, scan.Errorf(ErrMissingField, -1, "missing resourceSpans (want an OTLP/JSON ExportTraceServiceRequest)"))
 	}
 	for i, rs := range rss {
 		rso, _ := rs.(map[string]any)
@@ -79,15 +80,15 @@ func decodeOTelGenAI(v any, _ []byte, out []Record) []Record {
 			for k, s := range spans {
 				so, ok := s.(map[string]any)
 				if !ok {
-					out = decodeReject(out, recordErrorf(ErrBadType, -1,
-						"resourceSpans[%d].scopeSpans[%d].spans[%d]: want an object, found %s", i, j, k, jsonKind(s)))
+					out = decodeReject(out, scan.Errorf(ErrBadType, -1,
+						"resourceSpans[%d].scopeSpans[%d].spans[%d]: want an object, found %s", i, j, k, scan.KindName(s)))
 					continue
 				}
 				var sp schemas.Span
-				isGenAI, err := decodeOTelSpan(obj(so), &sp)
+				isGenAI, err := decodeOTelSpan(scan.Obj(so), &sp)
 				switch {
 				case err != nil:
-					out = decodeReject(out, recordErrorf(kindOf(err), -1,
+					out = decodeReject(out, scan.Errorf(kindOf(err), -1,
 						"resourceSpans[%d].scopeSpans[%d].spans[%d]: %v", i, j, k, err))
 				case !isGenAI:
 					out = append(out, Record{Kind: KindSkip, Skip: SkipNotARequest})
@@ -144,7 +145,7 @@ func otelValue(val map[string]any) any {
 
 // decodeOTelSpan fills sp from one OTLP span. It reports false for a span
 // without gen_ai.* attributes.
-func decodeOTelSpan(so obj, sp *schemas.Span) (bool, error) {
+func decodeOTelSpan(so scan.Obj, sp *schemas.Span) (bool, error) {
 	attrs := otelAttrs(so["attributes"])
 	isGenAI := false
 	for k := range attrs {
@@ -157,37 +158,37 @@ func decodeOTelSpan(so obj, sp *schemas.Span) (bool, error) {
 		return false, nil
 	}
 	*sp = schemas.Span{Source: SourceOTelGenAI}
-	var fe firstErr
-	spanID := fe.str(so["spanId"], "spanId")
-	parent := fe.str(so["parentSpanId"], "parentSpanId")
-	reqID := fe.str(attrs["http.request.header.x-request-id"], "http.request.header.x-request-id")
-	start := fe.duration(so["startTimeUnixNano"], "startTimeUnixNano", -3)
-	end := fe.duration(so["endTimeUnixNano"], "endTimeUnixNano", -3)
-	ttfc := fe.duration(attrs["gen_ai.response.time_to_first_chunk"], "gen_ai.response.time_to_first_chunk", 6)
-	sp.Model = fe.str(attrs["gen_ai.response.model"], "gen_ai.response.model")
+	var fe scan.FirstErr
+	spanID := fe.Str(so["spanId"], "spanId")
+	parent := fe.Str(so["parentSpanId"], "parentSpanId")
+	reqID := fe.Str(attrs["http.request.header.x-request-id"], "http.request.header.x-request-id")
+	start := fe.Duration(so["startTimeUnixNano"], "startTimeUnixNano", -3)
+	end := fe.Duration(so["endTimeUnixNano"], "endTimeUnixNano", -3)
+	ttfc := fe.Duration(attrs["gen_ai.response.time_to_first_chunk"], "gen_ai.response.time_to_first_chunk", 6)
+	sp.Model = fe.Str(attrs["gen_ai.response.model"], "gen_ai.response.model")
 	if sp.Model == nil {
-		sp.Model = fe.str(attrs["gen_ai.request.model"], "gen_ai.request.model")
+		sp.Model = fe.Str(attrs["gen_ai.request.model"], "gen_ai.request.model")
 	}
-	host := fe.str(attrs["server.address"], "server.address")
-	port := fe.integer(attrs["server.port"], "server.port", 0, 65535)
-	sp.InputTokens = fe.tokens(attrs["gen_ai.usage.input_tokens"], "gen_ai.usage.input_tokens")
+	host := fe.Str(attrs["server.address"], "server.address")
+	port := fe.Integer(attrs["server.port"], "server.port", 0, 65535)
+	sp.InputTokens = fe.Tokens(attrs["gen_ai.usage.input_tokens"], "gen_ai.usage.input_tokens")
 	if sp.InputTokens == nil {
-		sp.InputTokens = fe.tokens(attrs["gen_ai.usage.prompt_tokens"], "gen_ai.usage.prompt_tokens")
+		sp.InputTokens = fe.Tokens(attrs["gen_ai.usage.prompt_tokens"], "gen_ai.usage.prompt_tokens")
 	}
-	sp.OutputTokens = fe.tokens(attrs["gen_ai.usage.output_tokens"], "gen_ai.usage.output_tokens")
+	sp.OutputTokens = fe.Tokens(attrs["gen_ai.usage.output_tokens"], "gen_ai.usage.output_tokens")
 	if sp.OutputTokens == nil {
-		sp.OutputTokens = fe.tokens(attrs["gen_ai.usage.completion_tokens"], "gen_ai.usage.completion_tokens")
+		sp.OutputTokens = fe.Tokens(attrs["gen_ai.usage.completion_tokens"], "gen_ai.usage.completion_tokens")
 	}
-	sp.CachedTokens = fe.tokens(attrs["gen_ai.usage.cache_read.input_tokens"], "gen_ai.usage.cache_read.input_tokens")
-	resend := fe.integer(attrs["http.request.resend_count"], "http.request.resend_count", 0, 1<<31-1)
-	code := fe.integer(attrs["http.response.status_code"], "http.response.status_code", 0, 999)
-	errType := fe.str(attrs["error.type"], "error.type")
-	statusCode := so.child("status").get("code")
-	if fe.err != nil {
-		return true, fe.err
+	sp.CachedTokens = fe.Tokens(attrs["gen_ai.usage.cache_read.input_tokens"], "gen_ai.usage.cache_read.input_tokens")
+	resend := fe.Integer(attrs["http.request.resend_count"], "http.request.resend_count", 0, 1<<31-1)
+	code := fe.Integer(attrs["http.response.status_code"], "http.response.status_code", 0, 999)
+	errType := fe.Str(attrs["error.type"], "error.type")
+	statusCode := so.Child("status").Get("code")
+	if fe.Err != nil {
+		return true, fe.Err
 	}
 	if start == nil || *start == 0 {
-		return true, recordErrorf(ErrMissingField, -1, "missing startTimeUnixNano")
+		return true, scan.Errorf(ErrMissingField, -1, "missing startTimeUnixNano")
 	}
 	// Without a spanId (a pasted span, a debug exporter's), SpanID stays
 	// "": the reader gives the span an id from its place (FILE:LINE:N).
@@ -210,7 +211,7 @@ func decodeOTelSpan(so obj, sp *schemas.Span) (bool, error) {
 	if host != nil {
 		r := *host
 		if port != nil {
-			r += ":" + itoa(*port)
+			r += ":" + scan.Itoa(*port)
 		}
 		sp.Replica = &r
 	}
@@ -218,8 +219,8 @@ func decodeOTelSpan(so obj, sp *schemas.Span) (bool, error) {
 	if end != nil && *end != 0 {
 		sp.ReleasedAt = end
 	}
-	sp.FirstTokenAt = addMicros(start, ttfc)
-	sp.HTTPStatus = httpStatus32(code)
+	sp.FirstTokenAt = scan.AddMicros(start, ttfc)
+	sp.HTTPStatus = scan.HTTPStatus32(code)
 
 	failed := false
 	switch c := statusCode.(type) {
@@ -232,7 +233,7 @@ func decodeOTelSpan(so obj, sp *schemas.Span) (bool, error) {
 	case failed || errType != nil:
 		sp.Status = schemas.StatusError
 		if code != nil {
-			if st := statusFromHTTP(*code); st != schemas.StatusOK {
+			if st := scan.StatusFromHTTP(*code); st != schemas.StatusOK {
 				sp.Status = st
 			}
 		}
@@ -249,7 +250,7 @@ func decodeOTelSpan(so obj, sp *schemas.Span) (bool, error) {
 			sp.Error = schemas.Ptr("error")
 		}
 	case code != nil:
-		sp.Status = statusFromHTTP(*code)
+		sp.Status = scan.StatusFromHTTP(*code)
 	default:
 		sp.Status = schemas.StatusOK
 	}
@@ -267,9 +268,9 @@ func decodeOTelSpan(so obj, sp *schemas.Span) (bool, error) {
 // (review N12). A head that does not start with an object (a line cut by
 // rotation) is left to detection's next line.
 func sniffOTelGenAI(head []byte) int {
-	keys := sniffFirstObject(head)
+	keys := scan.FirstObjectKeys(head)
 	if !keys["resourceSpans"] {
-		t := bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n")
+		t := bytes.TrimLeft(bytes.TrimPrefix(head, scan.BOM), " \t\r\n")
 		if len(keys) > 0 || len(t) == 0 || (t[0] != '{' && t[0] != '[') || !bytes.Contains(head, []byte(`"resourceSpans"`)) {
 			return 0
 		}

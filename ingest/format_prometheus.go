@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -56,8 +57,8 @@ type promReader struct {
 	max  int
 
 	started bool
-	lines   *lineSplitter // a text file
-	docs    *jsonDocs     // a JSON file
+	lines   *scan.Lines // a text file
+	docs    *scan.Docs  // a JSON file
 	join    promJoin
 	held    map[promKey]int64 // text: the line whose record becomes the key's sample
 	last    map[promKey]int64 // JSON: the line of the last answer feeding a sample
@@ -106,27 +107,27 @@ func (r *promReader) Next() bool {
 }
 
 // start tells a JSON input from a text one by its first byte that is not
-// whitespace, within the first sniffBytes (an input that starts with more
+// whitespace, within the first scan.SniffBytes (an input that starts with more
 // whitespace than that is read as text).
 func (r *promReader) start() {
-	head := make([]byte, sniffBytes)
+	head := make([]byte, scan.SniffBytes)
 	n, err := io.ReadFull(r.in, head)
 	head = head[:n]
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 		r.err = err
 		return
 	}
-	t := bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n")
+	t := bytes.TrimLeft(bytes.TrimPrefix(head, scan.BOM), " \t\r\n")
 	rest := r.in
 	if err != nil {
 		rest = eofReader{}
 	}
 	if len(t) > 0 && t[0] == '{' {
-		r.docs = newJSONDocs(r.name, head, rest, prometheusMaxDocument)
+		r.docs = scan.NewDocs(r.name, head, rest, prometheusMaxDocument)
 		r.last = map[promKey]int64{}
 		return
 	}
-	r.lines = newLineSplitter(io.MultiReader(bytes.NewReader(head), rest), r.max)
+	r.lines = scan.NewLines(io.MultiReader(bytes.NewReader(head), rest), r.max)
 	r.held = map[promKey]int64{}
 }
 
@@ -437,7 +438,7 @@ func (r *promReader) nextText() {
 	switch {
 	case r.lines.Long():
 		r.recs = append(r.recs, Record{Kind: KindReject, Line: n, Raw: line,
-			Err: parseErrorAt(r.name, n, recordErrorf(ErrTooLong, -1, "line is %d bytes, longer than the limit of %d bytes", r.lines.Len(), r.max))})
+			Err: parseErrorAt(r.name, n, scan.Errorf(ErrTooLong, -1, "line is %d bytes, longer than the limit of %d bytes", r.lines.Len(), r.max))})
 	case len(t) == 0:
 		r.recs = append(r.recs, Record{Kind: KindSkip, Skip: SkipBlank, Line: n})
 	case t[0] == '#':
@@ -464,7 +465,7 @@ func (r *promReader) textLine(line string, join *promJoin) (promKey, bool, error
 	name := line
 	i := strings.IndexAny(line, "{ \t")
 	if i < 0 {
-		return promKey{}, false, recordErrorf(ErrBadValue, -1, "sample line without a value")
+		return promKey{}, false, scan.Errorf(ErrBadValue, -1, "sample line without a value")
 	}
 	name = line[:i]
 	g := promGaugeOf(name)
@@ -477,24 +478,24 @@ func (r *promReader) textLine(line string, join *promJoin) (promKey, bool, error
 	if rest[0] == '{' {
 		end, err := promLabels(rest, labels)
 		if err != nil {
-			return promKey{}, false, recordErrorf(ErrBadValue, i+end, "%s: %v", name, err)
+			return promKey{}, false, scan.Errorf(ErrBadValue, i+end, "%s: %v", name, err)
 		}
 		rest = rest[end:]
 	}
 	fields := strings.Fields(rest)
 	if len(fields) < 1 || len(fields) > 2 {
-		return promKey{}, false, recordErrorf(ErrBadValue, -1, "%s: want \"value timestamp\" after the labels", name)
+		return promKey{}, false, scan.Errorf(ErrBadValue, -1, "%s: want \"value timestamp\" after the labels", name)
 	}
 	if len(fields) == 1 {
-		return promKey{}, false, recordErrorf(ErrMissingField, -1, "%s: sample without a timestamp (scrape with timestamps, or use query_range JSON)", name)
+		return promKey{}, false, scan.Errorf(ErrMissingField, -1, "%s: sample without a timestamp (scrape with timestamps, or use query_range JSON)", name)
 	}
 	v, known, err := promValue(g, fields[0])
 	if err != nil {
-		return promKey{}, false, recordErrorf(ErrBadValue, -1, "%s: %v", name, err)
+		return promKey{}, false, scan.Errorf(ErrBadValue, -1, "%s: %v", name, err)
 	}
 	ms, err := strconv.ParseInt(fields[1], 10, 64)
-	if err != nil || ms < minMicros/1000 || ms > maxMicros/1000 {
-		return promKey{}, false, recordErrorf(ErrBadTimestamp, -1, "%s: invalid timestamp %q (want milliseconds since the epoch)", name, fields[1])
+	if err != nil || ms < scan.MinMicros/1000 || ms > scan.MaxMicros/1000 {
+		return promKey{}, false, scan.Errorf(ErrBadTimestamp, -1, "%s: invalid timestamp %q (want milliseconds since the epoch)", name, fields[1])
 	}
 	k := promKey{promReplica(labels), ms * 1000}
 	join.add(k, g, v, known)
@@ -559,20 +560,20 @@ type promAPI struct {
 // nextJSON reads the next query answer (of a file or JSON lines) into recs.
 // The joined samples come after every answer is read.
 func (r *promReader) nextJSON() {
-	d, ok := r.docs.next()
+	d, ok := r.docs.Next()
 	switch {
 	case !ok && r.docs.Err() != nil:
 		r.err = r.docs.Err()
 	case !ok:
 		r.ended = true
 		r.recs = r.jsonSamples(r.recs, &r.join, r.last)
-	case d.bad != nil:
+	case d.Bad != nil:
 		// Where the next answer would start is unknown: the input ends here.
 		r.ended = true
-		r.recs = append(r.recs, Record{Kind: KindReject, Line: d.line, Raw: d.raw, Err: parseErrorAt(r.name, d.line, d.bad)})
+		r.recs = append(r.recs, Record{Kind: KindReject, Line: d.Line, Raw: d.Raw, Err: parseErrorAt(r.name, d.Line, d.Bad)})
 		r.recs = r.jsonSamples(r.recs, &r.join, r.last)
 	default:
-		r.recs = r.jsonDoc(d.data, d.line, r.recs, &r.join, r.last)
+		r.recs = r.jsonDoc(d.Data, d.Line, r.recs, &r.join, r.last)
 	}
 }
 
@@ -592,21 +593,21 @@ func (r *promReader) jsonSamples(recs []Record, join *promJoin, last map[promKey
 	return recs
 }
 
-// jsonDoc reads one API answer into join; it appends its rejects, or a skip
+// scan.Doc reads one API answer into join; it appends its rejects, or a skip
 // when the document feeds no sample.
 func (r *promReader) jsonDoc(doc []byte, line int64, recs []Record, join *promJoin, last map[promKey]int64) []Record {
 	reject := func(err error) []Record {
-		return append(recs, Record{Kind: KindReject, Line: line, Raw: doc[:min(len(doc), tooLongKeep)], Err: parseErrorAt(r.name, line, err)})
+		return append(recs, Record{Kind: KindReject, Line: line, Raw: doc[:min(len(doc), scan.TooLongKeep)], Err: parseErrorAt(r.name, line, err)})
 	}
 	var a promAPI
 	if err := json.Unmarshal(doc, &a); err != nil {
-		return reject(recordErrorf(ErrBadType, -1, "not a Prometheus API answer: %v", err))
+		return reject(scan.Errorf(ErrBadType, -1, "not a Prometheus API answer: %v", err))
 	}
 	if a.Data == nil {
 		if a.Status == "error" {
 			return append(recs, Record{Kind: KindSkip, Skip: SkipQueryError, Line: line}) // a failed query holds nothing
 		}
-		return reject(recordErrorf(ErrMissingField, -1, "Prometheus API answer without data"))
+		return reject(scan.Errorf(ErrMissingField, -1, "Prometheus API answer without data"))
 	}
 	var bad []Record
 	fed, unused := false, false
@@ -624,10 +625,10 @@ func (r *promReader) jsonDoc(doc []byte, line int64, recs []Record, join *promJo
 		rep := promReplica(res.Metric)
 		for _, p := range points {
 			ts := string(p[0])
-			us, err := parseEpoch(p[0])
-			if err != nil || !isJSONNumber(p[0]) || strings.ContainsAny(ts, "eE") {
+			us, err := scan.ParseEpoch(p[0])
+			if err != nil || !scan.IsNumber(p[0]) || strings.ContainsAny(ts, "eE") {
 				bad = append(bad, Record{Kind: KindReject, Line: line, Err: parseErrorAt(r.name, line,
-					recordErrorf(ErrBadTimestamp, -1, "%s: invalid timestamp %s", res.Metric["__name__"], ts))})
+					scan.Errorf(ErrBadTimestamp, -1, "%s: invalid timestamp %s", res.Metric["__name__"], ts))})
 				continue
 			}
 			if !strings.Contains(ts, ".") {
@@ -636,13 +637,13 @@ func (r *promReader) jsonDoc(doc []byte, line int64, recs []Record, join *promJo
 			var text string
 			if json.Unmarshal(p[1], &text) != nil {
 				bad = append(bad, Record{Kind: KindReject, Line: line, Err: parseErrorAt(r.name, line,
-					recordErrorf(ErrBadType, -1, "%s at %s: value %s is not a string", res.Metric["__name__"], ts, p[1]))})
+					scan.Errorf(ErrBadType, -1, "%s at %s: value %s is not a string", res.Metric["__name__"], ts, p[1]))})
 				continue
 			}
 			v, known, err := promValue(g, text)
 			if err != nil {
 				bad = append(bad, Record{Kind: KindReject, Line: line, Err: parseErrorAt(r.name, line,
-					recordErrorf(ErrBadValue, -1, "%s at %s: %v", res.Metric["__name__"], ts, err))})
+					scan.Errorf(ErrBadValue, -1, "%s at %s: %v", res.Metric["__name__"], ts, err))})
 				continue
 			}
 			k := promKey{rep, us}
@@ -663,10 +664,10 @@ func (r *promReader) jsonDoc(doc []byte, line int64, recs []Record, join *promJo
 }
 
 // mustSeconds reads an integer Prometheus timestamp: the API always writes
-// seconds, whatever parseEpoch would guess from the magnitude.
+// seconds, whatever scan.ParseEpoch would guess from the magnitude.
 func mustSeconds(s string, guess int64) int64 {
 	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || v > maxMicros/1_000_000 || v < minMicros/1_000_000 {
+	if err != nil || v > scan.MaxMicros/1_000_000 || v < scan.MinMicros/1_000_000 {
 		return guess
 	}
 	return v * 1_000_000

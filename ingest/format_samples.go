@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -51,9 +52,9 @@ func (r *samplesReader) decodeLine(line []byte, rec *Record) error {
 	var l sampleLine
 	if err := json.Unmarshal(line, &l); err != nil {
 		if _, ok := err.(*json.UnmarshalTypeError); ok {
-			return recordErrorf(ErrBadType, -1, "%v", err)
+			return scan.Errorf(ErrBadType, -1, "%v", err)
 		}
-		return recordErrorf(ErrBadJSON, -1, "%v", err)
+		return scan.Errorf(ErrBadJSON, -1, "%v", err)
 	}
 	s := &rec.Sample
 	*s = schemas.Sample{Source: SourceSamples}
@@ -86,10 +87,10 @@ func (r *samplesReader) decodeLine(line []byte, rec *Record) error {
 		}
 		var u float64
 		if err := json.Unmarshal(f.raw, &u); err != nil {
-			return recordErrorf(ErrBadType, -1, "%s: want a number, got %s", f.name, f.raw)
+			return scan.Errorf(ErrBadType, -1, "%s: want a number, got %s", f.name, f.raw)
 		}
 		if u < 0 || u > 1 || math.IsNaN(u) {
-			return recordErrorf(ErrBadValue, -1, "%s %v: want 0..1", f.name, u)
+			return scan.Errorf(ErrBadValue, -1, "%s %v: want 0..1", f.name, u)
 		}
 		*f.dst = &u
 	}
@@ -105,10 +106,10 @@ func (r *samplesReader) decodeLine(line []byte, rec *Record) error {
 		}
 		var n int64
 		if err := json.Unmarshal(f.raw, &n); err != nil {
-			return recordErrorf(ErrBadType, -1, "%s: want a whole number, got %s", f.name, f.raw)
+			return scan.Errorf(ErrBadType, -1, "%s: want a whole number, got %s", f.name, f.raw)
 		}
 		if n < 0 {
-			return recordErrorf(ErrBadValue, -1, "%s %d: a counter is never negative", f.name, n)
+			return scan.Errorf(ErrBadValue, -1, "%s %d: a counter is never negative", f.name, n)
 		}
 		*f.dst = &n
 	}
@@ -118,25 +119,25 @@ func (r *samplesReader) decodeLine(line []byte, rec *Record) error {
 
 func sampleTime(raw json.RawMessage) (int64, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return 0, recordErrorf(ErrMissingField, -1, "missing ts")
+		return 0, scan.Errorf(ErrMissingField, -1, "missing ts")
 	}
 	if raw[0] == '"' {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return 0, recordErrorf(ErrBadJSON, -1, "ts: %v", err)
+			return 0, scan.Errorf(ErrBadJSON, -1, "ts: %v", err)
 		}
-		v, err := parseTimestampText([]byte(s))
+		v, err := scan.ParseTimestamp([]byte(s))
 		if err != nil {
-			return 0, recordErrorf(ErrBadTimestamp, -1, "ts %q: %v", s, err)
+			return 0, scan.Errorf(ErrBadTimestamp, -1, "ts %q: %v", s, err)
 		}
 		return v, nil
 	}
-	if !isJSONNumber(raw) {
-		return 0, recordErrorf(ErrBadType, -1, "ts: want a string or a number, got %s", raw)
+	if !scan.IsNumber(raw) {
+		return 0, scan.Errorf(ErrBadType, -1, "ts: want a string or a number, got %s", raw)
 	}
-	v, err := parseEpoch(raw)
+	v, err := scan.ParseEpoch(raw)
 	if err != nil {
-		return 0, recordErrorf(ErrBadTimestamp, -1, "ts %s: %v", raw, err)
+		return 0, scan.Errorf(ErrBadTimestamp, -1, "ts %s: %v", raw, err)
 	}
 	return v, nil
 }
@@ -147,10 +148,10 @@ func sampleCount(name string, raw json.RawMessage) (*int32, error) {
 	}
 	var v int64
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, recordErrorf(ErrBadType, -1, "%s: want a whole number, got %s", name, raw)
+		return nil, scan.Errorf(ErrBadType, -1, "%s: want a whole number, got %s", name, raw)
 	}
 	if v < 0 || v > math.MaxInt32 {
-		return nil, recordErrorf(ErrBadValue, -1, "%s %d: out of range", name, v)
+		return nil, scan.Errorf(ErrBadValue, -1, "%s %d: out of range", name, v)
 	}
 	c := int32(v)
 	return &c, nil
@@ -159,7 +160,7 @@ func sampleCount(name string, raw json.RawMessage) (*int32, error) {
 // sniffSamples: 100 when the first non-blank line is an object with ts and
 // in_flight or queue_depth at the top level and no span_id.
 func sniffSamples(head []byte) int {
-	if keys := topLevelKeys(firstLine(head)); keys["ts"] && (keys["in_flight"] || keys["queue_depth"]) && !keys["span_id"] {
+	if keys := scan.TopLevelKeys(scan.FirstLine(head)); keys["ts"] && (keys["in_flight"] || keys["queue_depth"]) && !keys["span_id"] {
 		return 100
 	}
 	return 0

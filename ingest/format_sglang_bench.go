@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -65,7 +66,7 @@ func (r *sglangBenchReader) doc(raw []byte, line int64, k int, recs []Record) []
 	}
 	n := len(d.TTFTs)
 	if n == 0 {
-		return reject(recordErrorf(ErrMissingField, -1,
+		return reject(scan.Errorf(ErrMissingField, -1,
 			"aggregates only, no per-request records. Try: run sglang.bench_serving with --output-details, which writes the per-request arrays (ttfts, itls, ...) into the same line"))
 	}
 	for _, l := range []struct {
@@ -73,7 +74,7 @@ func (r *sglangBenchReader) doc(raw []byte, line int64, k int, recs []Record) []
 		n   int
 	}{{"input_lens", len(d.InputLens)}, {"output_lens", len(d.OutputLens)}, {"itls", len(d.ITLs)}, {"errors", len(d.Errors)}} {
 		if l.n != n && (l.n != 0 || l.key == "itls") {
-			return reject(recordErrorf(ErrBadValue, -1, "benchmark result: %s has %d entries, ttfts %d", l.key, l.n, n))
+			return reject(scan.Errorf(ErrBadValue, -1, "benchmark result: %s has %d entries, ttfts %d", l.key, l.n, n))
 		}
 	}
 	for i := range n {
@@ -83,7 +84,7 @@ func (r *sglangBenchReader) doc(raw []byte, line int64, k int, recs []Record) []
 			TimeOrigin: &requestOrigin, QueuedAt: &zero}
 		bad := func(what string, v float64) []Record {
 			return append(recs, Record{Kind: KindReject, Line: line, Err: parseErrorAt(r.name, line,
-				recordErrorf(ErrBadValue, -1, "benchmark result: request %d: %s %v is not a duration", i, what, v))})
+				scan.Errorf(ErrBadValue, -1, "benchmark result: request %d: %s %v is not a duration", i, what, v))})
 		}
 		if len(d.InputLens) > 0 && d.InputLens[i] >= 0 {
 			sp.InputTokens = &d.InputLens[i]

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -45,10 +46,10 @@ type sglangLogReader struct {
 	day    int              // days past date: a clock-only stamp that runs back past midnight moves on a day
 	clock  int              // seconds of day of the last clock-only stamp; -1 before the first
 	caps   map[string]int64 // max_running_requests by replica
-	intern interner
+	intern scan.Interner
 	// lit reads meta_info's values (sglangMeta); its zone is nil: meta_info's
 	// instants are epoch seconds, only the line's own stamp is local time.
-	lit  litDecoder
+	lit  scan.Decoder
 	meta sglangFields
 }
 
@@ -140,8 +141,8 @@ func (r *sglangLogReader) decodeLine(raw []byte, rec *Record) error {
 	}
 	num := func(i int) int { v, _ := strconv.Atoi(line[m[2*i]:m[2*i+1]]); return v }
 	y, mo, d, hh, mm, ss := num(1), num(2), num(3), num(4), num(5), num(6)
-	if mo < 1 || mo > 12 || d < 1 || int64(d) > daysIn(int64(y), int64(mo)) || hh > 23 || mm > 59 || ss > 59 {
-		return recordErrorf(ErrBadTimestamp, m[2], "invalid time stamp %q", line[m[2]:m[13]])
+	if mo < 1 || mo > 12 || d < 1 || int64(d) > scan.DaysIn(int64(y), int64(mo)) || hh > 23 || mm > 59 || ss > 59 {
+		return scan.Errorf(ErrBadTimestamp, m[2], "invalid time stamp %q", line[m[2]:m[13]])
 	}
 	ts := schemas.Micros(time.Date(y, time.Month(mo), d, hh, mm, ss, 0, r.zone))
 	replica := sglangReplica(line[:m[0]], line[m[14]:m[15]])
@@ -175,12 +176,12 @@ func (r *sglangLogReader) clockLine(line string, rec *Record) error {
 		return r.limits(msg, m[1], sglangReplica("", line[m[8]:m[9]]), rec)
 	}
 	if r.date.IsZero() {
-		return recordErrorf(ErrBadTimestamp, 1, "SGLang line whose stamp %q has no date. Try: --date YYYY-MM-DD, the day the log starts", line[m[0]:m[1]-1])
+		return scan.Errorf(ErrBadTimestamp, 1, "SGLang line whose stamp %q has no date. Try: --date YYYY-MM-DD, the day the log starts", line[m[0]:m[1]-1])
 	}
 	num := func(i int) int { v, _ := strconv.Atoi(line[m[2*i]:m[2*i+1]]); return v }
 	hh, mm, ss := num(1), num(2), num(3)
 	if hh > 23 || mm > 59 || ss > 59 {
-		return recordErrorf(ErrBadTimestamp, 2, "invalid time stamp %q", line[m[2]:m[7]])
+		return scan.Errorf(ErrBadTimestamp, 2, "invalid time stamp %q", line[m[2]:m[7]])
 	}
 	sec := hh*3600 + mm*60 + ss
 	if r.clock >= 0 && sec < r.clock-12*3600 {
@@ -245,13 +246,13 @@ func (r *sglangLogReader) batch(kind sglangMsg, msg string, pos int, ts int64, r
 		case "#running-req", "#queue-req", "#new-seq":
 			n, err := strconv.ParseInt(val, 10, 32)
 			if err != nil || n < 0 {
-				return recordErrorf(ErrBadValue, at, "%s: %q is not a request count", key, val)
+				return scan.Errorf(ErrBadValue, at, "%s: %q is not a request count", key, val)
 			}
 			counts[key] = n
 		case "token usage", "full token usage", "swa token usage", "mamba usage":
 			u, err := strconv.ParseFloat(val, 64)
 			if err != nil || u < 0 || u > 1.005 || strings.ContainsAny(val, "eEnN") {
-				return recordErrorf(ErrBadValue, at, "%s: %q is not a fraction", key, val)
+				return scan.Errorf(ErrBadValue, at, "%s: %q is not a fraction", key, val)
 			}
 			if key != "mamba usage" {
 				usage = max(usage, min(u, 1))
@@ -261,19 +262,19 @@ func (r *sglangLogReader) batch(kind sglangMsg, msg string, pos int, ts int64, r
 	running, ok1 := counts["#running-req"]
 	queued, ok2 := counts["#queue-req"]
 	if !ok1 || !ok2 {
-		return recordErrorf(ErrMissingField, pos, "batch line without #running-req and #queue-req")
+		return scan.Errorf(ErrMissingField, pos, "batch line without #running-req and #queue-req")
 	}
 	if kind == sglangPrefill {
 		running += counts["#new-seq"]
 	}
 	if running > 1<<31-1 {
-		return recordErrorf(ErrBadValue, pos, "#running-req + #new-seq: %d is not a request count", running)
+		return scan.Errorf(ErrBadValue, pos, "#running-req + #new-seq: %d is not a request count", running)
 	}
 	rec.Kind = KindSample
 	rec.Sample = schemas.Sample{
 		Source: SourceSGLangLog, TS: ts,
-		InFlight:   r.lit.arena.int32(int32(running)),
-		QueueDepth: r.lit.arena.int32(int32(queued)),
+		InFlight:   r.lit.Arena.Int32(int32(running)),
+		QueueDepth: r.lit.Arena.Int32(int32(queued)),
 		Replica:    r.str(replica),
 	}
 	if usage >= 0 {
@@ -281,9 +282,9 @@ func (r *sglangLogReader) batch(kind sglangMsg, msg string, pos int, ts int64, r
 		rec.Sample.KVCacheUsage = &u
 	}
 	if c, ok := r.caps[replica]; ok {
-		rec.Sample.Cap = r.lit.arena.int32(int32(c))
+		rec.Sample.Cap = r.lit.Arena.Int32(int32(c))
 	} else if c, ok := r.caps[""]; ok {
-		rec.Sample.Cap = r.lit.arena.int32(int32(c))
+		rec.Sample.Cap = r.lit.Arena.Int32(int32(c))
 	}
 	return nil
 }
@@ -300,7 +301,7 @@ func (r *sglangLogReader) limits(msg string, pos int, replica string, rec *Recor
 	}
 	v, err := strconv.ParseInt(msg[m[2]:m[3]], 10, 64)
 	if err != nil || v < 1 || v > 1<<31-1 {
-		return recordErrorf(ErrBadValue, pos+m[2], "max_running_requests: %q is not a positive count", msg[m[2]:m[3]])
+		return scan.Errorf(ErrBadValue, pos+m[2], "max_running_requests: %q is not a positive count", msg[m[2]:m[3]])
 	}
 	r.caps[replica] = v
 	rec.Kind = KindCap
@@ -313,20 +314,20 @@ func (r *sglangLogReader) limits(msg string, pos int, replica string, rec *Recor
 func (r *sglangLogReader) finish(msg string, pos int, ts int64, rec *Record) error {
 	p := pyParser{s: msg, i: len("Finish: obj=")}
 	if _, err := p.value(0); err != nil {
-		return recordErrorf(ErrBadValue, pos+p.i, "Finish line: obj: %v", err)
+		return scan.Errorf(ErrBadValue, pos+p.i, "Finish line: obj: %v", err)
 	}
 	if !strings.HasPrefix(msg[p.i:], ", out=") {
-		return recordErrorf(ErrMissingField, pos+p.i, "Finish line without out= (a multimodal generation request: no meta_info)")
+		return scan.Errorf(ErrMissingField, pos+p.i, "Finish line without out= (a multimodal generation request: no meta_info)")
 	}
 	p.i += len(", out=")
 	out, err := p.value(0)
 	if err != nil {
-		return recordErrorf(ErrBadValue, pos+p.i, "Finish line: out: %v", err)
+		return scan.Errorf(ErrBadValue, pos+p.i, "Finish line: out: %v", err)
 	}
 	o, _ := out.(map[string]any)
 	meta, ok := o["meta_info"].(map[string]any)
 	if !ok {
-		return recordErrorf(ErrMissingField, pos, "Finish line: out without meta_info")
+		return scan.Errorf(ErrMissingField, pos, "Finish line: out without meta_info")
 	}
 	sglangFieldsOf(meta, &r.meta)
 	sp, err := sglangMeta(&r.meta, &r.lit, SourceSGLangLog, &ts, 1_000_000)
@@ -341,7 +342,7 @@ func (r *sglangLogReader) finish(msg string, pos int, ts int64, rec *Record) err
 // {"timestamp": ISO local time, "event": "request.finished", "rid": ...,
 // "out": {"meta_info": {...}}}.
 func (r *sglangLogReader) decodeJSON(line []byte, rec *Record) error {
-	v, err := parseJSONValue(line, nil, map[string]bool{"timestamp": true, "event": true, "out": true})
+	v, err := scan.ParseValue(line, nil, map[string]bool{"timestamp": true, "event": true, "out": true})
 	if err != nil {
 		return err
 	}
@@ -360,13 +361,13 @@ func (r *sglangLogReader) decodeJSON(line []byte, rec *Record) error {
 		rec.Kind, rec.Skip = KindSkip, SkipUnusedLine
 		return nil
 	}
-	ts, err := valTime(m["timestamp"], "timestamp", r.zone)
+	ts, err := scan.ValTime(m["timestamp"], "timestamp", r.zone)
 	if err != nil {
 		return err
 	}
-	meta := obj(m).child("out", "meta_info")
+	meta := scan.Obj(m).Child("out", "meta_info")
 	if meta == nil {
-		return recordErrorf(ErrMissingField, -1, "request.finished without out.meta_info")
+		return scan.Errorf(ErrMissingField, -1, "request.finished without out.meta_info")
 	}
 	sglangFieldsOf(meta, &r.meta)
 	sp, err := sglangMeta(&r.meta, &r.lit, SourceSGLangLog, ts, 0)
@@ -381,7 +382,7 @@ func (r *sglangLogReader) str(s string) *string {
 	if s == "" {
 		return nil
 	}
-	return r.lit.arena.string(r.intern.get([]byte(s)))
+	return r.lit.Arena.Str(r.intern.Get([]byte(s)))
 }
 
 // sniffSGLangLog scores 90 when one of the first lines is an SGLang header
@@ -391,7 +392,7 @@ func sniffSGLangLog(head []byte) int {
 	best := 0
 	for _, line := range vllmFirstLines(head, 200) {
 		if strings.HasPrefix(line, "{") {
-			keys := topLevelKeys([]byte(line))
+			keys := scan.TopLevelKeys([]byte(line))
 			if keys["event"] && keys["rid"] && keys["timestamp"] && strings.Contains(line, `"request.`) {
 				best = max(best, 85)
 			}
@@ -426,7 +427,7 @@ type pyParser struct {
 const pyMaxDepth = 64
 
 func (p *pyParser) err(what string) error {
-	return recordErrorf(ErrBadValue, -1, "%s at byte %d", what, p.i+1)
+	return scan.Errorf(ErrBadValue, -1, "%s at byte %d", what, p.i+1)
 }
 
 func (p *pyParser) space() {
@@ -480,7 +481,7 @@ func (p *pyParser) one(depth int) (any, error) {
 		t := p.s[p.i:j]
 		p.i = j
 		t = strings.TrimPrefix(t, "+")
-		if !isJSONNumber([]byte(t)) {
+		if !scan.IsNumber([]byte(t)) {
 			if _, err := strconv.ParseFloat(t, 64); err != nil {
 				return nil, p.err("bad number " + strconv.Quote(t))
 			}

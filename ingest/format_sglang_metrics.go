@@ -1,6 +1,10 @@
 package ingest
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
+)
 
 // The sglang-metrics format is SGLang's request metrics export
 // (--export-metrics-to-file, files sglang-request-metrics-YYYYMMDD_HH.log in
@@ -20,8 +24,8 @@ const SourceSGLangMetrics = "sglang-metrics"
 
 type sglangMetricsReader struct {
 	*jsonRecordReader
-	lit litDecoder
-	sc  jsonScanner
+	lit scan.Decoder
+	sc  scan.JSON
 	f   sglangFields
 	buf []byte // copies of escaped strings of the line being read
 }
@@ -49,9 +53,9 @@ var sglangMetricsKeys = map[string]bool{
 func (r *sglangMetricsReader) decode(v any, _ []byte, out []Record) []Record {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return decodeReject(out, recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v)))
+		return decodeReject(out, scan.Errorf(ErrBadType, -1, "want a JSON object, found %s", scan.KindName(v)))
 	}
-	sglangFieldsOf(obj(m), &r.f)
+	sglangFieldsOf(scan.Obj(m), &r.f)
 	sp, err := sglangMeta(&r.f, &r.lit, SourceSGLangMetrics, nil, 0)
 	if err != nil {
 		return decodeReject(out, err)
@@ -59,17 +63,17 @@ func (r *sglangMetricsReader) decode(v any, _ []byte, out []Record) []Record {
 	return append(out, Record{Kind: KindSpan, Span: sp})
 }
 
-// scanLine decodes an NDJSON record in one pass of the jsonScanner, reading
+// scanLine decodes an NDJSON record in one pass of the JSON scanner, reading
 // only sglangFields, without building the value: request_parameters, most
 // of a record's bytes, is skipped as it is scanned. It reports false, having
 // appended nothing, for a line it leaves to decode: one that is not an
 // object or not valid JSON (whose reject the parser words).
 func (r *sglangMetricsReader) scanLine(line []byte, out []Record) ([]Record, bool) {
 	s := &r.sc
-	s.reset(line)
+	s.Reset(line)
 	r.buf = r.buf[:0]
 	r.f = sglangFields{}
-	if s.class() != jsonObject || r.scanMeta() != nil || s.end() != nil {
+	if s.Class() != scan.Object || r.scanMeta() != nil || s.Finish() != nil {
 		return out, false
 	}
 	sp, err := sglangMeta(&r.f, &r.lit, SourceSGLangMetrics, nil, 0)
@@ -83,15 +87,15 @@ func (r *sglangMetricsReader) scanLine(line []byte, out []Record) ([]Record, boo
 // last value, as the parsed path's map does.
 func (r *sglangMetricsReader) scanMeta() error {
 	s, f := &r.sc, &r.f
-	if err := s.beginObject(); err != nil {
+	if err := s.BeginObject(); err != nil {
 		return err
 	}
 	for first := true; ; first = false {
-		key, ok, err := s.nextKey(first)
+		key, ok, err := s.NextKey(first)
 		if err != nil || !ok {
 			return err
 		}
-		var dst *litValue
+		var dst *scan.Value
 		switch string(key) {
 		case "id":
 			dst = &f.id
@@ -114,21 +118,21 @@ func (r *sglangMetricsReader) scanMeta() error {
 		case "decode_finished_ts":
 			dst = &f.decodeDone
 		case "finish_reason":
-			f.finishType, f.finishCode = litValue{}, litValue{}
-			if s.class() != jsonObject {
+			f.finishType, f.finishCode = scan.Value{}, scan.Value{}
+			if s.Class() != scan.Object {
 				dst = &f.finish
 				break
 			}
-			f.finish = litValue{class: jsonObject}
+			f.finish = scan.Value{Class: scan.Object}
 			if err := r.scanFinish(); err != nil {
 				return err
 			}
 			continue
 		}
 		if dst != nil {
-			err = scanLitValue(s, &r.buf, dst)
+			err = scan.ScanValue(s, &r.buf, dst)
 		} else {
-			err = s.skipValue()
+			err = s.SkipValue()
 		}
 		if err != nil {
 			return err
@@ -139,21 +143,21 @@ func (r *sglangMetricsReader) scanMeta() error {
 // scanFinish reads finish_reason's object: its type and status_code.
 func (r *sglangMetricsReader) scanFinish() error {
 	s, f := &r.sc, &r.f
-	if err := s.beginObject(); err != nil {
+	if err := s.BeginObject(); err != nil {
 		return err
 	}
 	for first := true; ; first = false {
-		key, ok, err := s.nextKey(first)
+		key, ok, err := s.NextKey(first)
 		if err != nil || !ok {
 			return err
 		}
 		switch string(key) {
 		case "type":
-			err = scanLitValue(s, &r.buf, &f.finishType)
+			err = scan.ScanValue(s, &r.buf, &f.finishType)
 		case "status_code":
-			err = scanLitValue(s, &r.buf, &f.finishCode)
+			err = scan.ScanValue(s, &r.buf, &f.finishCode)
 		default:
-			err = s.skipValue()
+			err = s.SkipValue()
 		}
 		if err != nil {
 			return err
@@ -165,13 +169,13 @@ func (r *sglangMetricsReader) scanFinish() error {
 // request_parameters beside meta_info's id and e2e_latency or
 // prompt_tokens.
 func sniffSGLangMetrics(head []byte) int {
-	keys := sniffFirstObject(head)
+	keys := scan.FirstObjectKeys(head)
 	if keys["request_parameters"] && keys["id"] && (keys["e2e_latency"] || keys["prompt_tokens"] || keys["finish_reason"]) {
 		return 95
 	}
 	// A request longer than the sniffed head: the exporter writes
 	// request_parameters first.
-	if bytes.HasPrefix(firstLine(head), []byte(`{"request_parameters": "`)) {
+	if bytes.HasPrefix(scan.FirstLine(head), []byte(`{"request_parameters": "`)) {
 		return 90
 	}
 	return 0

@@ -10,7 +10,7 @@ import (
 
 // TestSGLangMetricsScanMatchesParsed is a differential test of the
 // sglang-metrics reader's two paths: scanLine, which reads an NDJSON record
-// in one pass, and the parsed path (parseJSONValue, then decode), which
+// in one pass, and the parsed path (scan.ParseValue, then decode), which
 // takes every other line and was the reader's only path before. Randomized
 // records (sglangMetricsGen) and the shipped fixtures go through both: each
 // line must give the same record, span field for field or reject for

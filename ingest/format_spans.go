@@ -1,6 +1,9 @@
 package ingest
 
-import "github.com/tpsreport/tpsreport/schemas"
+import (
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
+	"github.com/tpsreport/tpsreport/schemas"
+)
 
 // The spans format is the canonical JSONL input: one JSON object per line
 // whose keys are the spans.parquet column names of schemas/README.md
@@ -49,7 +52,7 @@ func (r *spansReader) decodeLine(line []byte, rec *Record) error {
 // span_id and status keys at the top level, 0 otherwise. The line may be cut
 // off at the end of head.
 func sniffSpans(head []byte) int {
-	if keys := topLevelKeys(firstLine(head)); keys["span_id"] && keys["status"] {
+	if keys := scan.TopLevelKeys(scan.FirstLine(head)); keys["span_id"] && keys["status"] {
 		return 100
 	}
 	return 0
@@ -59,12 +62,12 @@ func sniffSpans(head []byte) int {
 // reuses its scanner and hands out the Span's optional values and its ids
 // from arena chunks, so that a record costs no allocation of its own. Not safe for concurrent use; use one decoder per goroutine.
 type spansDecoder struct {
-	sc     jsonScanner
-	arena  arena
-	intern interner
-	day    dayCache
-	recent [fTimeOrigin + 1]recentStrings // interned values of each column
-	keys   [keyPositions]keySeen          // the keys of the last lines, by position
+	sc     scan.JSON
+	arena  scan.Arena
+	intern scan.Interner
+	day    scan.DayCache
+	recent [fTimeOrigin + 1]scan.RecentStrings // interned values of each column
+	keys   [keyPositions]keySeen               // the keys of the last lines, by position
 }
 
 // spanField is a column of the canonical format.
@@ -165,22 +168,22 @@ func (f spanField) String() string { return spanFieldNames[f] }
 func (d *spansDecoder) decode(line []byte, sp *schemas.Span) error {
 	*sp = schemas.Span{Source: SourceSpans}
 	s := &d.sc
-	s.reset(line)
-	if c := s.class(); c != jsonObject {
+	s.Reset(line)
+	if c := s.Class(); c != scan.Object {
 		// Valid JSON but not an object is the wrong type; anything else is
 		// not JSON, said plainly rather than from deep inside a value
 		// ("not json" would otherwise be a misspelt null).
-		start := s.pos
-		if c == jsonEnd {
-			return s.syntaxError("looking for beginning of object")
+		start := s.Pos
+		if c == scan.End {
+			return s.SyntaxError("looking for beginning of object")
 		}
-		if s.skipValue() != nil || s.end() != nil {
-			s.pos = start
-			return s.syntaxError("looking for beginning of object")
+		if s.SkipValue() != nil || s.Finish() != nil {
+			s.Pos = start
+			return s.SyntaxError("looking for beginning of object")
 		}
-		return recordErrorf(ErrBadType, start, "want a JSON object, found %s", jsonTypeName(c))
+		return scan.Errorf(ErrBadType, start, "want a JSON object, found %s", scan.ClassName(c))
 	}
-	if err := s.beginObject(); err != nil {
+	if err := s.BeginObject(); err != nil {
 		return err
 	}
 	var fieldErr error
@@ -194,7 +197,7 @@ func (d *spansDecoder) decode(line []byte, sp *schemas.Span) error {
 			break
 		}
 		if f == fUnknown || f == fRunID || f == fSource {
-			if err := s.skipValue(); err != nil {
+			if err := s.SkipValue(); err != nil {
 				return err
 			}
 			continue
@@ -213,17 +216,17 @@ func (d *spansDecoder) decode(line []byte, sp *schemas.Span) error {
 			fieldErr = err
 		}
 	}
-	if err := s.end(); err != nil {
+	if err := s.Finish(); err != nil {
 		return err
 	}
 	if fieldErr != nil {
 		return fieldErr
 	}
 	if sp.SpanID == "" {
-		return recordErrorf(ErrMissingField, -1, "missing span_id")
+		return scan.Errorf(ErrMissingField, -1, "missing span_id")
 	}
 	if !hasStatus {
-		return recordErrorf(ErrMissingField, -1, "missing status")
+		return scan.Errorf(ErrMissingField, -1, "missing status")
 	}
 	if sp.RequestID == "" {
 		sp.RequestID = sp.SpanID
@@ -247,7 +250,7 @@ const (
 	keyPositions = 32 // nor keys after this many
 )
 
-// nextField is jsonScanner.nextKey for the k-th key (from 0) of a line,
+// nextField is JSON scanner.NextKey for the k-th key (from 0) of a line,
 // returning the key's column. When the bytes from the end of the last value
 // to the ':' are those the last line had at that position, they are skipped
 // at once: read again, they would give the same key, so the same column.
@@ -255,33 +258,33 @@ func (d *spansDecoder) nextField(k int) (spanField, bool, error) {
 	s := &d.sc
 	seen := d.seenKey(k)
 	if seen != nil && seen.n > 0 {
-		if n := int(seen.n); len(s.data)-s.pos >= n && string(s.data[s.pos:s.pos+n]) == string(seen.raw[:n]) {
-			s.pos += n
-			s.ws()
+		if n := int(seen.n); len(s.Data)-s.Pos >= n && string(s.Data[s.Pos:s.Pos+n]) == string(seen.raw[:n]) {
+			s.Pos += n
+			s.SkipSpace()
 			return seen.f, true, nil
 		}
 	}
-	start := s.pos
-	if ok, err := s.keyStart(k == 0); !ok || err != nil {
+	start := s.Pos
+	if ok, err := s.KeyStart(k == 0); !ok || err != nil {
 		return fUnknown, ok, err
 	}
-	key, err := s.readString()
+	key, err := s.ReadString()
 	if err != nil {
 		return fUnknown, false, err
 	}
 	f := spanFieldOf(key)
-	if err := s.keyEnd(); err != nil {
+	if err := s.KeyEnd(); err != nil {
 		return fUnknown, false, err
 	}
 	if seen != nil {
-		raw := s.data[start:s.pos]
+		raw := s.Data[start:s.Pos]
 		seen.n = 0
 		if len(raw) <= maxKeySeen {
 			seen.n = uint8(copy(seen.raw[:], raw))
 			seen.f = f
 		}
 	}
-	s.ws()
+	s.SkipSpace()
 	return f, true, nil
 }
 
@@ -303,7 +306,7 @@ func isBadJSON(err error) bool {
 // on checking the syntax of the rest of the line.
 func (d *spansDecoder) field(f spanField, sp *schemas.Span) error {
 	s := &d.sc
-	pos := s.pos
+	pos := s.Pos
 	switch f {
 	case fSpanID, fRequestID:
 		b, isNull, err := d.str(f)
@@ -311,9 +314,9 @@ func (d *spansDecoder) field(f spanField, sp *schemas.Span) error {
 			return err // null is missing: span_id is checked after the object
 		}
 		if f == fSpanID {
-			sp.SpanID = d.arena.text(b)
+			sp.SpanID = d.arena.Text(b)
 		} else {
-			sp.RequestID = d.arena.text(b)
+			sp.RequestID = d.arena.Text(b)
 		}
 	case fRetryCause, fModel, fReplica, fError, fTimeOrigin:
 		b, isNull, err := d.str(f)
@@ -322,7 +325,7 @@ func (d *spansDecoder) field(f spanField, sp *schemas.Span) error {
 		}
 		var v *string
 		if !isNull && len(b) > 0 {
-			v = d.arena.string(d.recent[f].get(b, &d.intern))
+			v = d.arena.Str(d.recent[f].Get(b, &d.intern))
 		}
 		switch f {
 		case fRetryCause:
@@ -342,11 +345,11 @@ func (d *spansDecoder) field(f spanField, sp *schemas.Span) error {
 			return err
 		}
 		if isNull || len(b) == 0 {
-			return recordErrorf(ErrMissingField, pos, "missing status")
+			return scan.Errorf(ErrMissingField, pos, "missing status")
 		}
 		st, ok := spanStatus(b)
 		if !ok {
-			return recordErrorf(ErrBadValue, pos, "status: unknown status %q (want ok, error, timeout, aborted or cancelled)", b)
+			return scan.Errorf(ErrBadValue, pos, "status: unknown status %q (want ok, error, timeout, aborted or cancelled)", b)
 		}
 		sp.Status = st
 	case fQueuedAt, fEngineArrivedAt, fAdmittedAt, fFirstTokenAt, fLastTokenAt, fReleasedAt:
@@ -373,7 +376,7 @@ func (d *spansDecoder) field(f spanField, sp *schemas.Span) error {
 		if err != nil || isNull {
 			return err
 		}
-		p := d.arena.int64(v)
+		p := d.arena.Int64(v)
 		switch f {
 		case fInputTokens:
 			sp.InputTokens = p
@@ -387,19 +390,19 @@ func (d *spansDecoder) field(f spanField, sp *schemas.Span) error {
 		if err != nil || isNull {
 			return err
 		}
-		sp.Attempt = d.arena.int32(int32(v))
+		sp.Attempt = d.arena.Int32(int32(v))
 	case fHTTPStatus:
 		v, isNull, err := d.integer(f, 100, 599)
 		if err != nil || isNull {
 			return err
 		}
-		sp.HTTPStatus = d.arena.int32(int32(v))
+		sp.HTTPStatus = d.arena.Int32(int32(v))
 	case fTimeResolutionUS:
 		v, isNull, err := d.integer(f, 1, 1<<31-1)
 		if err != nil || isNull {
 			return err
 		}
-		sp.TimeResolutionUS = d.arena.int32(int32(v))
+		sp.TimeResolutionUS = d.arena.Int32(int32(v))
 	}
 	return nil
 }
@@ -407,118 +410,94 @@ func (d *spansDecoder) field(f spanField, sp *schemas.Span) error {
 // str reads a string or null. The bytes are valid until the next read.
 func (d *spansDecoder) str(f spanField) (b []byte, isNull bool, err error) {
 	s := &d.sc
-	pos := s.pos
-	switch c := s.class(); c {
-	case jsonString:
-		b, err := s.readString()
+	pos := s.Pos
+	switch c := s.Class(); c {
+	case scan.String:
+		b, err := s.ReadString()
 		return b, false, err
-	case jsonNull:
-		return nil, true, s.readLiteral("null")
+	case scan.Null:
+		return nil, true, s.ReadLiteral("null")
 	default:
-		if err := s.skipValue(); err != nil {
+		if err := s.SkipValue(); err != nil {
 			return nil, false, err
 		}
-		return nil, false, recordErrorf(ErrBadType, pos, "%s: want a string, found %s", f, jsonTypeName(c))
+		return nil, false, scan.Errorf(ErrBadType, pos, "%s: want a string, found %s", f, scan.ClassName(c))
 	}
 }
 
 // integer reads a whole number in [lo, hi], or null.
 func (d *spansDecoder) integer(f spanField, lo, hi int64) (v int64, isNull bool, err error) {
 	s := &d.sc
-	pos := s.pos
-	switch c := s.class(); c {
-	case jsonNumber:
-		if v, n, ok := plainInteger(s.data[s.pos:]); ok && lo <= v && v <= hi {
-			s.pos += n
+	pos := s.Pos
+	switch c := s.Class(); c {
+	case scan.Number:
+		if v, n, ok := scan.PlainInteger(s.Data[s.Pos:]); ok && lo <= v && v <= hi {
+			s.Pos += n
 			return v, false, nil
 		}
-		num, err := s.readNumber()
+		num, err := s.ReadNumber()
 		if err != nil {
 			return 0, false, err
 		}
-		v, exact, ok := scaleDecimal(num, 0)
+		v, exact, ok := scan.ScaleDecimal(num, 0)
 		switch {
 		case !exact && ok:
-			return 0, false, recordErrorf(ErrBadValue, pos, "%s: %q is not a whole number", f, num)
+			return 0, false, scan.Errorf(ErrBadValue, pos, "%s: %q is not a whole number", f, num)
 		case !ok || v < lo || v > hi:
 			if lo == 0 && (v < 0 || !ok && num[0] == '-') {
-				return 0, false, recordErrorf(ErrBadValue, pos, "%s: %q is negative", f, num)
+				return 0, false, scan.Errorf(ErrBadValue, pos, "%s: %q is negative", f, num)
 			}
-			return 0, false, recordErrorf(ErrBadValue, pos, "%s: %q is out of range [%d, %d]", f, num, lo, hi)
+			return 0, false, scan.Errorf(ErrBadValue, pos, "%s: %q is out of range [%d, %d]", f, num, lo, hi)
 		}
 		return v, false, nil
-	case jsonNull:
-		return 0, true, s.readLiteral("null")
+	case scan.Null:
+		return 0, true, s.ReadLiteral("null")
 	default:
-		if err := s.skipValue(); err != nil {
+		if err := s.SkipValue(); err != nil {
 			return 0, false, err
 		}
-		return 0, false, recordErrorf(ErrBadType, pos, "%s: want a number, found %s", f, jsonTypeName(c))
+		return 0, false, scan.Errorf(ErrBadType, pos, "%s: want a number, found %s", f, scan.ClassName(c))
 	}
-}
-
-// plainInteger reads the common integer: 1 to 18 digits, without sign,
-// leading zero, fraction or exponent, and returns it and its length. It
-// reports false for anything else, which the caller reads the general way;
-// when it reports true, readNumber would have read the same digits.
-func plainInteger(b []byte) (v int64, n int, ok bool) {
-	for n < len(b) && n < 19 {
-		d := b[n] - '0'
-		if d > 9 {
-			break
-		}
-		v = v*10 + int64(d)
-		n++
-	}
-	if n == 0 || n > 18 || b[0] == '0' && n > 1 {
-		return 0, 0, false
-	}
-	if n < len(b) {
-		if c := b[n]; c == '.' || c == 'e' || c == 'E' {
-			return 0, 0, false
-		}
-	}
-	return v, n, true
 }
 
 // timestamp reads an RFC 3339 string, an epoch number (or its text), or null.
 func (d *spansDecoder) timestamp(f spanField) (*int64, error) {
 	s := &d.sc
-	pos := s.pos
+	pos := s.Pos
 	var b []byte
 	var us int64
 	var err error
-	switch c := s.class(); c {
-	case jsonString:
+	switch c := s.Class(); c {
+	case scan.String:
 		// The common shape first: its bytes need no unescaping, so they
 		// are read in place when the closing quote is where it must be.
-		if end := s.pos + 1 + utcMicrosLen; end < len(s.data) && s.data[end] == '"' {
-			if us, ok := parseUTCMicros(s.data[s.pos+1:end], &d.day); ok {
-				s.pos = end + 1
-				return d.arena.int64(us), nil
+		if end := s.Pos + 1 + scan.UTCMicrosLen; end < len(s.Data) && s.Data[end] == '"' {
+			if us, ok := scan.ParseUTCMicros(s.Data[s.Pos+1:end], &d.day); ok {
+				s.Pos = end + 1
+				return d.arena.Int64(us), nil
 			}
 		}
-		if b, err = s.readString(); err != nil {
+		if b, err = s.ReadString(); err != nil {
 			return nil, err
 		}
-		us, err = parseTimestampText(b)
-	case jsonNumber:
-		if b, err = s.readNumber(); err != nil {
+		us, err = scan.ParseTimestamp(b)
+	case scan.Number:
+		if b, err = s.ReadNumber(); err != nil {
 			return nil, err
 		}
-		us, err = parseEpoch(b)
-	case jsonNull:
-		return nil, s.readLiteral("null")
+		us, err = scan.ParseEpoch(b)
+	case scan.Null:
+		return nil, s.ReadLiteral("null")
 	default:
-		if err := s.skipValue(); err != nil {
+		if err := s.SkipValue(); err != nil {
 			return nil, err
 		}
-		return nil, recordErrorf(ErrBadType, pos, "%s: want a timestamp (string or number), found %s", f, jsonTypeName(c))
+		return nil, scan.Errorf(ErrBadType, pos, "%s: want a timestamp (string or number), found %s", f, scan.ClassName(c))
 	}
 	if err != nil {
-		return nil, recordErrorf(ErrBadTimestamp, pos, "%s: invalid timestamp %q: %v", f, b, err)
+		return nil, scan.Errorf(ErrBadTimestamp, pos, "%s: invalid timestamp %q: %v", f, b, err)
 	}
-	return d.arena.int64(us), nil
+	return d.arena.Int64(us), nil
 }
 
 // spanStatus maps a status word, in any case, to a schemas status.

@@ -3,6 +3,7 @@ package ingest
 import (
 	"strings"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -62,9 +63,9 @@ var steadyOrigin = schemas.TimeOriginSteadyClock
 func decodeTRTLLMPerf(v any, _ []byte, out []Record) []Record {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return decodeReject(out, recordErrorf(ErrBadType, -1, "want a JSON object, found %s", jsonKind(v)))
+		return decodeReject(out, scan.Errorf(ErrBadType, -1, "want a JSON object, found %s", scan.KindName(v)))
 	}
-	o := obj(m)
+	o := scan.Obj(m)
 	var sp schemas.Span
 	var err error
 	if o["ctx_perf_metrics"] != nil || o["gen_perf_metrics"] != nil || o["ctx_server"] != nil {
@@ -79,23 +80,23 @@ func decodeTRTLLMPerf(v any, _ []byte, out []Record) []Record {
 }
 
 // trtllmWorker reads one worker item (aggregated serving).
-func trtllmWorker(o obj) (schemas.Span, error) {
+func trtllmWorker(o scan.Obj) (schemas.Span, error) {
 	sp := schemas.Span{Source: SourceTRTLLMPerf}
 	id, err := trtllmID(o["request_id"], "request_id")
 	if err != nil {
 		return sp, err
 	}
-	if o.child("perf_metrics") == nil {
+	if o.Child("perf_metrics") == nil {
 		if o["perf_metrics"] != nil {
-			return sp, recordErrorf(ErrBadType, -1, "perf_metrics: want an object, found %s", jsonKind(o["perf_metrics"]))
+			return sp, scan.Errorf(ErrBadType, -1, "perf_metrics: want an object, found %s", scan.KindName(o["perf_metrics"]))
 		}
-		return sp, recordErrorf(ErrMissingField, -1, "missing perf_metrics (not a TensorRT-LLM /perf_metrics item)")
+		return sp, scan.Errorf(ErrMissingField, -1, "missing perf_metrics (not a TensorRT-LLM /perf_metrics item)")
 	}
 	sp.SpanID, sp.RequestID = id, id
 	if err := trtllmStatus(o["status"], &sp); err != nil {
 		return sp, err
 	}
-	t, err := trtllmTimes(o.child("perf_metrics", "timing_metrics"), "perf_metrics.timing_metrics")
+	t, err := trtllmTimes(o.Child("perf_metrics", "timing_metrics"), "perf_metrics.timing_metrics")
 	if err != nil {
 		return sp, err
 	}
@@ -104,20 +105,20 @@ func trtllmWorker(o obj) (schemas.Span, error) {
 
 // trtllmDisagg reads one item of the disaggregated server: the context
 // server's part and the generation server's, whose clocks it aligned.
-func trtllmDisagg(o obj) (schemas.Span, error) {
+func trtllmDisagg(o scan.Obj) (schemas.Span, error) {
 	sp := schemas.Span{Source: SourceTRTLLMPerf}
-	var fe firstErr
-	gen := fe.str(o["gen_server"], "gen_server")
-	if fe.err != nil {
-		return sp, fe.err
+	var fe scan.FirstErr
+	gen := fe.Str(o["gen_server"], "gen_server")
+	if fe.Err != nil {
+		return sp, fe.Err
 	}
-	ctxM, genM := o.child("ctx_perf_metrics"), o.child("gen_perf_metrics")
+	ctxM, genM := o.Child("ctx_perf_metrics"), o.Child("gen_perf_metrics")
 	if ctxM == nil {
-		return sp, recordErrorf(ErrMissingField, -1, "missing ctx_perf_metrics (the context server's part of a disaggregated request)")
+		return sp, scan.Errorf(ErrMissingField, -1, "missing ctx_perf_metrics (the context server's part of a disaggregated request)")
 	}
 	idV := o["disagg_request_id"]
 	field := "disagg_request_id"
-	if isUnknown(idV) {
+	if scan.IsUnknown(idV) {
 		idV, field = ctxM["request_id"], "ctx_perf_metrics.request_id"
 	}
 	id, err := trtllmID(idV, field)
@@ -128,13 +129,13 @@ func trtllmDisagg(o obj) (schemas.Span, error) {
 	if err := trtllmStatus(o["status"], &sp); err != nil {
 		return sp, err
 	}
-	ctx, err := trtllmTimes(ctxM.child("perf_metrics", "timing_metrics"), "ctx_perf_metrics.perf_metrics.timing_metrics")
+	ctx, err := trtllmTimes(ctxM.Child("perf_metrics", "timing_metrics"), "ctx_perf_metrics.perf_metrics.timing_metrics")
 	if err != nil {
 		return sp, err
 	}
 	last := ctx.last
 	if genM != nil {
-		g, err := trtllmTimes(genM.child("perf_metrics", "timing_metrics"), "gen_perf_metrics.perf_metrics.timing_metrics")
+		g, err := trtllmTimes(genM.Child("perf_metrics", "timing_metrics"), "gen_perf_metrics.perf_metrics.timing_metrics")
 		if err != nil {
 			return sp, err
 		}
@@ -147,12 +148,12 @@ func trtllmDisagg(o obj) (schemas.Span, error) {
 
 // trtllmID reads a request id, a number or a string.
 func trtllmID(v any, field string) (string, error) {
-	s, err := valString(v, field)
+	s, err := scan.ValString(v, field)
 	if err != nil {
 		return "", err
 	}
 	if s == nil {
-		return "", recordErrorf(ErrMissingField, -1, "missing %s", field)
+		return "", scan.Errorf(ErrMissingField, -1, "missing %s", field)
 	}
 	return *s, nil
 }
@@ -160,7 +161,7 @@ func trtllmID(v any, field string) (string, error) {
 // trtllmStatus maps the JSONL dump's status word ("complete") onto the
 // span's; /perf_metrics items have none and finished.
 func trtllmStatus(v any, sp *schemas.Span) error {
-	s, err := valString(v, "status")
+	s, err := scan.ValString(v, "status")
 	if err != nil {
 		return err
 	}
@@ -188,21 +189,21 @@ type trtllmTiming struct {
 	field                           string
 }
 
-func trtllmTimes(t obj, field string) (trtllmTiming, error) {
+func trtllmTimes(t scan.Obj, field string) (trtllmTiming, error) {
 	out := trtllmTiming{field: field}
 	if t == nil {
-		return out, recordErrorf(ErrMissingField, -1, "missing %s", field)
+		return out, scan.Errorf(ErrMissingField, -1, "missing %s", field)
 	}
-	var fe firstErr
-	out.arrival = fe.duration(t["arrival_time"], field+".arrival_time", 6)
-	out.scheduled = fe.duration(t["first_scheduled_time"], field+".first_scheduled_time", 6)
-	out.first = fe.duration(t["first_token_time"], field+".first_token_time", 6)
-	out.last = fe.duration(t["last_token_time"], field+".last_token_time", 6)
-	if fe.err != nil {
-		return out, fe.err
+	var fe scan.FirstErr
+	out.arrival = fe.Duration(t["arrival_time"], field+".arrival_time", 6)
+	out.scheduled = fe.Duration(t["first_scheduled_time"], field+".first_scheduled_time", 6)
+	out.first = fe.Duration(t["first_token_time"], field+".first_token_time", 6)
+	out.last = fe.Duration(t["last_token_time"], field+".last_token_time", 6)
+	if fe.Err != nil {
+		return out, fe.Err
 	}
 	if out.arrival == nil {
-		return out, recordErrorf(ErrMissingField, -1, "missing %s.arrival_time", field)
+		return out, scan.Errorf(ErrMissingField, -1, "missing %s.arrival_time", field)
 	}
 	return out, nil
 }
@@ -216,7 +217,7 @@ func (t trtllmTiming) place(sp *schemas.Span, arrival, scheduled, first, last *i
 		v    *int64
 	}{{"first_scheduled_time", scheduled}, {"first_token_time", first}, {"last_token_time", last}} {
 		if c.v != nil && (*c.v < plausibleFrom) != steady {
-			return recordErrorf(ErrBadValue, -1, "%s.%s: mixes a steady-clock reading with a wall-clock time (arrival_time %s s)",
+			return scan.Errorf(ErrBadValue, -1, "%s.%s: mixes a steady-clock reading with a wall-clock time (arrival_time %s s)",
 				t.field, c.name, trtllmSeconds(*arrival))
 		}
 	}
@@ -231,8 +232,8 @@ func (t trtllmTiming) place(sp *schemas.Span, arrival, scheduled, first, last *i
 
 // trtllmSeconds formats µs as seconds for a message.
 func trtllmSeconds(us int64) string {
-	s := itoa(us / 1_000_000)
-	frac := strings.TrimRight(itoa(1_000_000 + us%1_000_000)[1:], "0")
+	s := scan.Itoa(us / 1_000_000)
+	frac := strings.TrimRight(scan.Itoa(1_000_000 + us%1_000_000)[1:], "0")
 	if frac == "" {
 		return s
 	}
@@ -243,7 +244,7 @@ func trtllmSeconds(us int64) string {
 // (request_id and perf_metrics) or a disaggregated server's item
 // (ctx_perf_metrics or gen_perf_metrics beside ctx_server).
 func sniffTRTLLMPerf(head []byte) int {
-	keys := sniffFirstObject(head)
+	keys := scan.FirstObjectKeys(head)
 	switch {
 	case keys["request_id"] && keys["perf_metrics"]:
 		return 95

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -85,11 +86,11 @@ func (r *vllmBenchReader) doc(raw []byte, line int64, k int, recs []Record) []Re
 	}{{"start_times", len(d.StartTimes)}, {"input_lens", len(d.InputLens)}, {"output_lens", len(d.OutputLens)},
 		{"latencies", len(d.Latencies)}, {"itls", len(d.ITLs)}, {"errors", len(d.Errors)}} {
 		if l.n != n && (l.n != 0 || l.key == "start_times") {
-			return reject(recordErrorf(ErrBadValue, -1, "benchmark result: %s has %d entries, ttfts %d", l.key, l.n, n))
+			return reject(scan.Errorf(ErrBadValue, -1, "benchmark result: %s has %d entries, ttfts %d", l.key, l.n, n))
 		}
 	}
 	if len(d.Latencies) == 0 && len(d.ITLs) == 0 {
-		return reject(recordErrorf(ErrMissingField, -1, "benchmark result: per-request data without latencies or itls"))
+		return reject(scan.Errorf(ErrMissingField, -1, "benchmark result: per-request data without latencies or itls"))
 	}
 	t0 := math.Inf(1)
 	for _, s := range d.StartTimes {
@@ -112,7 +113,7 @@ func (r *vllmBenchReader) doc(raw []byte, line int64, k int, recs []Record) []Re
 			TimeOrigin: &benchOrigin}
 		bad := func(what string, v float64) []Record {
 			return append(recs, Record{Kind: KindReject, Line: line, Err: parseErrorAt(r.name, line,
-				recordErrorf(ErrBadValue, -1, "benchmark result: request %d: %s %v is not a duration", i, what, v))})
+				scan.Errorf(ErrBadValue, -1, "benchmark result: request %d: %s %v is not a duration", i, what, v))})
 		}
 		q, ok := vllmSecondsToNanos(d.StartTimes[i] - t0)
 		if !ok {
@@ -172,7 +173,7 @@ func vllmBenchRedact(raw []byte) []byte {
 	if i := bytes.Index(raw, []byte(`"generated_texts"`)); i >= 0 {
 		return append(raw[:i:i], `"generated_texts": "[removed]"`...)
 	}
-	return raw[:min(len(raw), tooLongKeep)]
+	return raw[:min(len(raw), scan.TooLongKeep)]
 }
 
 // sniffVLLMBench scores vLLM benchmark results: 95 for a JSON object with
@@ -212,7 +213,7 @@ func decodeBenchResult(raw []byte, d any) error {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return recordErrorf(ErrBadType, -1, "benchmark result: %s", typeErrorText(te))
+		return scan.Errorf(ErrBadType, -1, "benchmark result: %s", scan.TypeErrorText(te))
 	}
-	return recordErrorf(ErrBadJSON, -1, "benchmark result: %v", err)
+	return scan.Errorf(ErrBadJSON, -1, "benchmark result: %v", err)
 }

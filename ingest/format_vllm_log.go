@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -71,8 +72,8 @@ type vllmLogReader struct {
 
 	maxNumSeqs int64 // from the startup arguments; 0 = unknown
 	open       map[string]int64
-	arena      arena
-	intern     interner
+	arena      scan.Arena
+	intern     scan.Interner
 }
 
 var _ Reader = (*vllmLogReader)(nil)
@@ -174,7 +175,7 @@ func (r *vllmLogReader) decodeText(line, outerTS string, rec *Record) error {
 	if err != nil {
 		return err
 	}
-	num := func(i int) int64 { v, _ := digits([]byte(line[m[2*i]:m[2*i+1]])); return v }
+	num := func(i int) int64 { v, _ := scan.Digits([]byte(line[m[2*i]:m[2*i+1]])); return v }
 	ts, err := r.stamp(num(2), num(3), num(4), num(5), num(6), 0, outerUs, hasOuter, m[4])
 	if err != nil {
 		return err
@@ -195,7 +196,7 @@ func vllmOuterPrefix(prefix, outerTS string) (replica string, us int64, ok bool,
 		replica = m[1]
 	}
 	if outerTS != "" {
-		if v, e := parseRFC3339([]byte(outerTS)); e == nil {
+		if v, e := scan.ParseRFC3339([]byte(outerTS)); e == nil {
 			return replica, v, true, nil
 		}
 	}
@@ -203,7 +204,7 @@ func vllmOuterPrefix(prefix, outerTS string) (replica string, us int64, ok bool,
 		if len(tok) < 20 || tok[4] != '-' || tok[7] != '-' {
 			continue
 		}
-		if v, e := parseRFC3339([]byte(vllmColonOffset(tok))); e == nil {
+		if v, e := scan.ParseRFC3339([]byte(vllmColonOffset(tok))); e == nil {
 			return replica, v, true, nil
 		}
 	}
@@ -225,7 +226,7 @@ func vllmColonOffset(s string) string {
 // stamp's offset in the line.
 func (r *vllmLogReader) stamp(mon, day, hh, mm, ss, frac, outerUs int64, hasOuter bool, pos int) (int64, error) {
 	bad := func(what string) error {
-		return recordErrorf(ErrBadTimestamp, pos, "invalid vLLM time stamp \"%02d-%02d %02d:%02d:%02d\": %s", mon, day, hh, mm, ss, what)
+		return scan.Errorf(ErrBadTimestamp, pos, "invalid vLLM time stamp \"%02d-%02d %02d:%02d:%02d\": %s", mon, day, hh, mm, ss, what)
 	}
 	switch {
 	case mon < 1 || mon > 12:
@@ -240,10 +241,10 @@ func (r *vllmLogReader) stamp(mon, day, hh, mm, ss, frac, outerUs int64, hasOute
 		return 0, bad("second out of range")
 	}
 	localAsUTC := func(year int64) (int64, bool) {
-		if day > daysIn(year, mon) {
+		if day > scan.DaysIn(year, mon) {
 			return 0, false
 		}
-		return (daysFromCivil(year, mon, day)*86400+hh*3600+mm*60+ss)*1_000_000 + frac, true
+		return (scan.DaysFromCivil(year, mon, day)*86400+hh*3600+mm*60+ss)*1_000_000 + frac, true
 	}
 	if hasOuter {
 		y := schemas.Time(outerUs).Year()
@@ -265,7 +266,7 @@ func (r *vllmLogReader) stamp(mon, day, hh, mm, ss, frac, outerUs int64, hasOute
 			return 0, bad("day out of range")
 		}
 		const quarter = 900 * 1_000_000
-		off := divRound(best-outerUs, quarter) * 900 // seconds east of UTC
+		off := scan.DivRound(best-outerUs, quarter) * 900 // seconds east of UTC
 		if off >= -14*3600 && off <= 14*3600 {
 			r.offset, r.hasOffset = off, true
 			us := best - off*1_000_000
@@ -282,7 +283,7 @@ func (r *vllmLogReader) stamp(mon, day, hh, mm, ss, frac, outerUs int64, hasOute
 			v, ok := localAsUTC(year)
 			return v - r.offset*1_000_000, ok
 		}
-		if day > daysIn(year, mon) {
+		if day > scan.DaysIn(year, mon) {
 			return 0, false
 		}
 		t := time.Date(int(year), time.Month(mon), int(day), int(hh), int(mm), int(ss), int(frac)*1000, r.zone)
@@ -381,12 +382,12 @@ func (r *vllmLogReader) stats(msg string, pos int, ts int64, replica string, rec
 			n, ok := strings.CutSuffix(val, " reqs")
 			v, err := strconv.ParseInt(n, 10, 32)
 			if !ok || err != nil || v < 0 {
-				return recordErrorf(ErrBadValue, at, "stats line: %s: %q is not a request count", key, val)
+				return scan.Errorf(ErrBadValue, at, "stats line: %s: %q is not a request count", key, val)
 			}
 			if key == "Running" {
-				running = r.arena.int32(int32(v))
+				running = r.arena.Int32(int32(v))
 			} else {
-				waiting = r.arena.int32(int32(v))
+				waiting = r.arena.Int32(int32(v))
 			}
 		case "GPU KV cache usage", "KV cache usage":
 			if val == "n/a" {
@@ -394,20 +395,20 @@ func (r *vllmLogReader) stats(msg string, pos int, ts int64, replica string, rec
 			}
 			v, ok := statsPercent(val)
 			if !ok {
-				return recordErrorf(ErrBadValue, at, "stats line: %s: %q is not a percentage", key, val)
+				return scan.Errorf(ErrBadValue, at, "stats line: %s: %q is not a percentage", key, val)
 			}
 			kv = r.float(v)
 		case "Prefix cache hit rate":
 			// V1: "Prefix cache hit rate: 45.3%"; V0: "... rate: GPU: 45.3%, CPU: 0.0%".
 			v, ok := statsPercent(strings.TrimPrefix(val, "GPU: "))
 			if !ok {
-				return recordErrorf(ErrBadValue, at, "stats line: %s: %q is not a percentage", key, val)
+				return scan.Errorf(ErrBadValue, at, "stats line: %s: %q is not a percentage", key, val)
 			}
 			hit = r.float(min(v, 1))
 		}
 	}
 	if running == nil || waiting == nil {
-		return recordErrorf(ErrMissingField, pos, "stats line without Running and Waiting/Pending counts")
+		return scan.Errorf(ErrMissingField, pos, "stats line without Running and Waiting/Pending counts")
 	}
 	rec.Kind = KindSample
 	rec.Sample = schemas.Sample{
@@ -416,7 +417,7 @@ func (r *vllmLogReader) stats(msg string, pos int, ts int64, replica string, rec
 		Replica: r.str(vllmEngineReplica(replica, engine)),
 	}
 	if r.maxNumSeqs > 0 && r.maxNumSeqs*engines <= 1<<31-1 {
-		rec.Sample.Cap = r.arena.int32(int32(r.maxNumSeqs * engines))
+		rec.Sample.Cap = r.arena.Int32(int32(r.maxNumSeqs * engines))
 	}
 	return nil
 }
@@ -439,7 +440,7 @@ func (r *vllmLogReader) args(msg string, pos int, replica string, rec *Record) e
 	}
 	v, err := strconv.ParseInt(msg[m[2]:m[3]], 10, 64)
 	if err != nil || v < 1 || v > 1<<31-1 {
-		return recordErrorf(ErrBadValue, pos+m[2], "max_num_seqs: %q is not a positive count", msg[m[2]:m[3]])
+		return scan.Errorf(ErrBadValue, pos+m[2], "max_num_seqs: %q is not a positive count", msg[m[2]:m[3]])
 	}
 	r.maxNumSeqs = v
 	rec.Kind = KindCap
@@ -474,7 +475,7 @@ func (r *vllmLogReader) request(kind vllmMsg, msg string, pos int, ts int64, rep
 	for i, s := range ids {
 		ids[i] = strings.TrimSpace(s)
 		if ids[i] == "" || strings.ContainsAny(ids[i], " \t'\"") || len(ids[i]) > 256 {
-			return recordErrorf(ErrBadValue, pos, "request line: no request id")
+			return scan.Errorf(ErrBadValue, pos, "request line: no request id")
 		}
 	}
 	switch kind {
@@ -496,13 +497,13 @@ func (r *vllmLogReader) request(kind vllmMsg, msg string, pos int, ts int64, rep
 	}
 	sp := schemas.Span{
 		Source: SourceVLLMLog, SpanID: id, RequestID: id, Status: status,
-		TimeResolutionUS: r.arena.int32(1_000_000), // vLLM stamps its lines to the second
+		TimeResolutionUS: r.arena.Int32(1_000_000), // vLLM stamps its lines to the second
 		Replica:          r.str(replica),
-		ReleasedAt:       r.arena.int64(ts),
+		ReleasedAt:       r.arena.Int64(ts),
 	}
 	if ok {
 		// "Added request" is the engine's arrival: the request waits in its queue from there.
-		sp.QueuedAt = r.arena.int64(queued)
+		sp.QueuedAt = r.arena.Int64(queued)
 		sp.EngineArrivedAt = sp.QueuedAt
 	}
 	rec.Kind = KindSpan
@@ -514,7 +515,7 @@ func (r *vllmLogReader) str(s string) *string {
 	if s == "" {
 		return nil
 	}
-	return r.arena.string(r.intern.get([]byte(s)))
+	return r.arena.Str(r.intern.Get([]byte(s)))
 }
 
 func (r *vllmLogReader) float(v float64) *float64 { return &v }
@@ -544,7 +545,7 @@ func (r *vllmLogReader) decodeJSON(line []byte, rec *Record) error {
 			return nil
 		}
 		if _, ok := err.(*json.UnmarshalTypeError); ok {
-			return recordErrorf(ErrBadType, -1, "JSON log line: %v", err)
+			return scan.Errorf(ErrBadType, -1, "JSON log line: %v", err)
 		}
 		var se *json.SyntaxError
 		pos := -1
@@ -552,7 +553,7 @@ func (r *vllmLogReader) decodeJSON(line []byte, rec *Record) error {
 			se = e
 			pos = int(se.Offset)
 		}
-		return recordErrorf(ErrBadJSON, pos, "JSON log line: %v", err)
+		return scan.Errorf(ErrBadJSON, pos, "JSON log line: %v", err)
 	}
 	if j.Log != nil {
 		// docker json-file: a text line and an RFC 3339 stamp.
@@ -599,22 +600,22 @@ func (r *vllmLogReader) jsonTime(j *vllmJSONLine) (int64, error) {
 	if j.Asctime != nil {
 		s := strings.TrimSpace(*j.Asctime)
 		if m := vllmAsctime.FindStringSubmatch(s); m != nil {
-			n := func(i int) int64 { v, _ := digits([]byte(m[i])); return v }
+			n := func(i int) int64 { v, _ := scan.Digits([]byte(m[i])); return v }
 			return r.stamp(n(1), n(2), n(3), n(4), n(5), vllmFracMicros(m[6]), 0, false, -1)
 		}
 		if m := vllmPyAsctime.FindStringSubmatch(s); m != nil {
 			n := func(i int) int { v, _ := strconv.Atoi(m[i]); return v }
 			y, mo, d := n(1), n(2), n(3)
-			if mo < 1 || mo > 12 || d < 1 || int64(d) > daysIn(int64(y), int64(mo)) || n(4) > 23 || n(5) > 59 || n(6) > 59 {
-				return 0, recordErrorf(ErrBadTimestamp, -1, "asctime: invalid timestamp %q", s)
+			if mo < 1 || mo > 12 || d < 1 || int64(d) > scan.DaysIn(int64(y), int64(mo)) || n(4) > 23 || n(5) > 59 || n(6) > 59 {
+				return 0, scan.Errorf(ErrBadTimestamp, -1, "asctime: invalid timestamp %q", s)
 			}
 			t := time.Date(y, time.Month(mo), d, n(4), n(5), n(6), int(vllmFracMicros(m[7]))*1000, r.zone)
 			return schemas.Micros(t), nil
 		}
-		if v, err := parseRFC3339([]byte(vllmColonOffset(s))); err == nil {
+		if v, err := scan.ParseRFC3339([]byte(vllmColonOffset(s))); err == nil {
 			return v, nil
 		}
-		return 0, recordErrorf(ErrBadTimestamp, -1, "asctime: invalid timestamp %q", s)
+		return 0, scan.Errorf(ErrBadTimestamp, -1, "asctime: invalid timestamp %q", s)
 	}
 	for _, f := range []struct {
 		name string
@@ -628,17 +629,17 @@ func (r *vllmLogReader) jsonTime(j *vllmJSONLine) (int64, error) {
 		if f.raw[0] == '"' {
 			var s string
 			if err = json.Unmarshal(f.raw, &s); err == nil {
-				v, err = parseTimestampText([]byte(vllmColonOffset(s)))
+				v, err = scan.ParseTimestamp([]byte(vllmColonOffset(s)))
 			}
 		} else {
-			v, err = parseEpoch(f.raw)
+			v, err = scan.ParseEpoch(f.raw)
 		}
 		if err != nil {
-			return 0, recordErrorf(ErrBadTimestamp, -1, "%s: invalid timestamp %s: %v", f.name, f.raw, err)
+			return 0, scan.Errorf(ErrBadTimestamp, -1, "%s: invalid timestamp %s: %v", f.name, f.raw, err)
 		}
 		return v, nil
 	}
-	return 0, recordErrorf(ErrMissingField, -1, "JSON log line has no time (asctime, timestamp, time or created)")
+	return 0, scan.Errorf(ErrMissingField, -1, "JSON log line has no time (asctime, timestamp, time or created)")
 }
 
 // vllmFracMicros reads up to 6 fraction digits as microseconds.

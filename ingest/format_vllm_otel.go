@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -53,7 +54,7 @@ import (
 // last_token_at into [first_token_at, released_at]: the clocks differ by
 // at most scheduling noise.
 //
-// The decoder reads a document in one pass with jsonScanner, without
+// The decoder reads a document in one pass with JSON scanner, without
 // reflection and without building the document: a span's fields are kept as
 // the byte ranges of their values and read once the span's object ends (its
 // keys may come in any order), and a resource's replica is given to its
@@ -74,7 +75,7 @@ const SourceVLLMOTel = "vllm-otel"
 
 type vllmOTelReader struct {
 	name    string
-	lines   *lineSplitter
+	lines   *scan.Lines
 	rec     Record
 	queue   []Record
 	qi      int
@@ -89,7 +90,7 @@ type vllmOTelReader struct {
 var _ Reader = (*vllmOTelReader)(nil)
 
 func newVLLMOTelReader(in Input) Reader {
-	return &vllmOTelReader{name: in.Name, lines: newLineSplitter(in.R, in.MaxLineBytes), seen: newRecentKeys(otlpDedupWindow)}
+	return &vllmOTelReader{name: in.Name, lines: scan.NewLines(in.R, in.MaxLineBytes), seen: newRecentKeys(otlpDedupWindow)}
 }
 
 // Record implements Reader.
@@ -120,9 +121,9 @@ func (r *vllmOTelReader) Next() bool {
 	switch {
 	case r.lines.Long():
 		r.rec = Record{Kind: KindReject, Line: n, Raw: line, Err: parseErrorAt(r.name, n,
-			recordErrorf(ErrTooLong, -1, "line is %d bytes, longer than the limit of %d bytes", r.lines.Len(), r.lines.max))}
+			scan.Errorf(ErrTooLong, -1, "line is %d bytes, longer than the limit of %d bytes", r.lines.Len(), r.lines.Max))}
 		return true
-	case isBlank(line):
+	case scan.IsBlank(line):
 		r.rec = Record{Kind: KindSkip, Skip: SkipBlank, Line: n}
 		return true
 	}
@@ -163,7 +164,7 @@ func (r *vllmOTelReader) Next() bool {
 // skip or reject for each span of the document, in document order, or one
 // reject for a document that does not decode.
 func (r *vllmOTelReader) decodeDoc(doc []byte, line int64, out []Record) []Record {
-	raw := doc[:min(len(doc), tooLongKeep)]
+	raw := doc[:min(len(doc), scan.TooLongKeep)]
 	d := &r.dec
 	if err := d.decode(doc); err != nil {
 		return append(out, Record{Kind: KindReject, Line: line, Raw: raw, Err: parseErrorAt(r.name, line, err)})
@@ -252,12 +253,12 @@ func (k *recentKeys) add(key otlpKey) {
 // document to the next and hands out the spans' optional values from arena
 // chunks. Not safe for concurrent use.
 type otlpDecoder struct {
-	sc     jsonScanner
-	vs     jsonScanner // reads a value again from its byte range
-	arena  arena
-	intern interner
-	models recentStrings
-	reps   recentStrings
+	sc     scan.JSON
+	vs     scan.JSON // reads a value again from its byte range
+	arena  scan.Arena
+	intern scan.Interner
+	models scan.RecentStrings
+	reps   scan.RecentStrings
 
 	spans   []otlpSpanOut  // the spans of the document, in order
 	typeErr *RecordError   // the first value of the wrong type in the document
@@ -375,25 +376,25 @@ func (d *otlpDecoder) decode(data []byte) error {
 	d.spans = d.spans[:0]
 	d.typeErr = nil
 	s := &d.sc
-	s.reset(data)
-	switch c := s.class(); c {
-	case jsonObject:
-	case jsonNull: // an empty document
-		if err := s.readLiteral("null"); err != nil {
+	s.Reset(data)
+	switch c := s.Class(); c {
+	case scan.Object:
+	case scan.Null: // an empty document
+		if err := s.ReadLiteral("null"); err != nil {
 			return err
 		}
-		return s.end()
-	case jsonEnd:
-		return s.syntaxError("looking for beginning of value")
+		return s.Finish()
+	case scan.End:
+		return s.SyntaxError("looking for beginning of value")
 	default:
-		pos := s.pos
-		if err := s.skipValue(); err != nil {
+		pos := s.Pos
+		if err := s.SkipValue(); err != nil {
 			return err
 		}
-		if err := s.end(); err != nil {
+		if err := s.Finish(); err != nil {
 			return err
 		}
-		return recordErrorf(ErrBadType, pos, "OTLP: want a JSON object, found %s", jsonTypeName(c))
+		return scan.Errorf(ErrBadType, pos, "OTLP: want a JSON object, found %s", scan.ClassName(c))
 	}
 	var last [2]rng // the spans of resourceSpans and of resource_spans
 	err := d.object("", "", func(key []byte) error {
@@ -403,10 +404,10 @@ func (d *otlpDecoder) decode(data []byte) error {
 		case "resource_spans":
 			return d.replaced(&last[1], func() error { return d.array("", "resource_spans", d.resourceSpans) })
 		}
-		return s.skipValue()
+		return s.SkipValue()
 	})
 	if err == nil {
-		err = s.end()
+		err = s.Finish()
 	}
 	if err != nil {
 		return err
@@ -440,9 +441,9 @@ func (d *otlpDecoder) wrongType(parent, key, want string, c byte) error {
 		if parent != "" {
 			path = parent + "." + key
 		}
-		d.typeErr = recordErrorf(ErrBadType, s.pos, "OTLP: %s: want %s, found %s", path, want, jsonTypeName(c))
+		d.typeErr = scan.Errorf(ErrBadType, s.Pos, "OTLP: %s: want %s, found %s", path, want, scan.ClassName(c))
 	}
-	return s.skipValue()
+	return s.SkipValue()
 }
 
 // object reads the object or null at key of the object at path parent,
@@ -451,18 +452,18 @@ func (d *otlpDecoder) wrongType(parent, key, want string, c byte) error {
 // read.
 func (d *otlpDecoder) object(parent, key string, field func(key []byte) error) error {
 	s := &d.sc
-	switch c := s.class(); c {
-	case jsonNull:
-		return s.readLiteral("null")
-	case jsonObject:
+	switch c := s.Class(); c {
+	case scan.Null:
+		return s.ReadLiteral("null")
+	case scan.Object:
 	default:
 		return d.wrongType(parent, key, "an object", c)
 	}
-	if err := s.beginObject(); err != nil {
+	if err := s.BeginObject(); err != nil {
 		return err
 	}
 	for first := true; ; first = false {
-		key, ok, err := s.nextKey(first)
+		key, ok, err := s.NextKey(first)
 		if err != nil || !ok {
 			return err
 		}
@@ -477,29 +478,29 @@ func (d *otlpDecoder) object(parent, key string, field func(key []byte) error) e
 // it.
 func (d *otlpDecoder) array(parent, key string, elem func() error) error {
 	s := &d.sc
-	switch c := s.class(); c {
-	case jsonNull:
-		return s.readLiteral("null")
-	case jsonArray:
+	switch c := s.Class(); c {
+	case scan.Null:
+		return s.ReadLiteral("null")
+	case scan.Array:
 	default:
 		return d.wrongType(parent, key, "an array", c)
 	}
-	return s.elements(elem)
+	return s.Elements(elem)
 }
 
 // str reads the string or null at key of the object at path parent and
 // returns its range (null included).
 func (d *otlpDecoder) str(parent, key string) (rng, error) {
 	s := &d.sc
-	switch c := s.class(); c {
-	case jsonString:
-		lo := s.pos
-		_, err := s.readString()
-		return rng{lo, s.pos}, err
-	case jsonNull:
-		lo := s.pos
-		err := s.readLiteral("null")
-		return rng{lo, s.pos}, err
+	switch c := s.Class(); c {
+	case scan.String:
+		lo := s.Pos
+		_, err := s.ReadString()
+		return rng{lo, s.Pos}, err
+	case scan.Null:
+		lo := s.Pos
+		err := s.ReadLiteral("null")
+		return rng{lo, s.Pos}, err
 	default:
 		return rng{}, d.wrongType(parent, key, "a string", c)
 	}
@@ -508,10 +509,10 @@ func (d *otlpDecoder) str(parent, key string) (rng, error) {
 // raw reads any value and returns its range.
 func (d *otlpDecoder) raw() (rng, error) {
 	s := &d.sc
-	s.ws()
-	lo := s.pos
-	err := s.skipValue()
-	return rng{lo, s.pos}, err
+	s.SkipSpace()
+	lo := s.Pos
+	err := s.SkipValue()
+	return rng{lo, s.Pos}, err
 }
 
 // Paths of the OTLP structure, for wrong-type reasons.
@@ -536,7 +537,7 @@ func (d *otlpDecoder) resourceSpans() error {
 			d.res = d.res[:0]
 			return d.object("resourceSpans", "resource", func(key []byte) error {
 				if string(key) != "attributes" {
-					return s.skipValue()
+					return s.SkipValue()
 				}
 				d.res = d.res[:0]
 				return d.attributes(pathResource, resourceAttrKey, &d.res)
@@ -550,7 +551,7 @@ func (d *otlpDecoder) resourceSpans() error {
 				return d.array("resourceSpans", "instrumentationLibrarySpans", d.scopeSpans)
 			})
 		}
-		return s.skipValue()
+		return s.SkipValue()
 	})
 	if err != nil || len(d.spans) == first {
 		return err
@@ -575,7 +576,7 @@ func (d *otlpDecoder) replica() *string {
 			}
 			if v, ok := d.anyStr(a.val); ok {
 				if b := d.strAt(v); len(b) > 0 {
-					return d.arena.string(d.reps.get(b, &d.intern))
+					return d.arena.Str(d.reps.Get(b, &d.intern))
 				}
 			}
 		}
@@ -588,7 +589,7 @@ func (d *otlpDecoder) scopeSpans() error {
 	var last rng
 	return d.object("resourceSpans", "scopeSpans", func(key []byte) error {
 		if string(key) != "spans" {
-			return d.sc.skipValue()
+			return d.sc.SkipValue()
 		}
 		return d.replaced(&last, func() error { return d.array(pathScopeSpans, "spans", d.span) })
 	})
@@ -618,7 +619,7 @@ func (d *otlpDecoder) attributes(parent string, classify func([]byte) otlpAttrKe
 				a.val, err = d.anyValue(path, "value")
 				return err
 			}
-			return s.skipValue()
+			return s.SkipValue()
 		})
 		if err == nil && a.key != attrOther {
 			*out = append(*out, a)
@@ -632,8 +633,8 @@ func (d *otlpDecoder) attributes(parent string, classify func([]byte) otlpAttrKe
 // object whose values are AnyValues; every other member may be any value.
 func (d *otlpDecoder) anyValue(parent, key string) (rng, error) {
 	s := &d.sc
-	s.ws()
-	lo := s.pos
+	s.SkipSpace()
+	lo := s.Pos
 	err := d.object(parent, key, func(k []byte) error {
 		switch string(k) {
 		case "stringValue":
@@ -645,7 +646,7 @@ func (d *otlpDecoder) anyValue(parent, key string) (rng, error) {
 		case "arrayValue", "array_value":
 			return d.object(parent, "value.arrayValue", func(k []byte) error {
 				if string(k) != "values" {
-					return s.skipValue()
+					return s.SkipValue()
 				}
 				return d.array(parent, "value.arrayValue.values", func() error {
 					_, err := d.anyValue(parent, "value.arrayValue.values")
@@ -653,9 +654,9 @@ func (d *otlpDecoder) anyValue(parent, key string) (rng, error) {
 				})
 			})
 		}
-		return s.skipValue()
+		return s.SkipValue()
 	})
-	return rng{lo, s.pos}, err
+	return rng{lo, s.Pos}, err
 }
 
 // span reads one span object into d.sv and appends what it becomes.
@@ -692,14 +693,14 @@ func (d *otlpDecoder) span() error {
 			sv.code = rng{}
 			err = d.object(pathSpans, "status", func(key []byte) error {
 				if string(key) != "code" {
-					return s.skipValue()
+					return s.SkipValue()
 				}
 				var err error
 				sv.code, err = d.raw()
 				return err
 			})
 		default:
-			err = s.skipValue()
+			err = s.SkipValue()
 		}
 		return err
 	})
@@ -722,15 +723,15 @@ func (d *otlpDecoder) strAt(v rng) []byte {
 	if !v.present() {
 		return nil
 	}
-	data := d.sc.data
+	data := d.sc.Data
 	if data[v.lo] != '"' {
 		return nil
 	}
 	if b := data[v.lo+1 : v.hi-1]; bytes.IndexByte(b, '\\') < 0 {
 		return b
 	}
-	d.vs.reset(data[v.lo:v.hi])
-	b, _ := d.vs.readString()
+	d.vs.Reset(data[v.lo:v.hi])
+	b, _ := d.vs.ReadString()
 	return b
 }
 
@@ -739,7 +740,7 @@ func (d *otlpDecoder) rawAt(v rng) []byte {
 	if !v.present() {
 		return nil
 	}
-	return d.sc.data[v.lo:v.hi]
+	return d.sc.Data[v.lo:v.hi]
 }
 
 // anyFields are the members of an AnyValue that the span reads, as ranges.
@@ -757,13 +758,13 @@ func (d *otlpDecoder) anyAt(v rng) anyFields {
 		return f
 	}
 	vs := &d.vs
-	vs.reset(d.sc.data[:v.hi])
-	vs.pos = v.lo
-	if vs.class() != jsonObject || vs.beginObject() != nil {
+	vs.Reset(d.sc.Data[:v.hi])
+	vs.Pos = v.lo
+	if vs.Class() != scan.Object || vs.BeginObject() != nil {
 		return f // null
 	}
 	for first := true; ; first = false {
-		key, ok, err := vs.nextKey(first)
+		key, ok, err := vs.NextKey(first)
 		if err != nil || !ok {
 			return f
 		}
@@ -787,13 +788,13 @@ func (d *otlpDecoder) anyAt(v rng) anyFields {
 		case "array_value":
 			dst = &f.arr2
 		}
-		lo := vs.pos
-		null := vs.class() == jsonNull
-		if vs.skipValue() != nil {
+		lo := vs.Pos
+		null := vs.Class() == scan.Null
+		if vs.SkipValue() != nil {
 			return f
 		}
 		if dst != nil {
-			*dst = rng{lo, vs.pos}
+			*dst = rng{lo, vs.Pos}
 			if null && !isNum {
 				*dst = rng{} // a null pointer: absent
 			}
@@ -844,7 +845,7 @@ func (d *otlpDecoder) anyNumber(v rng) (float64, bool, error) {
 // strings of its array's values. Each is interned: finish reasons are few.
 func (d *otlpDecoder) anyStrings(v rng, out []string) []string {
 	if sr, ok := d.anyStr(v); ok {
-		return append(out, d.intern.get(d.strAt(sr)))
+		return append(out, d.intern.Get(d.strAt(sr)))
 	}
 	f := d.anyAt(v)
 	arr := f.arr
@@ -857,47 +858,47 @@ func (d *otlpDecoder) anyStrings(v rng, out []string) []string {
 	// The array's values: the last "values" key of the arrayValue object.
 	var vals rng
 	vs := &d.vs
-	vs.reset(d.sc.data[:arr.hi])
-	vs.pos = arr.lo
-	if vs.beginObject() != nil {
+	vs.Reset(d.sc.Data[:arr.hi])
+	vs.Pos = arr.lo
+	if vs.BeginObject() != nil {
 		return out
 	}
 	for first := true; ; first = false {
-		key, ok, err := vs.nextKey(first)
+		key, ok, err := vs.NextKey(first)
 		if err != nil || !ok {
 			break
 		}
-		lo := vs.pos
-		if vs.skipValue() != nil {
+		lo := vs.Pos
+		if vs.SkipValue() != nil {
 			return out
 		}
 		if string(key) == "values" {
-			vals = rng{lo, vs.pos}
+			vals = rng{lo, vs.Pos}
 		}
 	}
-	if !vals.present() || d.sc.data[vals.lo] != '[' {
+	if !vals.present() || d.sc.Data[vals.lo] != '[' {
 		return out // null
 	}
 	// Each element in turn: anyStr reads with the same scanner, so the
 	// position of the next element is kept here.
 	for pos := vals.lo + 1; ; {
-		vs.reset(d.sc.data[:vals.hi])
-		vs.pos = pos
-		vs.ws()
-		if vs.pos >= vals.hi || vs.data[vs.pos] == ']' {
+		vs.Reset(d.sc.Data[:vals.hi])
+		vs.Pos = pos
+		vs.SkipSpace()
+		if vs.Pos >= vals.hi || vs.Data[vs.Pos] == ']' {
 			return out
 		}
-		lo := vs.pos
-		if vs.skipValue() != nil {
+		lo := vs.Pos
+		if vs.SkipValue() != nil {
 			return out
 		}
-		vs.ws()
-		pos = vs.pos
-		if pos < vals.hi && vs.data[pos] == ',' {
+		vs.SkipSpace()
+		pos = vs.Pos
+		if pos < vals.hi && vs.Data[pos] == ',' {
 			pos++
 		}
-		if sr, ok := d.anyStr(rng{lo, vs.pos}); ok {
-			out = append(out, d.intern.get(d.strAt(sr)))
+		if sr, ok := d.anyStr(rng{lo, vs.Pos}); ok {
+			out = append(out, d.intern.Get(d.strAt(sr)))
 		}
 	}
 }
@@ -973,7 +974,7 @@ func (d *otlpDecoder) finishSpan(out *otlpSpanOut) error {
 	traceText, spanText := d.idText(sv.trace, sv.trace2), d.idText(sv.id, sv.id2)
 	ok := len(traceText) == 0 || otlpIDBytes(traceText, out.key[:16])
 	if !(len(spanText) == 0 || otlpIDBytes(spanText, out.key[16:])) || !ok {
-		return recordErrorf(ErrBadValue, -1, "llm_request span: invalid traceId %q or spanId %q (want hex or base64)", traceText, spanText)
+		return scan.Errorf(ErrBadValue, -1, "llm_request span: invalid traceId %q or spanId %q (want hex or base64)", traceText, spanText)
 	}
 	if len(traceText) == 0 {
 		clear(out.key[:16])
@@ -984,7 +985,7 @@ func (d *otlpDecoder) finishSpan(out *otlpSpanOut) error {
 	} else {
 		out.keyed = true
 		hex.Encode(d.hexBuf[:], out.key[16:])
-		spanID = d.arena.text(d.hexBuf[:])
+		spanID = d.arena.Text(d.hexBuf[:])
 		label = spanID
 	}
 	startRaw := sv.start
@@ -993,7 +994,7 @@ func (d *otlpDecoder) finishSpan(out *otlpSpanOut) error {
 	}
 	start, ok := otlpNanos(d.rawAt(startRaw))
 	if !ok {
-		return recordErrorf(ErrMissingField, -1, "llm_request span %s: missing or invalid startTimeUnixNano %q", label, d.rawAt(startRaw))
+		return scan.Errorf(ErrMissingField, -1, "llm_request span %s: missing or invalid startTimeUnixNano %q", label, d.rawAt(startRaw))
 	}
 	endRaw := sv.end
 	if !endRaw.present() {
@@ -1020,12 +1021,12 @@ func (d *otlpDecoder) finishSpan(out *otlpSpanOut) error {
 		case attrPromptTokens, attrCompletionTokens:
 			f, ok, err := d.anyNumber(a.val)
 			if err != nil || ok && (f < 0 || f != float64(int64(f))) {
-				return recordErrorf(ErrBadValue, -1, "llm_request span %s: %s: not a token count", label, d.strAt(a.name))
+				return scan.Errorf(ErrBadValue, -1, "llm_request span %s: %s: not a token count", label, d.strAt(a.name))
 			}
 			if !ok {
 				continue
 			}
-			v := d.arena.int64(int64(f))
+			v := d.arena.Int64(int64(f))
 			if a.key == attrPromptTokens {
 				sp.InputTokens = v
 			} else {
@@ -1034,19 +1035,19 @@ func (d *otlpDecoder) finishSpan(out *otlpSpanOut) error {
 		case attrTimeInQueue, attrTTFT, attrE2E, attrPrefill, attrDecode:
 			f, ok, err := d.anyNumber(a.val)
 			if err != nil {
-				return recordErrorf(ErrBadType, -1, "llm_request span %s: %s: want a number", label, d.strAt(a.name))
+				return scan.Errorf(ErrBadType, -1, "llm_request span %s: %s: want a number", label, d.strAt(a.name))
 			}
 			if !ok {
 				continue
 			}
 			ns, ok := vllmSecondsToNanos(f)
 			if !ok || ns < 0 {
-				return recordErrorf(ErrBadValue, -1, "llm_request span %s: %s: %v is not a duration", label, d.strAt(a.name), f)
+				return scan.Errorf(ErrBadValue, -1, "llm_request span %s: %s: %v is not a duration", label, d.strAt(a.name), f)
 			}
 			durs[a.key], has[a.key] = ns, true
 		}
 	}
-	at := func(ns int64) *int64 { return d.arena.int64(vllmNsToMicros(ns)) }
+	at := func(ns int64) *int64 { return d.arena.Int64(vllmNsToMicros(ns)) }
 	// The span starts at the engine's arrival_time: the request waits in
 	// the engine's queue from there (docs/metrics.md "Where the idle time
 	// comes from").
@@ -1092,12 +1093,12 @@ func (d *otlpDecoder) finishSpan(out *otlpSpanOut) error {
 		sp.LastTokenAt = at(released) // V0: the last token is the finishing step
 	}
 	if b := d.strAt(reqID); len(b) > 0 {
-		sp.RequestID = d.arena.text(b)
+		sp.RequestID = d.arena.Text(b)
 	} else {
 		sp.RequestID = spanID
 	}
 	if b := d.strAt(model); len(b) > 0 {
-		sp.Model = d.arena.string(d.models.get(b, &d.intern))
+		sp.Model = d.arena.Str(d.models.Get(b, &d.intern))
 	}
 	for _, reason := range d.reasons {
 		switch strings.ToLower(reason) {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -136,7 +137,7 @@ func (v *refOTLPAnyValue) strings() []string {
 // decodeDoc turns one OTLP document into records appended to out.
 func (r *refOTelReader) decodeDoc(doc []byte, line int64, out []Record) []Record {
 	reject := func(err error) []Record {
-		raw := doc[:min(len(doc), tooLongKeep)]
+		raw := doc[:min(len(doc), scan.TooLongKeep)]
 		return append(out, Record{Kind: KindReject, Line: line, Raw: raw, Err: parseErrorAt(r.name, line, err)})
 	}
 	var d refOTLPDoc
@@ -145,11 +146,11 @@ func (r *refOTelReader) decodeDoc(doc []byte, line int64, out []Record) []Record
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &se):
-			return reject(recordErrorf(ErrBadJSON, int(se.Offset)-1, "invalid JSON: %v", err))
+			return reject(scan.Errorf(ErrBadJSON, int(se.Offset)-1, "invalid JSON: %v", err))
 		case errors.As(err, &te):
-			return reject(recordErrorf(ErrBadType, int(te.Offset)-1, "OTLP: %s: %v", te.Field, err))
+			return reject(scan.Errorf(ErrBadType, int(te.Offset)-1, "OTLP: %s: %v", te.Field, err))
 		}
-		return reject(recordErrorf(ErrBadJSON, -1, "invalid JSON: %v", err))
+		return reject(scan.Errorf(ErrBadJSON, -1, "invalid JSON: %v", err))
 	}
 	n := 0 // the span's place in the document
 	for _, rs := range append(d.ResourceSpans, d.ResourceSpans2...) {
@@ -228,7 +229,7 @@ func (r *refOTelReader) span(s *refOTLPSpan, replica string, rec *Record) error 
 		spanID, ok2 = refOTLPID(spanText, 8)
 	}
 	if !ok1 || !ok2 {
-		return recordErrorf(ErrBadValue, -1, "llm_request span: invalid traceId %q or spanId %q (want hex or base64)", traceText, spanText)
+		return scan.Errorf(ErrBadValue, -1, "llm_request span: invalid traceId %q or spanId %q (want hex or base64)", traceText, spanText)
 	}
 	label := spanID
 	if spanID == "" {
@@ -245,7 +246,7 @@ func (r *refOTelReader) span(s *refOTLPSpan, replica string, rec *Record) error 
 	}
 	start, ok := refOTLPNanos(startRaw)
 	if !ok {
-		return recordErrorf(ErrMissingField, -1, "llm_request span %s: missing or invalid startTimeUnixNano %q", label, string(startRaw))
+		return scan.Errorf(ErrMissingField, -1, "llm_request span %s: missing or invalid startTimeUnixNano %q", label, string(startRaw))
 	}
 	endRaw := s.End
 	if len(endRaw) == 0 {
@@ -272,7 +273,7 @@ func (r *refOTelReader) span(s *refOTLPSpan, replica string, rec *Record) error 
 			"gen_ai.usage.completion_tokens", "gen_ai.usage.output_tokens":
 			f, ok, err := kv.Value.number()
 			if err != nil || ok && (f < 0 || f != float64(int64(f))) {
-				return recordErrorf(ErrBadValue, -1, "llm_request span %s: %s: not a token count", label, kv.Key)
+				return scan.Errorf(ErrBadValue, -1, "llm_request span %s: %s: not a token count", label, kv.Key)
 			}
 			if !ok {
 				continue
@@ -287,14 +288,14 @@ func (r *refOTelReader) span(s *refOTLPSpan, replica string, rec *Record) error 
 			"gen_ai.latency.time_in_model_prefill", "gen_ai.latency.time_in_model_decode":
 			f, ok, err := kv.Value.number()
 			if err != nil {
-				return recordErrorf(ErrBadType, -1, "llm_request span %s: %s: want a number", label, kv.Key)
+				return scan.Errorf(ErrBadType, -1, "llm_request span %s: %s: want a number", label, kv.Key)
 			}
 			if !ok {
 				continue
 			}
 			ns, ok := vllmSecondsToNanos(f)
 			if !ok || ns < 0 {
-				return recordErrorf(ErrBadValue, -1, "llm_request span %s: %s: %v is not a duration", label, kv.Key, f)
+				return scan.Errorf(ErrBadValue, -1, "llm_request span %s: %s: %v is not a duration", label, kv.Key, f)
 			}
 			durs[strings.TrimPrefix(kv.Key, "gen_ai.latency.")] = ns
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -89,7 +90,7 @@ func refReadAll(lines [][]byte) []Record {
 	var out []Record
 	for i, line := range lines {
 		n := int64(i + 1)
-		if isBlank(line) {
+		if scan.IsBlank(line) {
 			out = append(out, Record{Kind: KindSkip, Skip: SkipBlank, Line: n})
 			continue
 		}

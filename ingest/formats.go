@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/internal/suggest"
 )
 
@@ -19,19 +20,19 @@ const FormatAuto = "auto"
 const FormatEmpty = "empty"
 
 // isBlankInput reports whether head, the first bytes of an input, is the
-// whole input (shorter than sniffBytes) and holds only whitespace after a
+// whole input (shorter than scan.SniffBytes) and holds only whitespace after a
 // byte order mark.
 func isBlankInput(head []byte) bool {
-	if len(head) >= sniffBytes {
+	if len(head) >= scan.SniffBytes {
 		return false
 	}
-	return len(bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n")) == 0
+	return len(bytes.TrimLeft(bytes.TrimPrefix(head, scan.BOM), " \t\r\n")) == 0
 }
 
 // newEmptyReader reads an input of FormatEmpty: every line is blank.
 func newEmptyReader(in Input) Reader {
 	return newLineReader(in, func([]byte, *Record) error {
-		return recordErrorf(ErrBadValue, -1, "a line that is not blank in an empty input")
+		return scan.Errorf(ErrBadValue, -1, "a line that is not blank in an empty input")
 	})
 }
 
@@ -39,7 +40,7 @@ func newEmptyReader(in Input) Reader {
 type format struct {
 	// New returns a Reader over one decompressed input.
 	New func(in Input) Reader
-	// Sniff scores how much head, the first bytes (up to sniffBytes) of a
+	// Sniff scores how much head, the first bytes (up to scan.SniffBytes) of a
 	// decompressed input, looks like this format: 0 means not at all, 100
 	// means certainly. head may end in the middle of a record. For
 	// --format auto the highest score wins, ties going to the name that
@@ -73,9 +74,6 @@ func TTFTFrom(names []string) string {
 	}
 	return best
 }
-
-// sniffBytes is how much of each input auto-detection looks at.
-const sniffBytes = 64 << 10
 
 // formats is the table of input formats, by the name --format takes. A new
 // format is one file implementing Reader and one row here. Sniff scores that
@@ -161,7 +159,7 @@ const sniffSkipLines = 3
 // (sniffSkipLines).
 func detectFormat(head []byte) string {
 	// Every reader skips a UTF-8 byte order mark; the sniffers need not see it.
-	head = bytes.TrimPrefix(head, utf8BOM)
+	head = bytes.TrimPrefix(head, scan.BOM)
 	for range sniffSkipLines + 1 {
 		if name := bestFormat(head); name != "" {
 			return name
@@ -180,7 +178,7 @@ func detectFormat(head []byte) string {
 // input gives nothing as the format detected, the user is told what else
 // it may be.
 func rivals(head []byte, chosen string) []string {
-	head = bytes.TrimPrefix(head, utf8BOM)
+	head = bytes.TrimPrefix(head, scan.BOM)
 	for range sniffSkipLines + 1 {
 		if bestFormat(head) != "" {
 			type claim struct {
@@ -219,58 +217,4 @@ func bestFormat(head []byte) string {
 		}
 	}
 	return best
-}
-
-// What the sniffers share.
-
-// firstLine returns the first non-blank line of b, trimmed.
-func firstLine(b []byte) []byte {
-	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			return t
-		}
-	}
-	return nil
-}
-
-// topLevelKeys returns the keys of the JSON object in line that could be
-// read before the end or the first syntax error.
-func topLevelKeys(line []byte) map[string]bool {
-	keys := map[string]bool{}
-	var s jsonScanner
-	s.reset(line)
-	if s.beginObject() != nil {
-		return keys
-	}
-	for first := true; ; first = false {
-		key, ok, err := s.nextKey(first)
-		if err != nil || !ok {
-			return keys
-		}
-		keys[string(key)] = true
-		if s.skipValue() != nil {
-			return keys
-		}
-	}
-}
-
-// sniffFirstObject returns the top-level keys of the first JSON object of
-// head: the first line of NDJSON, the first element of an array, or a
-// pretty-printed document. head may end in the middle of the object.
-func sniffFirstObject(head []byte) map[string]bool {
-	head = bytes.TrimPrefix(head, utf8BOM)
-	i := 0
-	for i < len(head) && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n') {
-		i++
-	}
-	if i < len(head) && head[i] == '[' {
-		i++
-	}
-	return topLevelKeys(head[i:])
 }

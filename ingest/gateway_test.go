@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -208,7 +209,7 @@ func TestGatewaySniff(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			head := b[:min(len(b), sniffBytes)]
+			head := b[:min(len(b), scan.SniffBytes)]
 			got, score := detectAll(head)
 			if format == SourceMapping {
 				if got != "" && got != "spans" {
@@ -220,7 +221,7 @@ func TestGatewaySniff(t *testing.T) {
 				t.Errorf("%s: detected %q (score %d), want %q", file, got, score, format)
 			}
 			// Windows tools start files with a byte order mark.
-			if got := detectFormat(append(slices.Clone(utf8BOM), head...)); got != format {
+			if got := detectFormat(append(slices.Clone(scan.BOM), head...)); got != format {
 				t.Errorf("%s after a UTF-8 BOM: detected %q, want %q", file, got, format)
 			}
 		}
@@ -232,7 +233,7 @@ func TestGatewaySniff(t *testing.T) {
 		if got, _ := detectAll(b); got != "spans" {
 			t.Errorf("%s: detected %q, want spans", file, got)
 		}
-		if got := detectFormat(append(slices.Clone(utf8BOM), b...)); got != "spans" {
+		if got := detectFormat(append(slices.Clone(scan.BOM), b...)); got != "spans" {
 			t.Errorf("%s after a UTF-8 BOM: detected %q, want spans", file, got)
 		}
 	}
@@ -275,7 +276,7 @@ func TestGatewayTimestampEncodings(t *testing.T) {
 				t.Skipf("no tzdata: %v", err)
 			}
 		}
-		got, err := valTime(c.v, "t", zone)
+		got, err := scan.ValTime(c.v, "t", zone)
 		if err != nil {
 			t.Errorf("%v in %q: %v", c.v, c.zone, err)
 			continue
@@ -318,10 +319,10 @@ func TestJSONRecordReaderModes(t *testing.T) {
 		positions []string // "L<line>" or "O<offset>" per record, kind first letter
 	}{
 		{"ndjson", rec + "\n\n" + rec + "\n", []string{"span L1", "skip L2", "span L3"}},
-		{"array", "[\n " + rec + ",\n " + rec + "\n]\n", []string{"span O3", "span O" + itoa(int64(6+len(rec)))}},
+		{"array", "[\n " + rec + ",\n " + rec + "\n]\n", []string{"span O3", "span O" + scan.Itoa(int64(6+len(rec)))}},
 		{"document", "{\n \"id\": \"a\", \"status\": \"success\",\n \"startTime\": 1795168800, \"endTime\": 1795168801\n}\n", []string{"span O0"}},
 		{"bom+array", "\xEF\xBB\xBF[" + rec + "]", []string{"span O4"}},
-		{"truncated array", "[" + rec + ",{\"id\":", []string{"span O1", "reject O" + itoa(int64(2+len(rec)))}},
+		{"truncated array", "[" + rec + ",{\"id\":", []string{"span O1", "reject O" + scan.Itoa(int64(2+len(rec)))}},
 		{"empty array", "[]", nil},
 		{"after the array", "[]]", []string{"reject O2"}},
 		{"bad line", "{nope}\n" + rec, []string{"reject L1", "span L2"}},
@@ -331,9 +332,9 @@ func TestJSONRecordReaderModes(t *testing.T) {
 		var got []string
 		for rd.Next() {
 			r := rd.Record()
-			pos := "O" + itoa(r.Offset)
+			pos := "O" + scan.Itoa(r.Offset)
 			if r.Line > 0 {
-				pos = "L" + itoa(r.Line)
+				pos = "L" + scan.Itoa(r.Line)
 			}
 			got = append(got, r.Kind.String()+" "+pos)
 			if r.Kind == KindReject && r.Err == nil {

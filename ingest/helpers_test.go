@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -112,21 +113,21 @@ func readBothPaths(t *testing.T, input string, open func(in Input) (Reader, *jso
 }
 
 // scanMatchesParsed holds a reader's one-pass scanner to its parsed path on
-// one NDJSON line: when scan takes the line, the parser must accept it (with
+// one NDJSON line: when scanLine takes the line, the parser must accept it (with
 // the reader's top-level keys, only) and decode must give the same record.
-func scanMatchesParsed(t *testing.T, line string, scan func([]byte, []Record) ([]Record, bool), decode func(any, []byte, []Record) []Record, only map[string]bool) {
+func scanMatchesParsed(t *testing.T, line string, scanLine func([]byte, []Record) ([]Record, bool), decode func(any, []byte, []Record) []Record, only map[string]bool) {
 	t.Helper()
 	if strings.ContainsAny(line, "\n") {
 		return
 	}
-	scanned, ok := scan([]byte(line), nil)
+	scanned, ok := scanLine([]byte(line), nil)
 	if !ok {
 		return
 	}
 	if len(scanned) != 1 {
 		t.Fatalf("scanLine gave %d records", len(scanned))
 	}
-	v, err := parseJSONValue([]byte(line), nil, only)
+	v, err := scan.ParseValue([]byte(line), nil, only)
 	if err != nil {
 		t.Fatalf("scanLine took a line the parser rejects: %v", err)
 	}

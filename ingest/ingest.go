@@ -15,6 +15,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/internal/dataset"
 	"github.com/tpsreport/tpsreport/schemas"
 )
@@ -505,7 +506,7 @@ func (w *datasetWriter) produce(r Reader, format, file string, out chan<- *batch
 		case KindReject:
 			pe := rec.Err
 			if pe == nil {
-				pe = &ParseError{File: file, Line: rec.Line, Err: recordErrorf(ErrBadValue, -1, "malformed record")}
+				pe = &ParseError{File: file, Line: rec.Line, Err: scan.Errorf(ErrBadValue, -1, "malformed record")}
 			}
 			b.rejects = append(b.rejects, rejected{err: pe, offset: rec.Offset, raw: redactRawKnown(rec.Raw, known)})
 		default:

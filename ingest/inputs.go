@@ -18,6 +18,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/internal/dataset"
 	"github.com/tpsreport/tpsreport/schemas"
 )
@@ -398,7 +399,7 @@ func open(src source, stdin io.Reader, bar *progressbar.ProgressBar) (*openInput
 	// One buffer over the stored bytes: it serves the magic bytes, the
 	// decompressors and, for plain input, the readers, which read into
 	// buffers of their own as large as it is and so mostly bypass it.
-	br := bufio.NewReaderSize(in.stored, sniffBytes)
+	br := bufio.NewReaderSize(in.stored, scan.SniffBytes)
 	magic, err := br.Peek(len(zstdMagic))
 	if err != nil && err != io.EOF {
 		in.close()
@@ -444,7 +445,7 @@ func open(src source, stdin io.Reader, bar *progressbar.ProgressBar) (*openInput
 	if data == nil {
 		in.data = br
 	} else {
-		in.data = bufio.NewReaderSize(data, sniffBytes)
+		in.data = bufio.NewReaderSize(data, scan.SniffBytes)
 	}
 	return in, nil
 }
@@ -452,7 +453,7 @@ func open(src source, stdin io.Reader, bar *progressbar.ProgressBar) (*openInput
 // head returns the first bytes of the decompressed input without consuming
 // them, for format detection.
 func (in *openInput) head() ([]byte, error) {
-	b, err := in.data.Peek(sniffBytes)
+	b, err := in.data.Peek(scan.SniffBytes)
 	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, in.readError(err)
 	}
@@ -488,7 +489,7 @@ func (in *openInput) close() {
 // readError says which input could not be read, with a hint for truncated
 // compressed files.
 func (in *openInput) readError(err error) error {
-	var le *endlessLineError
+	var le *scan.EndlessLineError
 	if errors.As(err, &le) {
 		return &ParseError{File: in.name, Line: le.Line, Err: le}
 	}

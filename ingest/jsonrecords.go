@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 )
 
 // jsonRecordReader is the Reader of the formats whose records are JSON
@@ -38,16 +40,16 @@ type jsonRecordReader struct {
 	// parse first (a one-pass scanner), with state of its own, so that
 	// several decode side by side (parlines.go). A decoder appends the
 	// line's records, or reports false, having appended nothing, to leave
-	// the line to parseJSONValue and decode.
+	// the line to scan.ParseValue and decode.
 	lineDecoders func() lineDecoder
 	par          *parLines
 
 	mode    int // 0 undecided, 1 lines, 2 array, 3 documents, 4 done
-	lines   *lineSplitter
+	lines   *scan.Lines
 	dec     *json.Decoder
 	base    int64 // bytes consumed before dec started (BOM)
 	maxLine int
-	keys    map[string]string // interned object keys (parseJSONValue)
+	keys    map[string]string // interned object keys (scan.ParseValue)
 	only    map[string]bool   // the top-level keys decode reads; nil: all
 
 	queue []Record
@@ -55,11 +57,11 @@ type jsonRecordReader struct {
 	rec   Record
 	err   error
 
-	src     *errReader    // the input, remembering a read error
-	pb      *pushback     // what the decoder reads: r.br, after bytes given back
-	sr      *bufio.Reader // scans for the next record after a syntax error
-	indent  int           // leading blanks of a record's first line; -1: records do not start lines
-	resyncs int64         // damaged records skipped to the next record
+	src     *scan.ErrReader // the input, remembering a read error
+	pb      *pushback       // what the decoder reads: r.br, after bytes given back
+	sr      *bufio.Reader   // scans for the next record after a syntax error
+	indent  int             // leading blanks of a record's first line; -1: records do not start lines
+	resyncs int64           // damaged records skipped to the next record
 	first   *ParseError
 
 	// deriveIDs: a span that decode leaves without a SpanID gets one from
@@ -77,11 +79,11 @@ const (
 )
 
 func newJSONRecordReader(in Input, decode func(v any, raw []byte, out []Record) []Record) *jsonRecordReader {
-	src := &errReader{r: in.R}
+	src := &scan.ErrReader{R: in.R}
 	return &jsonRecordReader{
 		name:    in.Name,
 		src:     src,
-		br:      bufio.NewReaderSize(src, sniffBytes),
+		br:      bufio.NewReaderSize(src, scan.SniffBytes),
 		decode:  decode,
 		maxLine: in.MaxLineBytes,
 		keys:    map[string]string{},
@@ -135,17 +137,17 @@ func (r *jsonRecordReader) fill() bool {
 }
 
 func (r *jsonRecordReader) decide() {
-	head, err := r.br.Peek(sniffBytes)
+	head, err := r.br.Peek(scan.SniffBytes)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		r.err = err
 		r.mode = modeDone
 		return
 	}
 	bom := 0
-	if bytes.HasPrefix(head, utf8BOM) {
-		bom = len(utf8BOM)
+	if bytes.HasPrefix(head, scan.BOM) {
+		bom = len(scan.BOM)
 	}
-	first := firstLine(head[bom:])
+	first := scan.FirstLine(head[bom:])
 	switch {
 	case len(first) > 0 && first[0] == '[':
 		r.mode = modeArray
@@ -154,7 +156,7 @@ func (r *jsonRecordReader) decide() {
 		r.mode = modeDocs
 	default:
 		r.mode = modeLines
-		r.lines = newLineSplitter(r.br, r.maxLine)
+		r.lines = scan.NewLines(r.br, r.maxLine)
 		return
 	}
 	r.indent = recordIndent(head[bom:], r.mode == modeArray)
@@ -183,13 +185,13 @@ func (r *jsonRecordReader) fillLine() bool {
 	line := r.lines.Bytes()
 	switch {
 	case r.lines.Long():
-		r.queue = append(r.queue, rejectRecord(r.name, n, 0, recordErrorf(ErrTooLong, -1,
-			"line is %d bytes, longer than the limit of %d bytes", r.lines.Len(), r.lines.max), line))
-	case isBlank(line):
+		r.queue = append(r.queue, rejectRecord(r.name, n, 0, scan.Errorf(ErrTooLong, -1,
+			"line is %d bytes, longer than the limit of %d bytes", r.lines.Len(), r.lines.Max), line))
+	case scan.IsBlank(line):
 		r.queue = append(r.queue, Record{Kind: KindSkip, Skip: SkipBlank, Line: n})
 	default:
 		start := len(r.queue)
-		v, err := parseJSONValue(line, r.keys, r.only)
+		v, err := scan.ParseValue(line, r.keys, r.only)
 		if err != nil {
 			r.queue = append(r.queue, rejectRecord(r.name, n, 0, err, line))
 			break
@@ -205,12 +207,12 @@ func (r *jsonRecordReader) fillDoc() bool {
 		r.mode = modeDone
 		if _, err := r.dec.Token(); err != nil { // the ']'
 			r.queue = append(r.queue, rejectRecord(r.name, 0, r.base+r.dec.InputOffset(),
-				recordErrorf(ErrBadJSON, -1, "invalid JSON: %v", err), nil))
+				scan.Errorf(ErrBadJSON, -1, "invalid JSON: %v", err), nil))
 			return true
 		}
 		if _, err := r.dec.Token(); err != io.EOF {
 			r.queue = append(r.queue, rejectRecord(r.name, 0, r.base+r.dec.InputOffset(),
-				recordErrorf(ErrBadJSON, -1, "invalid JSON: data after the top-level array"), nil))
+				scan.Errorf(ErrBadJSON, -1, "invalid JSON: data after the top-level array"), nil))
 			return true
 		}
 		return false
@@ -219,8 +221,8 @@ func (r *jsonRecordReader) fillDoc() bool {
 	if err := r.dec.Decode(&raw); err != nil {
 		wasArray := r.mode == modeArray
 		r.mode = modeDone
-		if r.src.err != nil {
-			r.err = r.src.err
+		if r.src.Err != nil {
+			r.err = r.src.Err
 			return false
 		}
 		if err == io.EOF && !wasArray {
@@ -232,14 +234,14 @@ func (r *jsonRecordReader) fillDoc() bool {
 			r.resync(off, err, wasArray)
 			return true
 		}
-		rest, _ := io.ReadAll(io.LimitReader(r.dec.Buffered(), tooLongKeep))
+		rest, _ := io.ReadAll(io.LimitReader(r.dec.Buffered(), scan.TooLongKeep))
 		r.queue = append(r.queue, rejectRecord(r.name, 0, off,
-			recordErrorf(ErrBadJSON, -1, "invalid JSON: %v (the rest of the input is not read)", err), rest))
+			scan.Errorf(ErrBadJSON, -1, "invalid JSON: %v (the rest of the input is not read)", err), rest))
 		return true
 	}
 	// The value ends at InputOffset and RawMessage holds it verbatim.
 	off := r.base + r.dec.InputOffset() - int64(len(raw))
-	v, err := parseJSONValue(raw, r.keys, r.only)
+	v, err := scan.ParseValue(raw, r.keys, r.only)
 	if err != nil {
 		r.queue = append(r.queue, rejectRecord(r.name, 0, off, err, raw))
 		return true
@@ -290,24 +292,6 @@ func decodeReject(out []Record, err error) []Record {
 	return append(out, Record{Kind: KindReject, Err: &ParseError{Err: err}})
 }
 
-// parseJSONValue decodes raw as encoding/json decodes into an interface{}
-// with numbers kept as json.Number (so that no digit is lost to float64), in
-// one pass of the jsonScanner, so that syntax errors carry a column and match
-// encoding/json exactly. Object keys are interned in keys (nil: none); a
-// top-level object keeps only the keys in only (nil: all).
-func parseJSONValue(raw []byte, keys map[string]string, only map[string]bool) (any, error) {
-	var s jsonScanner
-	s.reset(raw)
-	v, err := s.readValue(keys, only)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.end(); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
 // recordIndent returns the leading blanks of the line on which the first
 // record of an array or documents input starts, or -1 when that record does
 // not start its line (a compact array: "[{...},{...}]").
@@ -349,7 +333,7 @@ func (r *jsonRecordReader) resync(off int64, cause error, array bool) {
 	buffered, _ := io.ReadAll(r.dec.Buffered())
 	r.pb.unread(buffered)
 	if r.sr == nil {
-		r.sr = bufio.NewReaderSize(r.pb, sniffBytes)
+		r.sr = bufio.NewReaderSize(r.pb, scan.SniffBytes)
 	} else {
 		r.sr.Reset(r.pb)
 	}
@@ -367,7 +351,7 @@ func (r *jsonRecordReader) resync(off int64, cause error, array bool) {
 		pos++
 	}
 	start := pos
-	head, _ := sr.Peek(tooLongKeep)
+	head, _ := sr.Peek(scan.TooLongKeep)
 	raw := bytes.Clone(head)
 	found := false
 	if r.indent >= 0 {
@@ -375,15 +359,15 @@ func (r *jsonRecordReader) resync(off int64, cause error, array bool) {
 	} else {
 		pos, found = nextCompactRecord(sr, pos, array)
 	}
-	if r.src.err != nil {
-		r.err = r.src.err
+	if r.src.Err != nil {
+		r.err = r.src.Err
 		return
 	}
 	how := "the rest of the input is skipped: no record starts after it"
 	if found {
 		how = fmt.Sprintf("skipped %d bytes to the next record", pos-start)
 	}
-	rec := rejectRecord(r.name, 0, start, recordErrorf(ErrBadJSON, -1, "invalid JSON: %v (%s)", cause, how), raw)
+	rec := rejectRecord(r.name, 0, start, scan.Errorf(ErrBadJSON, -1, "invalid JSON: %v (%s)", cause, how), raw)
 	r.queue = append(r.queue, rec)
 	r.resyncs++
 	if r.first == nil {

@@ -4,17 +4,19 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 )
 
 // Decoding NDJSON lines on every core. A format whose one-pass scanner can
 // run as several independent decoders (lineDecoders: LiteLLM's and SGLang's
 // metrics export) has its lines decoded by workers, a block of lines each,
 // while the jsonRecordReader hands the records on in the input's order.
-// One goroutine splits the input into blocks (the lineSplitter is
+// One goroutine splits the input into blocks (the scan.Lines is
 // sequential); the workers decode blocks as they come; fillBlock takes the
 // blocks in order, waits for each, and does what must stay sequential:
 // placing each line's records (place: positions, derived span ids), and the
-// lines the scanner leaves to the parsed path (parseJSONValue and decode,
+// lines the scanner leaves to the parsed path (scan.ParseValue and decode,
 // which share the reader's state).
 //
 // A decoder's records own their values (arena chunks, strings): a line's
@@ -108,7 +110,7 @@ func (r *jsonRecordReader) startLines() {
 
 // split reads the lines into blocks and sends each to be decoded and, in
 // order, to fillBlock.
-func (p *parLines) split(s *lineSplitter) {
+func (p *parLines) split(s *scan.Lines) {
 	defer close(p.work)
 	defer close(p.order)
 	for {
@@ -131,7 +133,7 @@ func (p *parLines) split(s *lineSplitter) {
 			switch {
 			case s.Long():
 				l.kind, l.length = lineLong, s.Len()
-			case isBlank(line):
+			case scan.IsBlank(line):
 				l.kind = lineBlank
 			}
 			b.lines = append(b.lines, l)
@@ -210,15 +212,15 @@ func (r *jsonRecordReader) fillBlock() bool {
 		start := len(r.queue)
 		switch l.kind {
 		case lineLong:
-			r.queue = append(r.queue, rejectRecord(r.name, l.n, 0, recordErrorf(ErrTooLong, -1,
-				"line is %d bytes, longer than the limit of %d bytes", l.length, r.lines.max), line))
+			r.queue = append(r.queue, rejectRecord(r.name, l.n, 0, scan.Errorf(ErrTooLong, -1,
+				"line is %d bytes, longer than the limit of %d bytes", l.length, r.lines.Max), line))
 		case lineBlank:
 			r.queue = append(r.queue, Record{Kind: KindSkip, Skip: SkipBlank, Line: l.n})
 		case lineDecode:
 			r.queue = append(r.queue, b.recs[l.recLo:l.recHi]...)
 			r.place(start, l.n, 0, line)
 		case lineParse:
-			v, err := parseJSONValue(line, r.keys, r.only)
+			v, err := scan.ParseValue(line, r.keys, r.only)
 			if err != nil {
 				r.queue = append(r.queue, rejectRecord(r.name, l.n, 0, err, line))
 				break

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -58,7 +59,7 @@ func plausible(us int64) bool { return plausibleFrom <= us && us < plausibleTo }
 
 func implausibleError(what, column string, us int64) error {
 	t := time.UnixMicro(us).UTC().Format(time.RFC3339Nano)
-	return recordErrorf(ErrImplausibleTime, -1, "%s: %s %s is outside the years 2000 to 2100 (an unset clock?)", what, column, t)
+	return scan.Errorf(ErrImplausibleTime, -1, "%s: %s %s is outside the years 2000 to 2100 (an unset clock?)", what, column, t)
 }
 
 // implausibleRaw is the raw column of a span or sample rejected for its

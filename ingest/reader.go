@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -231,5 +232,5 @@ func readWhole(name string, r io.Reader, max int64, tooLarge string) ([]byte, er
 	if int64(len(data)) > max {
 		return nil, errors.New(name + ": " + tooLarge)
 	}
-	return bytes.TrimPrefix(data, utf8BOM), nil
+	return bytes.TrimPrefix(data, scan.BOM), nil
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 )
 
 // A rejected record is kept in rejects.jsonl so that a user can see what was
@@ -162,15 +164,15 @@ const removedText = `"[removed]"`
 // reports false when raw is not valid JSON.
 func redactJSON(raw []byte, known map[string]bool) ([]byte, bool) {
 	r := redactor{out: make([]byte, 0, min(len(raw), 2*rawLimit)), known: known}
-	r.s.reset(raw)
-	if r.value(false) != nil || r.s.end() != nil {
+	r.s.Reset(raw)
+	if r.value(false) != nil || r.s.Finish() != nil {
 		return nil, false
 	}
 	return r.out, true
 }
 
 type redactor struct {
-	s     jsonScanner
+	s     scan.JSON
 	out   []byte
 	known map[string]bool // more known keys
 }
@@ -184,10 +186,10 @@ func (r *redactor) isKnown(key []byte) bool {
 // a short string there is kept (its key is a known field).
 func (r *redactor) value(keep bool) error {
 	s := &r.s
-	switch s.class() {
-	case jsonString:
-		start := s.pos
-		b, err := s.readString()
+	switch s.Class() {
+	case scan.String:
+		start := s.Pos
+		b, err := s.ReadString()
 		if err != nil {
 			return err
 		}
@@ -196,15 +198,15 @@ func (r *redactor) value(keep bool) error {
 		if !(keep || isJSONLiteral(b)) || len(b) > longString {
 			r.out = appendRemoved(r.out, len(b))
 		} else {
-			r.out = append(r.out, s.data[start:s.pos]...)
+			r.out = append(r.out, s.Data[start:s.Pos]...)
 		}
 		return nil
-	case jsonObject:
+	case scan.Object:
 		return r.object(keep)
-	case jsonArray:
+	case scan.Array:
 		r.out = append(r.out, '[')
 		first := true
-		err := s.elements(func() error {
+		err := s.Elements(func() error {
 			if !first {
 				r.out = append(r.out, ',')
 			}
@@ -214,11 +216,11 @@ func (r *redactor) value(keep bool) error {
 		r.out = append(r.out, ']')
 		return err
 	default:
-		start := s.pos
-		if err := s.skipValue(); err != nil {
+		start := s.Pos
+		if err := s.SkipValue(); err != nil {
 			return err
 		}
-		r.out = append(r.out, s.data[start:s.pos]...)
+		r.out = append(r.out, s.Data[start:s.Pos]...)
 		return nil
 	}
 }
@@ -230,12 +232,12 @@ func (r *redactor) value(keep bool) error {
 func (r *redactor) object(keep bool) error {
 	s := &r.s
 	attr, event := r.peekNames()
-	if err := s.beginObject(); err != nil {
+	if err := s.BeginObject(); err != nil {
 		return err
 	}
 	r.out = append(r.out, '{')
 	for first := true; ; first = false {
-		key, ok, err := s.nextKey(first)
+		key, ok, err := s.NextKey(first)
 		if err != nil {
 			return err
 		}
@@ -258,7 +260,7 @@ func (r *redactor) object(keep bool) error {
 			remove = true
 		}
 		if remove {
-			if err := s.skipValue(); err != nil {
+			if err := s.SkipValue(); err != nil {
 				return err
 			}
 			r.out = append(r.out, removedText...)
@@ -278,18 +280,18 @@ func (r *redactor) object(keep bool) error {
 // redaction of nested objects stays linear.
 func (r *redactor) peekNames() (attr []byte, event bool) {
 	p := r.s
-	p.scratch = nil // leave the real scanner's buffer alone
-	if p.beginObject() != nil {
+	p.Scratch = nil // leave the real scanner's buffer alone
+	if p.BeginObject() != nil {
 		return nil, false
 	}
 	for first := true; ; first = false {
-		key, ok, err := p.nextKey(first)
+		key, ok, err := p.NextKey(first)
 		if err != nil || !ok {
 			return attr, event
 		}
 		k := strings.ToLower(string(key))
-		if (k == "key" || k == "name") && p.class() == jsonString {
-			v, err := p.readString()
+		if (k == "key" || k == "name") && p.Class() == scan.String {
+			v, err := p.ReadString()
 			if err != nil {
 				return attr, event
 			}
@@ -300,7 +302,7 @@ func (r *redactor) peekNames() (attr []byte, event bool) {
 			}
 			continue
 		}
-		if c := p.class(); c == jsonObject || c == jsonArray || p.skipValue() != nil {
+		if c := p.Class(); c == scan.Object || c == scan.Array || p.SkipValue() != nil {
 			return attr, event
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	pqformat "github.com/parquet-go/parquet-go/format"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -68,7 +69,7 @@ func randomSpans(n int, seed uint64) []schemas.Span {
 		if !maybe() {
 			return nil
 		}
-		v := rng.Int64N(maxMicros-minMicros) + minMicros
+		v := rng.Int64N(scan.MaxMicros-scan.MinMicros) + scan.MinMicros
 		if rng.IntN(2) == 0 {
 			v = t0 + rng.Int64N(86400_000000)
 		}

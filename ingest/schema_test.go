@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -116,14 +117,14 @@ func TestSpanSchemaTimestamp(t *testing.T) {
 	valid := []string{"2026-11-20T10:00:00Z", "2026-11-20t10:00:00z", "2026-11-20 10:00:00.123456789+02:00",
 		"2026-11-20T10:00:00-00:00", "1795168800", "1795168800.123456", "-1.5e3", "0"}
 	for _, s := range valid {
-		if _, err := parseTimestampText([]byte(s)); err != nil || !match(s) {
+		if _, err := scan.ParseTimestamp([]byte(s)); err != nil || !match(s) {
 			t.Errorf("%q: parser error %v, schema match %v; want both to accept", s, err, match(s))
 		}
 	}
 	syntax := []string{"yesterday", "", "2026-11-20", "2026-11-20T10:00:00", "2026-11-20T10:00:00+0200",
 		"2026-11-20T10:00:00.Z", " 1795168800", "1795168800.", "01", "+1", "0x10"}
 	for _, s := range syntax {
-		if _, err := parseTimestampText([]byte(s)); err == nil || match(s) {
+		if _, err := scan.ParseTimestamp([]byte(s)); err == nil || match(s) {
 			t.Errorf("%q: parser error %v, schema match %v; want both to refuse", s, err, match(s))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -26,14 +27,14 @@ import (
 // finishType and finishCode are finish_reason's type and status_code when
 // it is an object.
 type sglangFields struct {
-	id, finish, finishType, finishCode                 litValue
-	prompt, completion, cached, queue, e2e             litValue
-	received, sentToScheduler, prefillDone, decodeDone litValue
+	id, finish, finishType, finishCode                 scan.Value
+	prompt, completion, cached, queue, e2e             scan.Value
+	received, sentToScheduler, prefillDone, decodeDone scan.Value
 }
 
 // sglangFieldsOf reads the fields of a parsed meta_info.
-func sglangFieldsOf(meta obj, f *sglangFields) {
-	get := func(key string) litValue { return litValueOf(meta.get(key)) }
+func sglangFieldsOf(meta scan.Obj, f *sglangFields) {
+	get := func(key string) scan.Value { return scan.ValueOf(meta.Get(key)) }
 	*f = sglangFields{
 		id: get("id"), finish: get("finish_reason"),
 		prompt: get("prompt_tokens"), completion: get("completion_tokens"), cached: get("cached_tokens"),
@@ -41,8 +42,8 @@ func sglangFieldsOf(meta obj, f *sglangFields) {
 		received: get("request_received_ts"), sentToScheduler: get("request_sent_to_scheduler_ts"),
 		prefillDone: get("prefill_finished_ts"), decodeDone: get("decode_finished_ts"),
 	}
-	if fr := meta.child("finish_reason"); fr != nil {
-		f.finishType, f.finishCode = litValueOf(fr.get("type")), litValueOf(fr.get("status_code"))
+	if fr := meta.Child("finish_reason"); fr != nil {
+		f.finishType, f.finishCode = scan.ValueOf(fr.Get("type")), scan.ValueOf(fr.Get("status_code"))
 	}
 }
 
@@ -60,24 +61,24 @@ func sglangFieldsOf(meta obj, f *sglangFields) {
 // meta_info, used when meta_info has no request_received_ts (SGLang started
 // without --enable-metrics): released_at = finishedAt, queued_at =
 // finishedAt − e2e_latency, at the line's resolution.
-func sglangMeta(f *sglangFields, d *litDecoder, source string, finishedAt *int64, resolutionUS int32) (schemas.Span, error) {
-	var fe firstErr
+func sglangMeta(f *sglangFields, d *scan.Decoder, source string, finishedAt *int64, resolutionUS int32) (schemas.Span, error) {
+	var fe scan.FirstErr
 	sp := schemas.Span{Source: source}
-	id := d.text(&fe, f.id, "id")
-	recv := d.time(&fe, f.received, "request_received_ts")
-	sent := d.time(&fe, f.sentToScheduler, "request_sent_to_scheduler_ts")
-	prefill := d.time(&fe, f.prefillDone, "prefill_finished_ts")
-	done := d.time(&fe, f.decodeDone, "decode_finished_ts")
-	queue := d.duration(&fe, f.queue, "queue_time", 6)
-	e2e := d.duration(&fe, f.e2e, "e2e_latency", 6)
-	sp.InputTokens = d.integer(&fe, f.prompt, "prompt_tokens", 0, 1<<62)
-	sp.OutputTokens = d.integer(&fe, f.completion, "completion_tokens", 0, 1<<62)
-	sp.CachedTokens = d.integer(&fe, f.cached, "cached_tokens", 0, 1<<62)
-	if fe.err != nil {
-		return sp, fe.err
+	id := d.Text(&fe, f.id, "id")
+	recv := d.Time(&fe, f.received, "request_received_ts")
+	sent := d.Time(&fe, f.sentToScheduler, "request_sent_to_scheduler_ts")
+	prefill := d.Time(&fe, f.prefillDone, "prefill_finished_ts")
+	done := d.Time(&fe, f.decodeDone, "decode_finished_ts")
+	queue := d.Duration(&fe, f.queue, "queue_time", 6)
+	e2e := d.Duration(&fe, f.e2e, "e2e_latency", 6)
+	sp.InputTokens = d.Integer(&fe, f.prompt, "prompt_tokens", 0, 1<<62)
+	sp.OutputTokens = d.Integer(&fe, f.completion, "completion_tokens", 0, 1<<62)
+	sp.CachedTokens = d.Integer(&fe, f.cached, "cached_tokens", 0, 1<<62)
+	if fe.Err != nil {
+		return sp, fe.Err
 	}
 	if id == nil {
-		return sp, recordErrorf(ErrMissingField, -1, "missing id")
+		return sp, scan.Errorf(ErrMissingField, -1, "missing id")
 	}
 	sp.SpanID, sp.RequestID = *id, *id
 	if err := sglangStatus(f, d, &sp); err != nil {
@@ -88,18 +89,18 @@ func sglangMeta(f *sglangFields, d *litDecoder, source string, finishedAt *int64
 		sp.QueuedAt = recv
 		sp.ReleasedAt = done
 		if sp.ReleasedAt == nil {
-			sp.ReleasedAt = d.add(recv, e2e)
+			sp.ReleasedAt = d.Add(recv, e2e)
 		}
 	case finishedAt != nil && e2e != nil:
-		sp.ReleasedAt = d.arena.int64(*finishedAt)
-		sp.QueuedAt = d.arena.int64(*finishedAt - *e2e)
+		sp.ReleasedAt = d.Arena.Int64(*finishedAt)
+		sp.QueuedAt = d.Arena.Int64(*finishedAt - *e2e)
 		if resolutionUS > 0 {
-			sp.TimeResolutionUS = d.arena.int32(resolutionUS)
+			sp.TimeResolutionUS = d.Arena.Int32(resolutionUS)
 		}
 	case finishedAt != nil:
-		return sp, recordErrorf(ErrMissingField, -1, "meta_info has neither request_received_ts nor e2e_latency")
+		return sp, scan.Errorf(ErrMissingField, -1, "meta_info has neither request_received_ts nor e2e_latency")
 	default:
-		return sp, recordErrorf(ErrMissingField, -1, "missing request_received_ts (Try: start SGLang with --enable-metrics, which adds the request's time stamps)")
+		return sp, scan.Errorf(ErrMissingField, -1, "missing request_received_ts (Try: start SGLang with --enable-metrics, which adds the request's time stamps)")
 	}
 	sp.EngineArrivedAt = sp.QueuedAt
 	if queue != nil {
@@ -107,7 +108,7 @@ func sglangMeta(f *sglangFields, d *litDecoder, source string, finishedAt *int64
 		if from == nil {
 			from = sp.QueuedAt
 		}
-		sp.AdmittedAt = d.add(from, queue)
+		sp.AdmittedAt = d.Add(from, queue)
 	}
 	// A request refused or aborted before its first token has no token times.
 	if prefill != nil {
@@ -122,30 +123,30 @@ func sglangMeta(f *sglangFields, d *litDecoder, source string, finishedAt *int64
 // error when it carries an HTTP status_code of 400 or more (a request SGLang
 // refused), else aborted (the client went away, or abort_request). Older
 // releases wrote the reason as a string ("FINISH_ABORT(...)").
-func sglangStatus(f *sglangFields, d *litDecoder, sp *schemas.Span) error {
+func sglangStatus(f *sglangFields, d *scan.Decoder, sp *schemas.Span) error {
 	sp.Status = schemas.StatusOK
-	switch f.finish.class {
-	case 0, jsonNull:
+	switch f.finish.Class {
+	case 0, scan.Null:
 		return nil
-	case jsonString:
-		if bytes.Contains(bytes.ToUpper(f.finish.text), []byte("ABORT")) {
+	case scan.String:
+		if bytes.Contains(bytes.ToUpper(f.finish.Text), []byte("ABORT")) {
 			sp.Status = schemas.StatusAborted
 		}
 		return nil
-	case jsonObject:
+	case scan.Object:
 		var t []byte
-		if f.finishType.class == jsonString {
-			t = f.finishType.text
+		if f.finishType.Class == scan.String {
+			t = f.finishType.Text
 		}
 		switch string(t) {
 		case "stop", "length", "":
 			return nil
 		case "abort":
 			sp.Status = schemas.StatusAborted
-			var fe firstErr
-			code := d.integer(&fe, f.finishCode, "finish_reason.status_code", 0, 999)
-			if fe.err != nil {
-				return fe.err
+			var fe scan.FirstErr
+			code := d.Integer(&fe, f.finishCode, "finish_reason.status_code", 0, 999)
+			if fe.Err != nil {
+				return fe.Err
 			}
 			if code != nil && *code >= 400 && *code != 499 {
 				sp.Status = schemas.StatusError
@@ -156,7 +157,7 @@ func sglangStatus(f *sglangFields, d *litDecoder, sp *schemas.Span) error {
 			}
 			return nil
 		}
-		return recordErrorf(ErrBadValue, -1, "finish_reason.type: unknown value %q", t)
+		return scan.Errorf(ErrBadValue, -1, "finish_reason.type: unknown value %q", t)
 	}
-	return recordErrorf(ErrBadType, -1, "finish_reason: want an object, found %s", jsonKind(f.finish.any()))
+	return scan.Errorf(ErrBadType, -1, "finish_reason: want an object, found %s", scan.KindName(f.finish.Any()))
 }

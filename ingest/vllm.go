@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 )
 
 // What the vLLM formats (vllm-log, vllm-otel, prometheus, vllm-bench) share:
@@ -14,7 +16,7 @@ import (
 
 // vllmNsToMicros rounds nanoseconds to the nearest microsecond, half away from
 // zero (schemas/README.md: rounded once, at ingest).
-func vllmNsToMicros(ns int64) int64 { return divRound(ns, 1000) }
+func vllmNsToMicros(ns int64) int64 { return scan.DivRound(ns, 1000) }
 
 // vllmSecondsToNanos converts a duration in seconds, as vLLM writes it (a Python
 // float), to whole nanoseconds. ok is false for NaN, ±Inf and durations

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 )
 
 // vllmTestReader returns the reader of format name over r. The year of
@@ -202,7 +204,7 @@ func TestVLLMSniff(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			head := b[:min(len(b), sniffBytes)]
+			head := b[:min(len(b), scan.SniffBytes)]
 			got, score, scores := vllmDetect(head)
 			if got != name {
 				t.Errorf("%s: detected %q (%d), want %q; scores %v", file, got, score, name, scores)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/internal/dataset"
 	"github.com/tpsreport/tpsreport/schemas"
 )
@@ -50,16 +51,16 @@ var deltaColumns = []string{
 }
 
 // spansSchema is the Parquet schema of spans.parquet: the Span struct's, with
-// deltaColumns encoded DELTA_BINARY_PACKED and compressed by fastZstd, the
-// others by textZstd (codec.go). Its columns, types and order are the
+// deltaColumns encoded DELTA_BINARY_PACKED and compressed by scan.FastZstd, the
+// others by scan.TextZstd (codec.go). Its columns, types and order are the
 // struct's, so parquet-go still writes Spans without going through rows.
 var spansSchema = func() *parquet.Schema {
 	s := parquet.SchemaOf(schemas.Span{})
 	fields := s.Fields()
 	for i, f := range fields {
-		node := parquet.Compressed(f, textZstd)
+		node := parquet.Compressed(f, scan.TextZstd)
 		if slices.Contains(deltaColumns, f.Name()) {
-			node = parquet.Compressed(parquet.Encoded(f, &parquet.DeltaBinaryPacked), fastZstd)
+			node = parquet.Compressed(parquet.Encoded(f, &parquet.DeltaBinaryPacked), scan.FastZstd)
 		}
 		fields[i] = encodedField{Node: node, field: f}
 	}

@@ -1,4 +1,4 @@
-package ingest
+package scan
 
 import "unsafe"
 
@@ -11,7 +11,7 @@ import "unsafe"
 // arena hands out pointers for optional fields from shared chunks, so that
 // decoding does not allocate once per field. A chunk lives as long as any
 // value in it is referenced.
-type arena struct {
+type Arena struct {
 	i64   []int64
 	i32   []int32
 	str   []string
@@ -25,7 +25,7 @@ const (
 
 // text returns b as a string. Short strings share arena chunks of bytes
 // that are only ever appended to, so the strings never change.
-func (a *arena) text(b []byte) string {
+func (a *Arena) Text(b []byte) string {
 	if len(b) == 0 || len(b) > arenaBytesChunk/16 {
 		return string(b)
 	}
@@ -37,7 +37,7 @@ func (a *arena) text(b []byte) string {
 	return unsafe.String(&a.bytes[start], len(b))
 }
 
-func (a *arena) int64(v int64) *int64 {
+func (a *Arena) Int64(v int64) *int64 {
 	if len(a.i64) == cap(a.i64) {
 		a.i64 = make([]int64, 0, arenaChunk)
 	}
@@ -45,7 +45,7 @@ func (a *arena) int64(v int64) *int64 {
 	return &a.i64[len(a.i64)-1]
 }
 
-func (a *arena) int32(v int32) *int32 {
+func (a *Arena) Int32(v int32) *int32 {
 	if len(a.i32) == cap(a.i32) {
 		a.i32 = make([]int32, 0, arenaChunk)
 	}
@@ -53,7 +53,7 @@ func (a *arena) int32(v int32) *int32 {
 	return &a.i32[len(a.i32)-1]
 }
 
-func (a *arena) string(v string) *string {
+func (a *Arena) Str(v string) *string {
 	if len(a.str) == cap(a.str) {
 		a.str = make([]string, 0, arenaChunk)
 	}
@@ -61,29 +61,29 @@ func (a *arena) string(v string) *string {
 	return &a.str[len(a.str)-1]
 }
 
-// recentStrings is a small direct-mapped cache in front of the interner for
+// RecentStrings is a small direct-mapped cache in front of the Interner for
 // one column: a model, replica or error name seen lately is found by one
 // comparison instead of a map lookup.
-type recentStrings [64]string
+type RecentStrings [64]string
 
-func (r *recentStrings) get(b []byte, in *interner) string {
+func (r *RecentStrings) Get(b []byte, in *Interner) string {
 	i := (len(b)*31 + int(b[len(b)-1]) + int(b[len(b)/2])*7) & (len(r) - 1)
 	if s := r[i]; s == string(b) { // no allocation
 		return s
 	}
-	s := in.get(b)
+	s := in.Get(b)
 	r[i] = s
 	return s
 }
 
-// interner returns one shared string for each distinct value of a
+// Interner returns one shared string for each distinct value of a
 // low-cardinality column (model, replica, error), so that repeated values do
-// not allocate. It stops growing at maxInterned entries.
-type interner struct{ m map[string]string }
+// not allocate. It stops growing at MaxInterned entries.
+type Interner struct{ m map[string]string }
 
-const maxInterned = 4096
+const MaxInterned = 4096
 
-func (in *interner) get(b []byte) string {
+func (in *Interner) Get(b []byte) string {
 	if s, ok := in.m[string(b)]; ok {
 		return s
 	}
@@ -91,7 +91,7 @@ func (in *interner) get(b []byte) string {
 	if in.m == nil {
 		in.m = make(map[string]string)
 	}
-	if len(in.m) < maxInterned {
+	if len(in.m) < MaxInterned {
 		in.m[s] = s
 	}
 	return s

@@ -1,4 +1,4 @@
-package ingest
+package scan
 
 import (
 	"sync"
@@ -12,19 +12,19 @@ import (
 // The codecs of spans.parquet's pages. Both write zstd frames, which any
 // Parquet reader decodes as the ZSTD codec; they differ in the work spent.
 var (
-	// fastZstd: zstd's fastest level, for the DELTA_BINARY_PACKED columns.
+	// FastZstd: zstd's fastest level, for the DELTA_BINARY_PACKED columns.
 	// Their bit-packed pages hold little that zstd could take out (at 10 M
 	// spans every one came out of level 3 as large as it went in), and the
 	// fastest level stores such a block as it is at several GB/s.
-	fastZstd = &pqzstd.Codec{Level: pqzstd.SpeedFastest}
+	FastZstd = &pqzstd.Codec{Level: pqzstd.SpeedFastest}
 
-	// textZstd: the fastest level that still entropy-codes literals, for
+	// TextZstd: the fastest level that still entropy-codes literals, for
 	// every other column. Ids are mostly literals that repeat nowhere (hex,
 	// UUIDs), and Huffman coding is what shrinks them: the fastest level
 	// alone stores them as they are, and level 3, parquet-go's default,
 	// left SGLang's hex ids at 96 % of their size for more CPU
 	// (BENCHMARKS.md, "spans.parquet's codecs").
-	textZstd compress.Codec = &litZstd{}
+	TextZstd compress.Codec = &litZstd{}
 )
 
 // litZstd is a Parquet codec: zstd at its fastest level with entropy coding

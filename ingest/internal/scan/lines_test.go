@@ -1,4 +1,4 @@
-package ingest
+package scan
 
 import (
 	"errors"
@@ -9,11 +9,11 @@ import (
 	"testing/iotest"
 )
 
-// splitAll runs a lineSplitter over input and describes each line as
+// splitAll runs a Lines over input and describes each line as
 // "n:text" or "n:LONG(len):prefix".
 func splitAll(t *testing.T, r io.Reader, max int) ([]string, error) {
 	t.Helper()
-	s := newLineSplitter(r, max)
+	s := NewLines(r, max)
 	var got []string
 	for s.Next() {
 		if s.Long() {
@@ -87,7 +87,7 @@ func TestLineSplitterHugeLine(t *testing.T) {
 		strings.NewReader(`{"prompt":"`+strings.Repeat("p", huge-len(`{"prompt":""}`))+`"}`+"\r\n"),
 		strings.NewReader("third\n"),
 	)
-	s := newLineSplitter(in, DefaultMaxLineBytes)
+	s := NewLines(in, DefaultMaxLineBytes)
 	var lines []string
 	for s.Next() {
 		if s.Long() {
@@ -99,7 +99,7 @@ func TestLineSplitterHugeLine(t *testing.T) {
 	if err := s.Err(); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"1:first", fmt.Sprintf("2:LONG(%d):%d bytes kept", huge, tooLongKeep), "3:third"}
+	want := []string{"1:first", fmt.Sprintf("2:LONG(%d):%d bytes kept", huge, TooLongKeep), "3:third"}
 	if fmt.Sprint(lines) != fmt.Sprint(want) {
 		t.Errorf("got %q, want %q", lines, want)
 	}
@@ -121,35 +121,45 @@ func TestLineSplitterReadError(t *testing.T) {
 	}
 }
 
-func TestLineReaderKinds(t *testing.T) {
-	in := "{}\n \t\r\n" + strings.Repeat("z", 50) + "\nbad\n"
-	r := newLineReader(Input{Name: "x.log", R: strings.NewReader(in), MaxLineBytes: 20},
-		func(line []byte, rec *Record) error {
-			if string(line) == "bad" {
-				return recordErrorf(ErrBadValue, 1, "bad line")
-			}
-			rec.Kind = KindSpan
-			return nil
-		})
-	var got []string
-	for r.Next() {
-		rec := r.Record()
-		s := fmt.Sprintf("%d:%v", rec.Line, rec.Kind)
-		if rec.Kind == KindReject {
-			s += fmt.Sprintf(":%s:%s:%d", rec.Err, rec.Err.Kind(), len(rec.Raw))
-		}
-		got = append(got, s)
+// TestLineSplitterEndlessLine: a line over the limit is skipped up to its
+// newline, but no further than MaxSkippedLine (at least 4 times the limit)
+// bytes: an input without a newline in so many ends with an error that
+// says which line.
+func TestLineSplitterEndlessLine(t *testing.T) {
+	defer func(v int64) { MaxSkippedLine = v }(MaxSkippedLine)
+	MaxSkippedLine = 1000
+	// A long line that ends within the bound is skipped as before.
+	got, err := splitAll(t, strings.NewReader("a\n"+strings.Repeat("x", 1000)+"\nb\n"), 10)
+	if err != nil || strings.Join(got, " ") != "1:a 2:LONG(1000):xxxxxxxx 3:b" {
+		t.Errorf("bounded long line: %q, %v", got, err)
 	}
-	if r.Err() != nil {
-		t.Fatal(r.Err())
+	// So is one that ends the input within the bound.
+	got, err = splitAll(t, io.LimitReader(repeatByte('x'), 999), 10)
+	if err != nil || strings.Join(got, " ") != "1:LONG(999):xxxxxxxx" {
+		t.Errorf("long last line: %q, %v", got, err)
 	}
-	want := []string{
-		"1:span",
-		"2:skip",
-		"3:reject:x.log:3: line is 50 bytes, longer than the limit of 20 bytes:too_long:50",
-		"4:reject:x.log:4:2: bad line:bad_value:3",
+	// An endless one ends the input.
+	got, err = splitAll(t, io.MultiReader(strings.NewReader("a\nb\n"), repeatByte(0)), 10)
+	var le *EndlessLineError
+	if !errors.As(err, &le) || *le != (EndlessLineError{Line: 3, Limit: 1000}) || strings.Join(got, " ") != "1:a 2:b" {
+		t.Fatalf("endless line: %q, %#v", got, err)
 	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("got\n%q\nwant\n%q", got, want)
+	if !errors.Is(err, ErrTooLong) || err.Error() != "no newline in the first 1000 bytes of the line: not a log of lines; the input is not read further" {
+		t.Errorf("error %q", err)
 	}
+	// At least 4 times the line limit is read.
+	_, err = splitAll(t, repeatByte(0), 1024)
+	if !errors.As(err, &le) || le.Limit != 4096 || le.Line != 1 {
+		t.Errorf("limit 1024: %v", err)
+	}
+}
+
+// repeatByte is an endless input of one byte.
+type repeatByte byte
+
+func (c repeatByte) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(c)
+	}
+	return len(p), nil
 }

@@ -1,4 +1,4 @@
-package ingest
+package scan
 
 import (
 	"bytes"
@@ -9,11 +9,11 @@ import (
 	pqzstd "github.com/parquet-go/parquet-go/compress/zstd"
 )
 
-// TestTextZstd: textZstd's frames decode to what went in, by its own
+// TestTextZstd: TextZstd's frames decode to what went in, by its own
 // decoder and by parquet-go's zstd codec (what a reader of the ZSTD codec
 // uses), and ids of hex digits, which repeat nowhere, come out at about half
 // their size: entropy-coded, where zstd's fastest level alone stores them as
-// they are (fastZstd, below).
+// they are (FastZstd, below).
 func TestTextZstd(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	random := make([]byte, 1<<16)
@@ -32,7 +32,7 @@ func TestTextZstd(t *testing.T) {
 		{"repeats", bytes.Repeat([]byte("chatcmpl-"), 5000), 0.01},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			z, err := textZstd.Encode(nil, tc.src)
+			z, err := TextZstd.Encode(nil, tc.src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,7 +43,7 @@ func TestTextZstd(t *testing.T) {
 			}
 			for name, dec := range map[string]interface {
 				Decode(dst, src []byte) ([]byte, error)
-			}{"textZstd": textZstd, "parquet-go zstd": &pqzstd.Codec{}} {
+			}{"textZstd": TextZstd, "parquet-go zstd": &pqzstd.Codec{}} {
 				back, err := dec.Decode(nil, z)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
@@ -55,8 +55,8 @@ func TestTextZstd(t *testing.T) {
 		})
 	}
 	// The fastest level without entropy coding stores the hex ids raw: the
-	// reason textZstd exists.
-	z, err := fastZstd.Encode(nil, ids)
+	// reason TextZstd exists.
+	z, err := FastZstd.Encode(nil, ids)
 	if err != nil {
 		t.Fatal(err)
 	}

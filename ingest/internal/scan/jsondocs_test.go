@@ -1,4 +1,4 @@
-package ingest
+package scan
 
 import (
 	"errors"
@@ -15,18 +15,18 @@ func TestJSONDocs(t *testing.T) {
 	in := "\ufeff\n\n{\"a\":1}\n{\"b\":\n  [1,\n   2]}   {\"c\":3}\n\n\n" + strings.Repeat(" ", 100<<10) + "\n{\"d\":[}\n{\"e\":5}\n"
 	for _, split := range []int{0, 5, 100} {
 		// head: the first split bytes already read, as prometheus does.
-		d := newJSONDocs("f", []byte(in[:split]), iotest.HalfReader(strings.NewReader(in[split:])), 1<<20)
+		d := NewDocs("f", []byte(in[:split]), iotest.HalfReader(strings.NewReader(in[split:])), 1<<20)
 		var got []string
 		for {
-			doc, ok := d.next()
+			doc, ok := d.Next()
 			if !ok {
 				break
 			}
-			if doc.bad != nil {
-				got = append(got, itoa64(doc.line)+" bad "+itoa64(int64(doc.bad.Pos))+" "+doc.bad.Msg+" "+string(doc.raw))
+			if doc.Bad != nil {
+				got = append(got, itoa64(doc.Line)+" bad "+itoa64(int64(doc.Bad.Pos))+" "+doc.Bad.Msg+" "+string(doc.Raw))
 				continue
 			}
-			got = append(got, itoa64(doc.line)+" "+string(doc.data))
+			got = append(got, itoa64(doc.Line)+" "+string(doc.Data))
 		}
 		if err := d.Err(); err != nil {
 			t.Fatal(err)
@@ -42,17 +42,17 @@ func TestJSONDocs(t *testing.T) {
 		}
 	}
 
-	d := newJSONDocs("f", nil, strings.NewReader(`{"a":"`+strings.Repeat("x", 3<<20)+`"}`), 1<<20)
-	if _, ok := d.next(); ok || d.Err() == nil || d.Err().Error() != "f:1: JSON document larger than 1 MiB; split the input" {
+	d := NewDocs("f", nil, strings.NewReader(`{"a":"`+strings.Repeat("x", 3<<20)+`"}`), 1<<20)
+	if _, ok := d.Next(); ok || d.Err() == nil || d.Err().Error() != "f:1: JSON document larger than 1 MiB; split the input" {
 		t.Errorf("large document: ok %v, err %v", ok, d.Err())
 	}
 	boom := errors.New("boom")
-	d = newJSONDocs("f", nil, iotest.DataErrReader(iotest.ErrReader(boom)), 1<<20)
-	if _, ok := d.next(); ok || !errors.Is(d.Err(), boom) {
+	d = NewDocs("f", nil, iotest.DataErrReader(iotest.ErrReader(boom)), 1<<20)
+	if _, ok := d.Next(); ok || !errors.Is(d.Err(), boom) {
 		t.Errorf("read error: ok %v, err %v", ok, d.Err())
 	}
-	d = newJSONDocs("f", nil, strings.NewReader(`{"a":`+"\n"), 1<<20)
-	if doc, ok := d.next(); !ok || doc.bad == nil || doc.bad.Msg != "invalid JSON: unexpected EOF" {
+	d = NewDocs("f", nil, strings.NewReader(`{"a":`+"\n"), 1<<20)
+	if doc, ok := d.Next(); !ok || doc.Bad == nil || doc.Bad.Msg != "invalid JSON: unexpected EOF" {
 		t.Errorf("truncated: %+v %v", doc, ok)
 	}
 }

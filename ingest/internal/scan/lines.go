@@ -1,4 +1,4 @@
-package ingest
+package scan
 
 import (
 	"bytes"
@@ -8,39 +8,39 @@ import (
 )
 
 const (
-	// DefaultMaxLineBytes is the line limit when Options.MaxLineBytes is 0.
+	// DefaultMaxLineBytes is the line limit when none is given.
 	DefaultMaxLineBytes = 1 << 20
-	// minLineBuffer is the initial read buffer of a lineSplitter; it grows
+	// minLineBuffer is the initial read buffer of a Lines; it grows
 	// up to the line limit only when a line needs it.
 	minLineBuffer = 256 << 10
-	// tooLongKeep is how much of an over-long line is kept for its reject's
+	// TooLongKeep is how much of an over-long line is kept for its reject's
 	// raw column (which is cut to 1 KiB later, after prompt removal).
-	tooLongKeep = 4 << 10
+	TooLongKeep = 4 << 10
 )
 
-var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+var BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// maxSkippedLine bounds how far a line over the limit is read in search of
+// MaxSkippedLine bounds how far a line over the limit is read in search of
 // its newline (at least 4 times the limit): an input with no newline in so
 // many bytes, such as /dev/zero or a binary file, is no log of lines, and
 // reading on could last forever. A variable for the tests.
-var maxSkippedLine int64 = 1 << 30
+var MaxSkippedLine int64 = 1 << 30
 
-// endlessLineError ends an input in which a line goes on past maxSkippedLine
+// EndlessLineError ends an input in which a line goes on past MaxSkippedLine
 // bytes without a newline. The input's reader places it at the file.
-type endlessLineError struct {
+type EndlessLineError struct {
 	Line  int64 // 1-based number of the line
 	Limit int64 // bytes read without a newline
 }
 
 // Error does not name the line: Run prints the error as a ParseError, at
 // the file and line.
-func (e *endlessLineError) Error() string {
+func (e *EndlessLineError) Error() string {
 	return fmt.Sprintf("no newline in the first %s of the line: not a log of lines; the input is not read further", byteSize(e.Limit))
 }
 
 // Unwrap returns the sentinel kind: a line too long.
-func (e *endlessLineError) Unwrap() error { return ErrTooLong }
+func (e *EndlessLineError) Unwrap() error { return ErrTooLong }
 
 // byteSize prints n bytes in the largest binary unit that divides it.
 func byteSize(n int64) string {
@@ -55,7 +55,7 @@ func byteSize(n int64) string {
 	return strconv.FormatInt(n, 10) + " bytes"
 }
 
-// lineSplitter splits a stream into lines and counts them. Unlike
+// Lines splits a stream into lines and counts them. Unlike
 // bufio.Scanner it has no fixed token limit and never aborts on a long line:
 // a line longer than max bytes is skipped up to its newline without being
 // buffered and reported through Long, with its length and first bytes, so
@@ -63,9 +63,9 @@ func byteSize(n int64) string {
 //
 // Lines end at "\n"; a "\r" before the "\n" is removed. A last line without
 // "\n" is still a line. A UTF-8 byte order mark at the start is dropped.
-type lineSplitter struct {
+type Lines struct {
 	r   io.Reader
-	max int
+	Max int
 
 	buf        []byte
 	start, end int // buf[start:end] is read but not yet split
@@ -81,7 +81,7 @@ type lineSplitter struct {
 	keep   []byte // holds the first bytes of an over-long line
 }
 
-func newLineSplitter(r io.Reader, max int) *lineSplitter {
+func NewLines(r io.Reader, max int) *Lines {
 	if max <= 0 {
 		max = DefaultMaxLineBytes
 	}
@@ -89,17 +89,17 @@ func newLineSplitter(r io.Reader, max int) *lineSplitter {
 	if size > max+2 {
 		size = max + 2
 	}
-	return &lineSplitter{r: r, max: max, buf: make([]byte, size)}
+	return &Lines{r: r, Max: max, buf: make([]byte, size)}
 }
 
 // Next advances to the next line. It returns false at the end of the input
 // or on a read error, which Err then returns.
-func (s *lineSplitter) Next() bool {
+func (s *Lines) Next() bool {
 	s.long = false
 	for !s.bomDone {
-		if s.end-s.start >= len(utf8BOM) || s.eof || s.err != nil {
-			if bytes.HasPrefix(s.buf[s.start:s.end], utf8BOM) {
-				s.start += len(utf8BOM)
+		if s.end-s.start >= len(BOM) || s.eof || s.err != nil {
+			if bytes.HasPrefix(s.buf[s.start:s.end], BOM) {
+				s.start += len(BOM)
 			}
 			s.bomDone = true
 			break
@@ -130,7 +130,7 @@ func (s *lineSplitter) Next() bool {
 			s.set(line)
 			return true
 		}
-		if s.end-s.start >= s.max+2 {
+		if s.end-s.start >= s.Max+2 {
 			// Even with a "\r\n" still to come, the line is over the limit.
 			return s.skipLong()
 		}
@@ -139,27 +139,27 @@ func (s *lineSplitter) Next() bool {
 }
 
 // set makes line the current one.
-func (s *lineSplitter) set(line []byte) {
+func (s *Lines) set(line []byte) {
 	s.n++
 	s.length = int64(len(line))
 	s.line = line
-	if len(line) > s.max {
+	if len(line) > s.Max {
 		s.long = true
-		s.line = line[:min(len(line), tooLongKeep)]
+		s.line = line[:min(len(line), TooLongKeep)]
 	}
 }
 
 // skipLong consumes the rest of a line that does not fit the limit, keeping
 // only its first bytes and counting its length.
-func (s *lineSplitter) skipLong() bool {
-	s.keep = append(s.keep[:0], s.buf[s.start:s.start+min(tooLongKeep, s.end-s.start)]...)
+func (s *Lines) skipLong() bool {
+	s.keep = append(s.keep[:0], s.buf[s.start:s.start+min(TooLongKeep, s.end-s.start)]...)
 	length := int64(s.end - s.start)
 	last := s.buf[s.end-1]
 	s.start, s.end, s.scanned = 0, 0, 0
 	for {
 		s.fill()
 		i := bytes.IndexByte(s.buf[:s.end], '\n')
-		if n := tooLongKeep - len(s.keep); n > 0 {
+		if n := TooLongKeep - len(s.keep); n > 0 {
 			end := s.end
 			if i >= 0 {
 				end = i
@@ -188,8 +188,8 @@ func (s *lineSplitter) skipLong() bool {
 		if s.err != nil {
 			return false
 		}
-		if limit := max(maxSkippedLine, 4*int64(s.max)); length > limit && !s.eof {
-			s.err = &endlessLineError{Line: s.n + 1, Limit: limit}
+		if limit := max(MaxSkippedLine, 4*int64(s.Max)); length > limit && !s.eof {
+			s.err = &EndlessLineError{Line: s.n + 1, Limit: limit}
 			return false
 		}
 		if s.eof {
@@ -205,7 +205,7 @@ func (s *lineSplitter) skipLong() bool {
 
 // fill reads more input after buf[end], compacting and growing the buffer
 // as needed. It sets eof or err when the reader says so.
-func (s *lineSplitter) fill() {
+func (s *Lines) fill() {
 	if s.start > 0 {
 		copy(s.buf, s.buf[s.start:s.end])
 		s.end -= s.start
@@ -214,7 +214,7 @@ func (s *lineSplitter) fill() {
 	if s.end == len(s.buf) {
 		// Only a line shorter than max+2 gets here, so the buffer stays
 		// within max+2 bytes.
-		n := min(2*len(s.buf), s.max+2)
+		n := min(2*len(s.buf), s.Max+2)
 		buf := make([]byte, n)
 		copy(buf, s.buf[:s.end])
 		s.buf = buf
@@ -242,77 +242,22 @@ func (s *lineSplitter) fill() {
 
 // Bytes returns the current line without its terminator, or the first bytes
 // of it when Long. It is valid until the next call to Next.
-func (s *lineSplitter) Bytes() []byte { return s.line }
+func (s *Lines) Bytes() []byte { return s.line }
 
 // Line returns the 1-based number of the current line.
-func (s *lineSplitter) Line() int64 { return s.n }
+func (s *Lines) Line() int64 { return s.n }
 
 // Len returns the full length of the current line, without its terminator.
-func (s *lineSplitter) Len() int64 { return s.length }
+func (s *Lines) Len() int64 { return s.length }
 
 // Long reports whether the current line is longer than the limit.
-func (s *lineSplitter) Long() bool { return s.long }
+func (s *Lines) Long() bool { return s.long }
 
 // Err returns the read error that stopped Next, or nil at a clean end.
-func (s *lineSplitter) Err() error { return s.err }
+func (s *Lines) Err() error { return s.err }
 
-// lineReader is the Reader of a line-oriented format, one record per line.
-// It turns blank lines into skips and over-long lines into too_long rejects
-// and hands every other line to decode, which fills rec (its Kind and Span,
-// Sample or Cap) or returns why the line is malformed, preferably a
-// *RecordError so the reject gets a column.
-//
-// A format embeds *lineReader and supplies decode; see format_spans.go.
-type lineReader struct {
-	name   string
-	lines  *lineSplitter
-	decode func(line []byte, rec *Record) error
-	rec    Record
-}
-
-func newLineReader(in Input, decode func(line []byte, rec *Record) error) *lineReader {
-	return &lineReader{
-		name:   in.Name,
-		lines:  newLineSplitter(in.R, in.MaxLineBytes),
-		decode: decode,
-	}
-}
-
-// Next implements Reader.
-func (r *lineReader) Next() bool {
-	if !r.lines.Next() {
-		return false
-	}
-	r.rec = Record{Line: r.lines.Line()}
-	line := r.lines.Bytes()
-	switch {
-	case r.lines.Long():
-		r.reject(recordErrorf(ErrTooLong, -1, "line is %d bytes, longer than the limit of %d bytes",
-			r.lines.Len(), r.lines.max), line)
-	case isBlank(line):
-		r.rec.Kind, r.rec.Skip = KindSkip, SkipBlank
-	default:
-		if err := r.decode(line, &r.rec); err != nil {
-			r.reject(err, line)
-		}
-	}
-	return true
-}
-
-func (r *lineReader) reject(err error, raw []byte) {
-	r.rec.Kind = KindReject
-	r.rec.Err = parseErrorAt(r.name, r.rec.Line, err)
-	r.rec.Raw = raw
-}
-
-// Record implements Reader.
-func (r *lineReader) Record() *Record { return &r.rec }
-
-// Err implements Reader.
-func (r *lineReader) Err() error { return r.lines.Err() }
-
-// isBlank reports whether line holds only JSON whitespace.
-func isBlank(line []byte) bool {
+// IsBlank reports whether line holds only JSON whitespace.
+func IsBlank(line []byte) bool {
 	for _, c := range line {
 		if c != ' ' && c != '\t' && c != '\r' {
 			return false

@@ -1,4 +1,4 @@
-package ingest
+package scan
 
 import (
 	"bytes"
@@ -8,14 +8,14 @@ import (
 	"io"
 )
 
-// jsonDocs reads a stream of JSON documents (one per file, one per line,
+// Docs reads a stream of JSON documents (one per file, one per line,
 // or any mix, pretty-printed or not) one at a time, so that memory is
 // bounded by the largest document, not by the input: whitespace between
 // documents is skipped through a fixed buffer, and a document larger than
 // max bytes ends the input with an error.
-type jsonDocs struct {
+type Docs struct {
 	name string
-	src  *errReader
+	src  *ErrReader
 	max  int64
 
 	buf      []byte // buf[off:] is read but not yet consumed
@@ -31,23 +31,23 @@ type jsonDocs struct {
 // jsonDocsBuffer is the size of the reads that skip whitespace.
 const jsonDocsBuffer = 64 << 10
 
-// newJSONDocs reads the documents of head (bytes already read of the
+// NewDocs reads the documents of head (bytes already read of the
 // input) followed by r.
-func newJSONDocs(name string, head []byte, r io.Reader, max int64) *jsonDocs {
-	return &jsonDocs{name: name, src: &errReader{r: r}, max: max, buf: head, line: 1}
+func NewDocs(name string, head []byte, r io.Reader, max int64) *Docs {
+	return &Docs{name: name, src: &ErrReader{R: r}, max: max, buf: head, line: 1}
 }
 
-// errReader remembers the first error of r other than io.EOF, so that a
+// ErrReader remembers the first error of r other than io.EOF, so that a
 // read error (a truncated .gz) is told apart from malformed JSON.
-type errReader struct {
-	r   io.Reader
-	err error
+type ErrReader struct {
+	R   io.Reader
+	Err error
 }
 
-func (e *errReader) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err != nil && err != io.EOF && e.err == nil {
-		e.err = err
+func (e *ErrReader) Read(p []byte) (int, error) {
+	n, err := e.R.Read(p)
+	if err != nil && err != io.EOF && e.Err == nil {
+		e.Err = err
 	}
 	return n, err
 }
@@ -72,26 +72,26 @@ func (l *docLimit) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// jsonDoc is one document: its bytes (valid until the next call to next)
+// Doc is one document: its bytes (valid until the next call to next)
 // and the line it starts on; or, when bad is set, a document that is not
 // valid JSON, bad saying why, raw holding its first bytes. The stream ends
 // after a bad document: where the next one would start is unknown.
-type jsonDoc struct {
-	data []byte
-	line int64
-	bad  *RecordError
-	raw  []byte
+type Doc struct {
+	Data []byte
+	Line int64
+	Bad  *RecordError
+	Raw  []byte
 }
 
 // next returns the next document, or false at the end of the input or on a
 // fatal error (Err).
-func (d *jsonDocs) next() (jsonDoc, bool) {
+func (d *Docs) Next() (Doc, bool) {
 	if d.finished {
-		return jsonDoc{}, false
+		return Doc{}, false
 	}
 	if !d.skipSpace() {
 		d.finished = true
-		return jsonDoc{}, false
+		return Doc{}, false
 	}
 	line := d.line
 	pending := d.buf[d.off:]
@@ -101,20 +101,20 @@ func (d *jsonDocs) next() (jsonDoc, bool) {
 	if err := dec.Decode(&raw); err != nil {
 		d.finished = true
 		switch {
-		case d.src.err != nil:
-			d.err = d.src.err
-			return jsonDoc{}, false
+		case d.src.Err != nil:
+			d.err = d.src.Err
+			return Doc{}, false
 		case errors.Is(err, errDocTooLarge):
 			d.err = fmt.Errorf("%s:%d: JSON document larger than %d MiB; split the input", d.name, line, d.max>>20)
-			return jsonDoc{}, false
+			return Doc{}, false
 		}
 		pos := -1
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			pos = int(se.Offset - 1)
 		}
-		rest, _ := io.ReadAll(io.LimitReader(dec.Buffered(), tooLongKeep))
-		return jsonDoc{line: line, bad: recordErrorf(ErrBadJSON, pos, "invalid JSON: %v", err), raw: rest}, true
+		rest, _ := io.ReadAll(io.LimitReader(dec.Buffered(), TooLongKeep))
+		return Doc{Line: line, Bad: Errorf(ErrBadJSON, pos, "invalid JSON: %v", err), Raw: rest}, true
 	}
 	d.line += int64(bytes.Count(raw, []byte("\n")))
 	// What the decoder read past the document, then what it left unread of
@@ -125,17 +125,17 @@ func (d *jsonDocs) next() (jsonDoc, bool) {
 		d.buf, _ = io.ReadAll(dec.Buffered())
 		d.off = 0
 	}
-	return jsonDoc{data: raw, line: line}, true
+	return Doc{Data: raw, Line: line}, true
 }
 
 // skipSpace consumes JSON whitespace (and a byte order mark at the start),
 // counting lines, and reports whether a document follows.
-func (d *jsonDocs) skipSpace() bool {
+func (d *Docs) skipSpace() bool {
 	empty := 0 // reads in a row that gave nothing
 	for {
-		if !d.bomDone && (len(d.buf)-d.off >= len(utf8BOM) || d.eof) {
-			if bytes.HasPrefix(d.buf[d.off:], utf8BOM) {
-				d.off += len(utf8BOM)
+		if !d.bomDone && (len(d.buf)-d.off >= len(BOM) || d.eof) {
+			if bytes.HasPrefix(d.buf[d.off:], BOM) {
+				d.off += len(BOM)
 			}
 			d.bomDone = true
 		}
@@ -152,9 +152,9 @@ func (d *jsonDocs) skipSpace() bool {
 			}
 			d.off++
 		}
-		if d.blank > maxSkippedLine {
+		if d.blank > MaxSkippedLine {
 			// Whitespace without end, and no newline.
-			d.err = &endlessLineError{Line: d.line, Limit: maxSkippedLine}
+			d.err = &EndlessLineError{Line: d.line, Limit: MaxSkippedLine}
 			return false
 		}
 		if d.eof {
@@ -187,4 +187,4 @@ func (d *jsonDocs) skipSpace() bool {
 }
 
 // Err returns the fatal error that ended the documents, or nil.
-func (d *jsonDocs) Err() error { return d.err }
+func (d *Docs) Err() error { return d.err }

@@ -1,4 +1,4 @@
-package ingest
+package scan
 
 import (
 	"encoding/binary"
@@ -15,8 +15,8 @@ import (
 //
 // The accepted range is what RFC 3339 can write: years 0000 to 9999.
 const (
-	minMicros int64 = -62167219200_000000 // 0000-01-01T00:00:00Z
-	maxMicros int64 = 253402300799_999999 // 9999-12-31T23:59:59.999999Z
+	MinMicros int64 = -62167219200_000000 // 0000-01-01T00:00:00Z
+	MaxMicros int64 = 253402300799_999999 // 9999-12-31T23:59:59.999999Z
 )
 
 // Epoch integers are told apart by magnitude (|v| below the bound).
@@ -36,22 +36,22 @@ var (
 	errTSMinute     = errors.New("minute out of range")
 	errTSSecond     = errors.New("second out of range")
 	errTSOffset     = errors.New("UTC offset out of range")
-	errTSOutOfRange = errors.New("out of range (years 0000 to 9999)")
+	ErrTSOutOfRange = errors.New("out of range (years 0000 to 9999)")
 )
 
-// parseTimestampText parses a timestamp given as a JSON string: RFC 3339, or
+// ParseTimestamp parses a timestamp given as a JSON string: RFC 3339, or
 // the text of an epoch number, which is read like the number itself.
-func parseTimestampText(b []byte) (int64, error) {
-	if len(b) > 0 && (b[0] == '-' || '0' <= b[0] && b[0] <= '9') && isJSONNumber(b) {
-		return parseEpoch(b)
+func ParseTimestamp(b []byte) (int64, error) {
+	if len(b) > 0 && (b[0] == '-' || '0' <= b[0] && b[0] <= '9') && IsNumber(b) {
+		return ParseEpoch(b)
 	}
-	return parseRFC3339(b)
+	return ParseRFC3339(b)
 }
 
-// parseEpoch parses the text of a JSON number as an epoch timestamp. A number
+// ParseEpoch parses the text of a JSON number as an epoch timestamp. A number
 // written with a fraction or an exponent is seconds; an integer is seconds,
 // milliseconds, microseconds or nanoseconds by its magnitude.
-func parseEpoch(num []byte) (int64, error) {
+func ParseEpoch(num []byte) (int64, error) {
 	integer := true
 	for _, c := range num {
 		if c == '.' || c == 'e' || c == 'E' {
@@ -61,17 +61,17 @@ func parseEpoch(num []byte) (int64, error) {
 	}
 	var us int64
 	if !integer {
-		v, _, ok := scaleDecimal(num, 6)
+		v, _, ok := ScaleDecimal(num, 6)
 		if !ok {
-			return 0, errTSOutOfRange
+			return 0, ErrTSOutOfRange
 		}
 		us = v
 	} else {
-		v, _, ok := scaleDecimal(num, 0)
+		v, _, ok := ScaleDecimal(num, 0)
 		if !ok {
 			// Beyond int64: only nanoseconds can still be in range.
-			if us, _, ok = scaleDecimal(num, -3); !ok || us < minMicros || us > maxMicros {
-				return 0, errTSOutOfRange
+			if us, _, ok = ScaleDecimal(num, -3); !ok || us < MinMicros || us > MaxMicros {
+				return 0, ErrTSOutOfRange
 			}
 			return us, nil
 		}
@@ -87,17 +87,17 @@ func parseEpoch(num []byte) (int64, error) {
 		case abs < epochMicrosBelow:
 			us = v
 		default:
-			us = divRound(v, 1_000)
+			us = DivRound(v, 1_000)
 		}
 	}
-	if us < minMicros || us > maxMicros {
-		return 0, errTSOutOfRange
+	if us < MinMicros || us > MaxMicros {
+		return 0, ErrTSOutOfRange
 	}
 	return us, nil
 }
 
-// divRound divides v by d > 0, rounding half away from zero.
-func divRound(v, d int64) int64 {
+// DivRound divides v by d > 0, rounding half away from zero.
+func DivRound(v, d int64) int64 {
 	q, r := v/d, v%d
 	switch {
 	case 2*r >= d:
@@ -108,22 +108,22 @@ func divRound(v, d int64) int64 {
 	return q
 }
 
-// parseRFC3339 parses YYYY-MM-DDTHH:MM:SS[.fraction](Z|±hh:mm) with any
+// ParseRFC3339 parses YYYY-MM-DDTHH:MM:SS[.fraction](Z|±hh:mm) with any
 // number of fraction digits. As RFC 3339 allows, 'T' and 'Z' may be lower
 // case and the 'T' may be a space.
-func parseRFC3339(b []byte) (int64, error) {
+func ParseRFC3339(b []byte) (int64, error) {
 	if len(b) < 19 ||
 		b[4] != '-' || b[7] != '-' ||
 		(b[10] != 'T' && b[10] != 't' && b[10] != ' ') ||
 		b[13] != ':' || b[16] != ':' {
 		return 0, errTSSyntax
 	}
-	year, ok1 := digits(b[0:4])
-	month, ok2 := digits(b[5:7])
-	day, ok3 := digits(b[8:10])
-	hour, ok4 := digits(b[11:13])
-	minute, ok5 := digits(b[14:16])
-	sec, ok6 := digits(b[17:19])
+	year, ok1 := Digits(b[0:4])
+	month, ok2 := Digits(b[5:7])
+	day, ok3 := Digits(b[8:10])
+	hour, ok4 := Digits(b[11:13])
+	minute, ok5 := Digits(b[14:16])
+	sec, ok6 := Digits(b[17:19])
 	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) {
 		return 0, errTSSyntax
 	}
@@ -167,8 +167,8 @@ func parseRFC3339(b []byte) (int64, error) {
 		if len(b)-i != 6 || b[i+3] != ':' {
 			return 0, errTSSyntax
 		}
-		oh, ok1 := digits(b[i+1 : i+3])
-		om, ok2 := digits(b[i+4 : i+6])
+		oh, ok1 := Digits(b[i+1 : i+3])
+		om, ok2 := Digits(b[i+4 : i+6])
 		if !ok1 || !ok2 {
 			return 0, errTSSyntax
 		}
@@ -190,7 +190,7 @@ func parseRFC3339(b []byte) (int64, error) {
 	switch {
 	case month < 1 || month > 12:
 		return 0, errTSMonth
-	case day < 1 || day > daysIn(year, month):
+	case day < 1 || day > DaysIn(year, month):
 		return 0, errTSDay
 	case hour > 23:
 		return 0, errTSHour
@@ -200,21 +200,21 @@ func parseRFC3339(b []byte) (int64, error) {
 		return 0, errTSSecond
 	}
 
-	secs := daysFromCivil(year, month, day)*86400 + hour*3600 + minute*60 + sec - offset
+	secs := DaysFromCivil(year, month, day)*86400 + hour*3600 + minute*60 + sec - offset
 	us := secs*1_000_000 + frac
 	// Round half away from zero: up for an instant at or after the epoch,
 	// down on an exact tie before it.
 	if round > 5 || round == 5 && (sticky || us >= 0) {
 		us++
 	}
-	if us < minMicros || us > maxMicros {
-		return 0, errTSOutOfRange
+	if us < MinMicros || us > MaxMicros {
+		return 0, ErrTSOutOfRange
 	}
 	return us, nil
 }
 
 // digits parses a short run of ASCII digits.
-func digits(b []byte) (int64, bool) {
+func Digits(b []byte) (int64, bool) {
 	var v int64
 	for _, c := range b {
 		if c < '0' || c > '9' {
@@ -227,7 +227,7 @@ func digits(b []byte) (int64, bool) {
 
 func isLeap(y int64) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
 
-func daysIn(year, month int64) int64 {
+func DaysIn(year, month int64) int64 {
 	switch month {
 	case 2:
 		if isLeap(year) {
@@ -240,9 +240,9 @@ func daysIn(year, month int64) int64 {
 	return 31
 }
 
-// daysFromCivil returns the number of days from 1970-01-01 to the given date
+// DaysFromCivil returns the number of days from 1970-01-01 to the given date
 // of the proleptic Gregorian calendar (Howard Hinnant's algorithm).
-func daysFromCivil(y, m, d int64) int64 {
+func DaysFromCivil(y, m, d int64) int64 {
 	if m <= 2 {
 		y--
 	}
@@ -261,25 +261,25 @@ func daysFromCivil(y, m, d int64) int64 {
 	return era*146097 + doe - 719468
 }
 
-// isJSONNumber reports whether b is exactly one number in JSON syntax.
-func isJSONNumber(b []byte) bool {
-	s := jsonScanner{data: b}
-	_, err := s.readNumber()
-	return err == nil && s.pos == len(b)
+// IsNumber reports whether b is exactly one number in JSON syntax.
+func IsNumber(b []byte) bool {
+	s := JSON{Data: b}
+	_, err := s.ReadNumber()
+	return err == nil && s.Pos == len(b)
 }
 
-// scaleDecimal returns the JSON number num multiplied by 10^scale, rounded to
+// ScaleDecimal returns the JSON number num multiplied by 10^scale, rounded to
 // an integer half away from zero, working on its decimal digits exactly.
 // exact reports that no rounding happened; ok is false when the result does
 // not fit in an int64.
-func scaleDecimal(num []byte, scale int) (v int64, exact, ok bool) {
+func ScaleDecimal(num []byte, scale int) (v int64, exact, ok bool) {
 	if v, ok := shortDecimal(num, scale); ok {
 		return v, true, true
 	}
 	return scaleDigits(num, scale)
 }
 
-// shortDecimal is scaleDecimal for the numbers engines write most, an epoch
+// shortDecimal is ScaleDecimal for the numbers engines write most, an epoch
 // in seconds or a latency with at most scale fraction digits
 // (1795168800.208395, 0.722668): digits, maybe a point and more digits, no
 // sign or exponent, at most 18 digits once scaled, so that the result is
@@ -321,7 +321,7 @@ func shortDecimal(num []byte, scale int) (int64, bool) {
 	return int64(v), true
 }
 
-// scaleDigits is scaleDecimal for any number, digit by digit.
+// scaleDigits is ScaleDecimal for any number, digit by digit.
 func scaleDigits(num []byte, scale int) (v int64, exact, ok bool) {
 	neg := len(num) > 0 && num[0] == '-'
 	if neg {
@@ -418,26 +418,26 @@ func scaleDigits(num []byte, scale int) (v int64, exact, ok bool) {
 	return v, exact, true
 }
 
-// utcMicrosLen is the length of the timestamps the canonical writers emit,
-// 2026-11-20T10:00:00.123456Z, which parseUTCMicros reads quickly.
-const utcMicrosLen = 27
+// UTCMicrosLen is the length of the timestamps the canonical writers emit,
+// 2026-11-20T10:00:00.123456Z, which ParseUTCMicros reads quickly.
+const UTCMicrosLen = 27
 
-// dayCache remembers the day of the last timestamp parseUTCMicros read:
+// DayCache remembers the day of the last timestamp ParseUTCMicros read:
 // consecutive records mostly fall on the same day.
-type dayCache struct {
+type DayCache struct {
 	date  uint64 // bytes 0-7 of the timestamp (YYYY-MM-)
 	date2 uint16 // bytes 8-9 (DD)
 	days  int64
 	ok    bool
 }
 
-// parseUTCMicros is parseRFC3339 for the one shape
+// ParseUTCMicros is ParseRFC3339 for the one shape
 // YYYY-MM-DDTHH:MM:SS.ffffffZ (6 fraction digits, upper-case T and Z). It
-// reports false for anything else, or anything parseRFC3339 would refuse,
+// reports false for anything else, or anything ParseRFC3339 would refuse,
 // and the caller then takes the general path; when it reports true, the
-// value is parseRFC3339's.
-func parseUTCMicros(b []byte, c *dayCache) (int64, bool) {
-	if len(b) != utcMicrosLen || b[4] != '-' || b[7] != '-' || b[10] != 'T' ||
+// value is ParseRFC3339's.
+func ParseUTCMicros(b []byte, c *DayCache) (int64, bool) {
+	if len(b) != UTCMicrosLen || b[4] != '-' || b[7] != '-' || b[10] != 'T' ||
 		b[13] != ':' || b[16] != ':' || b[19] != '.' || b[26] != 'Z' {
 		return 0, false
 	}
@@ -447,14 +447,14 @@ func parseUTCMicros(b []byte, c *dayCache) (int64, bool) {
 	if c.ok && date == c.date && date2 == c.date2 {
 		days = c.days
 	} else {
-		year, ok1 := digits(b[0:4])
+		year, ok1 := Digits(b[0:4])
 		month, ok2 := two(b[5], b[6])
 		day, ok3 := two(b[8], b[9])
-		if !ok1 || !ok2 || !ok3 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) {
+		if !ok1 || !ok2 || !ok3 || month < 1 || month > 12 || day < 1 || day > DaysIn(year, month) {
 			return 0, false
 		}
-		days = daysFromCivil(year, month, day)
-		*c = dayCache{date: date, date2: date2, days: days, ok: true}
+		days = DaysFromCivil(year, month, day)
+		*c = DayCache{date: date, date2: date2, days: days, ok: true}
 	}
 	hour, ok1 := two(b[11], b[12])
 	minute, ok2 := two(b[14], b[15])
@@ -484,16 +484,16 @@ func two(hi, lo byte) (int64, bool) {
 // logs (through a mapping file) write naive wall-clock times, and
 // PostgreSQL's text output writes a "+hh" offset.
 
-// parseTimestampZone is parseTimestampText that also accepts a naive
+// parseTimestampZone is ParseTimestamp that also accepts a naive
 // timestamp, read in zone (nil: UTC), and a two-digit "+hh" offset.
 func parseTimestampZone(b []byte, zone *time.Location) (int64, error) {
-	us, err := parseTimestampText(b)
+	us, err := ParseTimestamp(b)
 	if err == nil {
 		return us, nil
 	}
 	if n := len(b); n > 19 && (b[n-3] == '+' || b[n-3] == '-') && isDigit(b[n-2]) && isDigit(b[n-1]) && b[n-4] != '-' {
 		fixed := append(append([]byte(nil), b...), ":00"...)
-		if us, err2 := parseRFC3339(fixed); err2 == nil {
+		if us, err2 := ParseRFC3339(fixed); err2 == nil {
 			return us, nil
 		}
 	}
@@ -501,7 +501,7 @@ func parseTimestampZone(b []byte, zone *time.Location) (int64, error) {
 		return 0, err
 	}
 	utc := append(append([]byte(nil), b...), 'Z')
-	us, err = parseRFC3339(utc)
+	us, err = ParseRFC3339(utc)
 	if err != nil {
 		return 0, err
 	}

@@ -1,4 +1,4 @@
-package ingest
+package scan
 
 import (
 	"encoding/binary"
@@ -10,41 +10,41 @@ import (
 	"unicode/utf8"
 )
 
-// maxJSONDepth is the deepest nesting of objects and arrays accepted, as in
+// MaxDepth is the deepest nesting of objects and arrays accepted, as in
 // encoding/json.
-const maxJSONDepth = 10000
+const MaxDepth = 10000
 
-// jsonScanner is a small validating JSON tokenizer over one record. Record
-// decoders drive it field by field (nextKey, then one of the read or skip
+// JSON scanner is a small validating JSON tokenizer over one record. Record
+// decoders drive it field by field (NextKey, then one of the read or skip
 // methods for the value) so that a record is decoded in one pass, without
 // reflection and without building a map. It accepts exactly what
 // encoding/json.Valid accepts; the fuzz tests hold it to that.
 //
 // Errors are *RecordError of kind ErrBadJSON at the byte offset where the
 // input went wrong.
-type jsonScanner struct {
-	data    []byte
-	pos     int
+type JSON struct {
+	Data    []byte
+	Pos     int
 	depth   int
-	scratch []byte // unescaped strings
+	Scratch []byte // unescaped strings
 }
 
 // JSON value classes, from the first byte of a value.
 const (
-	jsonEnd    = 0
-	jsonString = '"'
-	jsonNumber = '0'
-	jsonTrue   = 't'
-	jsonFalse  = 'f'
-	jsonNull   = 'n'
-	jsonObject = '{'
-	jsonArray  = '['
+	End    = 0
+	String = '"'
+	Number = '0'
+	True   = 't'
+	False  = 'f'
+	Null   = 'n'
+	Object = '{'
+	Array  = '['
 )
 
-// typeErrorText says what an encoding/json type error found, in the terms
+// TypeErrorText says what an encoding/json type error found, in the terms
 // of the input and not of Go: "itls: want an array, found a string";
 // "want an object, found an array" for the document itself.
-func typeErrorText(te *json.UnmarshalTypeError) string {
+func TypeErrorText(te *json.UnmarshalTypeError) string {
 	want := "a number"
 	switch te.Type.Kind() {
 	case reflect.String:
@@ -71,61 +71,61 @@ func typeErrorText(te *json.UnmarshalTypeError) string {
 	return te.Field + ": want " + want + ", found " + found
 }
 
-// jsonTypeName names a value class for bad_type reasons.
-func jsonTypeName(class byte) string {
+// ClassName names a value class for bad_type reasons.
+func ClassName(class byte) string {
 	switch class {
-	case jsonString:
+	case String:
 		return "string"
-	case jsonNumber:
+	case Number:
 		return "number"
-	case jsonTrue, jsonFalse:
+	case True, False:
 		return "boolean"
-	case jsonNull:
+	case Null:
 		return "null"
-	case jsonObject:
+	case Object:
 		return "object"
-	case jsonArray:
+	case Array:
 		return "array"
 	}
 	return "nothing"
 }
 
-func (s *jsonScanner) reset(data []byte) {
-	s.data, s.pos, s.depth = data, 0, 0
+func (s *JSON) Reset(data []byte) {
+	s.Data, s.Pos, s.depth = data, 0, 0
 }
 
 // ws skips JSON whitespace. It is called before and after every key and
 // value, mostly at a byte above ' ', which the first test passes.
-func (s *jsonScanner) ws() {
-	for s.pos < len(s.data) {
-		if c := s.data[s.pos]; c > ' ' || c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+func (s *JSON) SkipSpace() {
+	for s.Pos < len(s.Data) {
+		if c := s.Data[s.Pos]; c > ' ' || c != ' ' && c != '\t' && c != '\r' && c != '\n' {
 			return
 		}
-		s.pos++
+		s.Pos++
 	}
 }
 
-// class returns the class of the value at pos (after whitespace), or jsonEnd.
-func (s *jsonScanner) class() byte {
-	s.ws()
-	if s.pos >= len(s.data) {
-		return jsonEnd
+// class returns the class of the value at pos (after whitespace), or End.
+func (s *JSON) Class() byte {
+	s.SkipSpace()
+	if s.Pos >= len(s.Data) {
+		return End
 	}
-	switch c := s.data[s.pos]; c {
+	switch c := s.Data[s.Pos]; c {
 	case '"', 't', 'f', 'n', '{', '[':
 		return c
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return jsonNumber
+		return Number
 	default:
 		return c
 	}
 }
 
-func (s *jsonScanner) syntaxError(what string) *RecordError {
-	if s.pos >= len(s.data) {
-		return recordErrorf(ErrBadJSON, s.pos, "invalid JSON: unexpected end of record %s", what)
+func (s *JSON) SyntaxError(what string) *RecordError {
+	if s.Pos >= len(s.Data) {
+		return Errorf(ErrBadJSON, s.Pos, "invalid JSON: unexpected end of record %s", what)
 	}
-	return recordErrorf(ErrBadJSON, s.pos, "invalid JSON: invalid character %s %s", quoteChar(s.data[s.pos]), what)
+	return Errorf(ErrBadJSON, s.Pos, "invalid JSON: invalid character %s %s", quoteChar(s.Data[s.Pos]), what)
 }
 
 // quoteChar quotes a byte the way encoding/json does in its syntax errors.
@@ -142,75 +142,75 @@ func quoteChar(c byte) string {
 	return "'" + string(rune(c)) + "'"
 }
 
-// beginObject consumes the '{' that starts an object.
-func (s *jsonScanner) beginObject() error {
-	s.ws()
-	if s.pos >= len(s.data) || s.data[s.pos] != '{' {
-		return s.syntaxError("looking for beginning of object")
+// BeginObject consumes the '{' that starts an object.
+func (s *JSON) BeginObject() error {
+	s.SkipSpace()
+	if s.Pos >= len(s.Data) || s.Data[s.Pos] != '{' {
+		return s.SyntaxError("looking for beginning of object")
 	}
-	s.pos++
+	s.Pos++
 	s.depth++
-	if s.depth > maxJSONDepth {
-		return recordErrorf(ErrBadJSON, s.pos-1, "invalid JSON: exceeded max depth")
+	if s.depth > MaxDepth {
+		return Errorf(ErrBadJSON, s.Pos-1, "invalid JSON: exceeded max depth")
 	}
 	return nil
 }
 
-// nextKey reads the next key of the object being read and the ':' after it,
+// NextKey reads the next key of the object being read and the ':' after it,
 // leaving pos at the value. It returns ok=false after the closing '}'. first
 // must be true for the first call on an object. The key is valid until the
 // next string is read.
-func (s *jsonScanner) nextKey(first bool) (key []byte, ok bool, err error) {
-	if ok, err = s.keyStart(first); !ok || err != nil {
+func (s *JSON) NextKey(first bool) (key []byte, ok bool, err error) {
+	if ok, err = s.KeyStart(first); !ok || err != nil {
 		return nil, ok, err
 	}
-	if key, err = s.readString(); err != nil {
+	if key, err = s.ReadString(); err != nil {
 		return nil, false, err
 	}
-	if err = s.keyEnd(); err != nil {
+	if err = s.KeyEnd(); err != nil {
 		return nil, false, err
 	}
-	s.ws()
+	s.SkipSpace()
 	return key, true, nil
 }
 
-// keyStart is nextKey up to the key: it leaves pos at the key's opening
+// KeyStart is NextKey up to the key: it leaves pos at the key's opening
 // quote, or returns ok=false after the closing '}'.
-func (s *jsonScanner) keyStart(first bool) (ok bool, err error) {
-	s.ws()
-	if s.pos < len(s.data) && s.data[s.pos] == '}' {
-		s.pos++
+func (s *JSON) KeyStart(first bool) (ok bool, err error) {
+	s.SkipSpace()
+	if s.Pos < len(s.Data) && s.Data[s.Pos] == '}' {
+		s.Pos++
 		s.depth--
 		return false, nil
 	}
 	if !first {
-		if s.pos >= len(s.data) || s.data[s.pos] != ',' {
-			return false, s.syntaxError("after object key:value pair")
+		if s.Pos >= len(s.Data) || s.Data[s.Pos] != ',' {
+			return false, s.SyntaxError("after object key:value pair")
 		}
-		s.pos++
-		s.ws()
+		s.Pos++
+		s.SkipSpace()
 	}
-	if s.pos >= len(s.data) || s.data[s.pos] != '"' {
-		return false, s.syntaxError("looking for beginning of object key string")
+	if s.Pos >= len(s.Data) || s.Data[s.Pos] != '"' {
+		return false, s.SyntaxError("looking for beginning of object key string")
 	}
 	return true, nil
 }
 
-// keyEnd is nextKey after the key: the space before the ':' and the ':'.
-func (s *jsonScanner) keyEnd() error {
-	s.ws()
-	if s.pos >= len(s.data) || s.data[s.pos] != ':' {
-		return s.syntaxError("after object key")
+// KeyEnd is NextKey after the key: the space before the ':' and the ':'.
+func (s *JSON) KeyEnd() error {
+	s.SkipSpace()
+	if s.Pos >= len(s.Data) || s.Data[s.Pos] != ':' {
+		return s.SyntaxError("after object key")
 	}
-	s.pos++
+	s.Pos++
 	return nil
 }
 
 // end checks that nothing but whitespace follows the top-level value.
-func (s *jsonScanner) end() error {
-	s.ws()
-	if s.pos < len(s.data) {
-		return s.syntaxError("after top-level value")
+func (s *JSON) Finish() error {
+	s.SkipSpace()
+	if s.Pos < len(s.Data) {
+		return s.SyntaxError("after top-level value")
 	}
 	return nil
 }
@@ -226,43 +226,43 @@ var strByte = func() (t [256]uint8) {
 	return t
 }()
 
-// readString reads the string at pos (which is at its opening quote) and
+// ReadString reads the string at pos (which is at its opening quote) and
 // returns its decoded contents as valid UTF-8: escapes are resolved, and
 // invalid UTF-8 bytes and lone surrogates become U+FFFD, as encoding/json
 // does. The result aliases data or the scanner's scratch buffer and is valid
 // until the next call.
-func (s *jsonScanner) readString() ([]byte, error) {
-	start := s.pos + 1
-	i := start + plainPrefix(s.data[start:])
-	for i < len(s.data) && strByte[s.data[i]] == 0 {
+func (s *JSON) ReadString() ([]byte, error) {
+	start := s.Pos + 1
+	i := start + plainPrefix(s.Data[start:])
+	for i < len(s.Data) && strByte[s.Data[i]] == 0 {
 		i++
 	}
-	if i < len(s.data) && s.data[i] == '"' {
-		s.pos = i + 1
-		return s.data[start:i], nil
+	if i < len(s.Data) && s.Data[i] == '"' {
+		s.Pos = i + 1
+		return s.Data[start:i], nil
 	}
 	// Slow path: escapes, control characters or non-ASCII bytes.
-	out := append(s.scratch[:0], s.data[start:i]...)
+	out := append(s.Scratch[:0], s.Data[start:i]...)
 	for {
-		if i >= len(s.data) {
-			s.pos = i
-			return nil, s.syntaxError("in string literal")
+		if i >= len(s.Data) {
+			s.Pos = i
+			return nil, s.SyntaxError("in string literal")
 		}
-		c := s.data[i]
+		c := s.Data[i]
 		switch {
 		case c == '"':
-			s.pos = i + 1
-			s.scratch = out
+			s.Pos = i + 1
+			s.Scratch = out
 			return out, nil
 		case c < 0x20:
-			s.pos = i
-			return nil, s.syntaxError("in string literal")
+			s.Pos = i
+			return nil, s.SyntaxError("in string literal")
 		case c == '\\':
-			if i+1 >= len(s.data) {
-				s.pos = i + 1
-				return nil, s.syntaxError("in string escape code")
+			if i+1 >= len(s.Data) {
+				s.Pos = i + 1
+				return nil, s.SyntaxError("in string escape code")
 			}
-			switch e := s.data[i+1]; e {
+			switch e := s.Data[i+1]; e {
 			case '"', '\\', '/':
 				out = append(out, e)
 				i += 2
@@ -282,21 +282,21 @@ func (s *jsonScanner) readString() ([]byte, error) {
 				out = append(out, '\t')
 				i += 2
 			case 'u':
-				r, ok := hex4(s.data, i+2)
+				r, ok := hex4(s.Data, i+2)
 				if !ok {
-					s.pos = i + 2
-					for k := 0; k < 4 && s.pos < len(s.data) && isHex(s.data[s.pos]); k++ {
-						s.pos++
+					s.Pos = i + 2
+					for k := 0; k < 4 && s.Pos < len(s.Data) && isHex(s.Data[s.Pos]); k++ {
+						s.Pos++
 					}
-					return nil, s.syntaxError("in \\u hexadecimal character escape")
+					return nil, s.SyntaxError("in \\u hexadecimal character escape")
 				}
 				i += 6
 				if utf16.IsSurrogate(r) {
 					// A valid pair is two escapes; anything else is a lone
 					// surrogate, which becomes U+FFFD.
 					r2 := rune(-1)
-					if i+1 < len(s.data) && s.data[i] == '\\' && s.data[i+1] == 'u' {
-						if v, ok := hex4(s.data, i+2); ok {
+					if i+1 < len(s.Data) && s.Data[i] == '\\' && s.Data[i+1] == 'u' {
+						if v, ok := hex4(s.Data, i+2); ok {
 							r2 = v
 						}
 					}
@@ -309,66 +309,66 @@ func (s *jsonScanner) readString() ([]byte, error) {
 				}
 				out = utf8.AppendRune(out, r)
 			default:
-				s.pos = i + 1
-				return nil, s.syntaxError("in string escape code")
+				s.Pos = i + 1
+				return nil, s.SyntaxError("in string escape code")
 			}
 		case c < utf8.RuneSelf:
 			out = append(out, c)
 			i++
 		default:
-			r, size := utf8.DecodeRune(s.data[i:])
+			r, size := utf8.DecodeRune(s.Data[i:])
 			if r == utf8.RuneError && size == 1 {
 				out = append(out, "\uFFFD"...)
 			} else {
-				out = append(out, s.data[i:i+size]...)
+				out = append(out, s.Data[i:i+size]...)
 			}
 			i += size
 		}
 	}
 }
 
-// skipString passes the string at pos (which is at its opening quote) and
-// reports the errors readString would, at the same positions, without
+// SkipString passes the string at pos (which is at its opening quote) and
+// reports the errors ReadString would, at the same positions, without
 // decoding it: a value nobody reads (an SGLang record's request_parameters,
 // escaped JSON most of a record's bytes long) need not be copied out byte by
 // byte. Non-ASCII bytes are no error in either, so they are passed whole.
-func (s *jsonScanner) skipString() error {
-	i := s.pos + 1
+func (s *JSON) SkipString() error {
+	i := s.Pos + 1
 	for {
-		i += stringRun(s.data[i:])
-		if i >= len(s.data) {
-			s.pos = i
-			return s.syntaxError("in string literal")
+		i += stringRun(s.Data[i:])
+		if i >= len(s.Data) {
+			s.Pos = i
+			return s.SyntaxError("in string literal")
 		}
-		switch c := s.data[i]; {
+		switch c := s.Data[i]; {
 		case c == '"':
-			s.pos = i + 1
+			s.Pos = i + 1
 			return nil
 		case c < 0x20:
-			s.pos = i
-			return s.syntaxError("in string literal")
+			s.Pos = i
+			return s.SyntaxError("in string literal")
 		case c == '\\':
-			if i+1 >= len(s.data) {
-				s.pos = i + 1
-				return s.syntaxError("in string escape code")
+			if i+1 >= len(s.Data) {
+				s.Pos = i + 1
+				return s.SyntaxError("in string escape code")
 			}
-			switch s.data[i+1] {
+			switch s.Data[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
-				if _, ok := hex4(s.data, i+2); !ok {
-					s.pos = i + 2
-					for k := 0; k < 4 && s.pos < len(s.data) && isHex(s.data[s.pos]); k++ {
-						s.pos++
+				if _, ok := hex4(s.Data, i+2); !ok {
+					s.Pos = i + 2
+					for k := 0; k < 4 && s.Pos < len(s.Data) && isHex(s.Data[s.Pos]); k++ {
+						s.Pos++
 					}
-					return s.syntaxError("in \\u hexadecimal character escape")
+					return s.SyntaxError("in \\u hexadecimal character escape")
 				}
 				// A surrogate pair's second half is an escape of its own,
-				// checked as such on the next turn, as readString checks it.
+				// checked as such on the next turn, as ReadString checks it.
 				i += 6
 			default:
-				s.pos = i + 1
-				return s.syntaxError("in string escape code")
+				s.Pos = i + 1
+				return s.SyntaxError("in string escape code")
 			}
 		}
 	}
@@ -376,7 +376,7 @@ func (s *jsonScanner) skipString() error {
 
 // stringRun returns how many leading bytes of b are neither a quote, a
 // backslash nor below 0x20: plainPrefix's word test without its non-ASCII
-// term, for skipString, to which such bytes are plain.
+// term, for SkipString, to which such bytes are plain.
 func stringRun(b []byte) int {
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
@@ -457,11 +457,11 @@ func hex4(data []byte, i int) (rune, bool) {
 	return r, true
 }
 
-// readNumber reads the number at pos and returns its text, checked against
+// ReadNumber reads the number at pos and returns its text, checked against
 // the JSON grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func (s *jsonScanner) readNumber() ([]byte, error) {
-	d := s.data
-	start, i := s.pos, s.pos
+func (s *JSON) ReadNumber() ([]byte, error) {
+	d := s.Data
+	start, i := s.Pos, s.Pos
 	if i < len(d) && d[i] == '-' {
 		i++
 	}
@@ -473,14 +473,14 @@ func (s *jsonScanner) readNumber() ([]byte, error) {
 			i++
 		}
 	default:
-		s.pos = i
-		return nil, s.syntaxError("in numeric literal")
+		s.Pos = i
+		return nil, s.SyntaxError("in numeric literal")
 	}
 	if i < len(d) && d[i] == '.' {
 		i++
 		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			s.pos = i
-			return nil, s.syntaxError("after decimal point in numeric literal")
+			s.Pos = i
+			return nil, s.SyntaxError("after decimal point in numeric literal")
 		}
 		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
 			i++
@@ -492,101 +492,101 @@ func (s *jsonScanner) readNumber() ([]byte, error) {
 			i++
 		}
 		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			s.pos = i
-			return nil, s.syntaxError("in exponent of numeric literal")
+			s.Pos = i
+			return nil, s.SyntaxError("in exponent of numeric literal")
 		}
 		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
 			i++
 		}
 	}
-	s.pos = i
+	s.Pos = i
 	return d[start:i], nil
 }
 
-// readLiteral reads true, false or null at pos.
-func (s *jsonScanner) readLiteral(lit string) error {
+// ReadLiteral reads true, false or null at pos.
+func (s *JSON) ReadLiteral(lit string) error {
 	for k := 0; k < len(lit); k++ {
-		if s.pos >= len(s.data) || s.data[s.pos] != lit[k] {
-			return s.syntaxError("in literal " + lit + " (expecting " + quoteChar(lit[k]) + ")")
+		if s.Pos >= len(s.Data) || s.Data[s.Pos] != lit[k] {
+			return s.SyntaxError("in literal " + lit + " (expecting " + quoteChar(lit[k]) + ")")
 		}
-		s.pos++
+		s.Pos++
 	}
 	return nil
 }
 
-// skipValue reads and checks the value at pos, whatever it is.
-func (s *jsonScanner) skipValue() error {
-	switch s.class() {
-	case jsonString:
-		return s.skipString()
-	case jsonNumber:
-		_, err := s.readNumber()
+// SkipValue reads and checks the value at pos, whatever it is.
+func (s *JSON) SkipValue() error {
+	switch s.Class() {
+	case String:
+		return s.SkipString()
+	case Number:
+		_, err := s.ReadNumber()
 		return err
-	case jsonTrue:
-		return s.readLiteral("true")
-	case jsonFalse:
-		return s.readLiteral("false")
-	case jsonNull:
-		return s.readLiteral("null")
-	case jsonObject:
-		if err := s.beginObject(); err != nil {
+	case True:
+		return s.ReadLiteral("true")
+	case False:
+		return s.ReadLiteral("false")
+	case Null:
+		return s.ReadLiteral("null")
+	case Object:
+		if err := s.BeginObject(); err != nil {
 			return err
 		}
 		for first := true; ; first = false {
-			_, ok, err := s.nextKey(first)
+			_, ok, err := s.NextKey(first)
 			if err != nil || !ok {
 				return err
 			}
-			if err := s.skipValue(); err != nil {
+			if err := s.SkipValue(); err != nil {
 				return err
 			}
 		}
-	case jsonArray:
-		// elements' loop, written out: skipValue is the hot path (a LiteLLM
+	case Array:
+		// elements' loop, written out: SkipValue is the hot path (a LiteLLM
 		// payload's messages), and the call through a func value cost it
 		// 2-4 % (BenchmarkFormatDecode/litellm, alternated runs).
-		s.pos++
+		s.Pos++
 		s.depth++
-		if s.depth > maxJSONDepth {
-			return recordErrorf(ErrBadJSON, s.pos-1, "invalid JSON: exceeded max depth")
+		if s.depth > MaxDepth {
+			return Errorf(ErrBadJSON, s.Pos-1, "invalid JSON: exceeded max depth")
 		}
-		s.ws()
-		if s.pos < len(s.data) && s.data[s.pos] == ']' {
-			s.pos++
+		s.SkipSpace()
+		if s.Pos < len(s.Data) && s.Data[s.Pos] == ']' {
+			s.Pos++
 			s.depth--
 			return nil
 		}
 		for {
-			if err := s.skipValue(); err != nil {
+			if err := s.SkipValue(); err != nil {
 				return err
 			}
-			s.ws()
-			if s.pos < len(s.data) && s.data[s.pos] == ']' {
-				s.pos++
+			s.SkipSpace()
+			if s.Pos < len(s.Data) && s.Data[s.Pos] == ']' {
+				s.Pos++
 				s.depth--
 				return nil
 			}
-			if s.pos >= len(s.data) || s.data[s.pos] != ',' {
-				return s.syntaxError("after array element")
+			if s.Pos >= len(s.Data) || s.Data[s.Pos] != ',' {
+				return s.SyntaxError("after array element")
 			}
-			s.pos++
+			s.Pos++
 		}
 	default:
-		return s.syntaxError("looking for beginning of value")
+		return s.SyntaxError("looking for beginning of value")
 	}
 }
 
 // elements reads the array at pos, calling elem with the scanner at each
 // element; elem must consume it.
-func (s *jsonScanner) elements(elem func() error) error {
-	s.pos++
+func (s *JSON) Elements(elem func() error) error {
+	s.Pos++
 	s.depth++
-	if s.depth > maxJSONDepth {
-		return recordErrorf(ErrBadJSON, s.pos-1, "invalid JSON: exceeded max depth")
+	if s.depth > MaxDepth {
+		return Errorf(ErrBadJSON, s.Pos-1, "invalid JSON: exceeded max depth")
 	}
-	s.ws()
-	if s.pos < len(s.data) && s.data[s.pos] == ']' {
-		s.pos++
+	s.SkipSpace()
+	if s.Pos < len(s.Data) && s.Data[s.Pos] == ']' {
+		s.Pos++
 		s.depth--
 		return nil
 	}
@@ -594,49 +594,49 @@ func (s *jsonScanner) elements(elem func() error) error {
 		if err := elem(); err != nil {
 			return err
 		}
-		s.ws()
-		if s.pos < len(s.data) && s.data[s.pos] == ']' {
-			s.pos++
+		s.SkipSpace()
+		if s.Pos < len(s.Data) && s.Data[s.Pos] == ']' {
+			s.Pos++
 			s.depth--
 			return nil
 		}
-		if s.pos >= len(s.data) || s.data[s.pos] != ',' {
-			return s.syntaxError("after array element")
+		if s.Pos >= len(s.Data) || s.Data[s.Pos] != ',' {
+			return s.SyntaxError("after array element")
 		}
-		s.pos++
+		s.Pos++
 	}
 }
 
-// readValue reads and checks the value at pos and returns it as encoding/json
+// ReadValue reads and checks the value at pos and returns it as encoding/json
 // decodes into an interface{} with UseNumber: map[string]any, []any, string,
 // json.Number, bool or nil; of keys given twice the last wins. It is one pass
 // with no reflection, for the formats that read whole documents
-// (parseJSONValue). Keys are interned in keys, which may be nil. If only is
+// (ParseValue). Keys are interned in keys, which may be nil. If only is
 // not nil and the value is an object, the members whose keys it does not hold
 // are checked but left out: a format that reads a few keys need not build the
 // rest (a LiteLLM payload's messages and response, the bulk of a real one).
-func (s *jsonScanner) readValue(keys map[string]string, only map[string]bool) (any, error) {
-	switch s.class() {
-	case jsonString:
-		b, err := s.readString()
+func (s *JSON) ReadValue(keys map[string]string, only map[string]bool) (any, error) {
+	switch s.Class() {
+	case String:
+		b, err := s.ReadString()
 		if err != nil {
 			return nil, err
 		}
 		return string(b), nil
-	case jsonNumber:
-		b, err := s.readNumber()
+	case Number:
+		b, err := s.ReadNumber()
 		if err != nil {
 			return nil, err
 		}
 		return json.Number(b), nil
-	case jsonTrue:
-		return true, s.readLiteral("true")
-	case jsonFalse:
-		return false, s.readLiteral("false")
-	case jsonNull:
-		return nil, s.readLiteral("null")
-	case jsonObject:
-		if err := s.beginObject(); err != nil {
+	case True:
+		return true, s.ReadLiteral("true")
+	case False:
+		return false, s.ReadLiteral("false")
+	case Null:
+		return nil, s.ReadLiteral("null")
+	case Object:
+		if err := s.BeginObject(); err != nil {
 			return nil, err
 		}
 		// A top-level object read for a known set of keys holds at most
@@ -644,7 +644,7 @@ func (s *jsonScanner) readValue(keys map[string]string, only map[string]bool) (a
 		// twelfth of a parsed read of SGLang's request metrics).
 		m := make(map[string]any, len(only))
 		for first := true; ; first = false {
-			kb, ok, err := s.nextKey(first)
+			kb, ok, err := s.NextKey(first)
 			if err != nil {
 				return nil, err
 			}
@@ -652,7 +652,7 @@ func (s *jsonScanner) readValue(keys map[string]string, only map[string]bool) (a
 				return m, nil
 			}
 			if only != nil && !only[string(kb)] {
-				if err := s.skipValue(); err != nil {
+				if err := s.SkipValue(); err != nil {
 					return nil, err
 				}
 				continue
@@ -664,16 +664,16 @@ func (s *jsonScanner) readValue(keys map[string]string, only map[string]bool) (a
 					keys[k] = k
 				}
 			}
-			v, err := s.readValue(keys, nil)
+			v, err := s.ReadValue(keys, nil)
 			if err != nil {
 				return nil, err
 			}
 			m[k] = v
 		}
-	case jsonArray:
+	case Array:
 		a := []any{}
-		err := s.elements(func() error {
-			v, err := s.readValue(keys, nil)
+		err := s.Elements(func() error {
+			v, err := s.ReadValue(keys, nil)
 			a = append(a, v)
 			return err
 		})
@@ -682,10 +682,52 @@ func (s *jsonScanner) readValue(keys map[string]string, only map[string]bool) (a
 		}
 		return a, nil
 	default:
-		return nil, s.syntaxError("looking for beginning of value")
+		return nil, s.SyntaxError("looking for beginning of value")
 	}
 }
 
-// maxInternedKeys bounds the key interning of readValue: the keys of a log
+// maxInternedKeys bounds the key interning of ReadValue: the keys of a log
 // format are few, and records with ever new keys must not grow it without end.
 const maxInternedKeys = 4096
+
+// PlainInteger reads the common integer: 1 to 18 digits, without sign,
+// leading zero, fraction or exponent, and returns it and its length. It
+// reports false for anything else, which the caller reads the general way;
+// when it reports true, ReadNumber would have read the same digits.
+func PlainInteger(b []byte) (v int64, n int, ok bool) {
+	for n < len(b) && n < 19 {
+		d := b[n] - '0'
+		if d > 9 {
+			break
+		}
+		v = v*10 + int64(d)
+		n++
+	}
+	if n == 0 || n > 18 || b[0] == '0' && n > 1 {
+		return 0, 0, false
+	}
+	if n < len(b) {
+		if c := b[n]; c == '.' || c == 'e' || c == 'E' {
+			return 0, 0, false
+		}
+	}
+	return v, n, true
+}
+
+// ParseValue decodes raw as encoding/json decodes into an interface{}
+// with numbers kept as json.Number (so that no digit is lost to float64), in
+// one pass of the JSON scanner, so that syntax errors carry a column and match
+// encoding/json exactly. Object keys are interned in keys (nil: none); a
+// top-level object keeps only the keys in only (nil: all).
+func ParseValue(raw []byte, keys map[string]string, only map[string]bool) (any, error) {
+	var s JSON
+	s.Reset(raw)
+	v, err := s.ReadValue(keys, only)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Finish(); err != nil {
+		return nil, err
+	}
+	return v, nil
+}

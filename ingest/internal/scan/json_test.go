@@ -1,4 +1,4 @@
-package ingest
+package scan
 
 import (
 	"bytes"
@@ -47,21 +47,21 @@ func FuzzPlainPrefix(f *testing.F) {
 	})
 }
 
-// checkSkipString holds skipString to readString on the string that opens
+// checkSkipString holds SkipString to ReadString on the string that opens
 // in: both stop at the same byte with the same error, or none.
 func checkSkipString(t *testing.T, in []byte) {
 	t.Helper()
-	var r, k jsonScanner
-	r.reset(in)
-	k.reset(in)
-	_, rerr := r.readString()
-	kerr := k.skipString()
-	if fmt.Sprint(rerr) != fmt.Sprint(kerr) || r.pos != k.pos {
-		t.Fatalf("%q: readString stops at %d with %v, skipString at %d with %v", in, r.pos, rerr, k.pos, kerr)
+	var r, k JSON
+	r.Reset(in)
+	k.Reset(in)
+	_, rerr := r.ReadString()
+	kerr := k.SkipString()
+	if fmt.Sprint(rerr) != fmt.Sprint(kerr) || r.Pos != k.Pos {
+		t.Fatalf("%q: readString stops at %d with %v, skipString at %d with %v", in, r.Pos, rerr, k.Pos, kerr)
 	}
 }
 
-// TestSkipString holds skipString to readString, the decoding reader it
+// TestSkipString holds SkipString to ReadString, the decoding reader it
 // stands in for where the value is not read, on strings built from the bytes
 // and escapes each treats apart.
 func TestSkipString(t *testing.T) {
@@ -108,16 +108,16 @@ func BenchmarkReadString(b *testing.B) {
 				name += "/skip"
 			}
 			b.Run(name, func(b *testing.B) {
-				var s jsonScanner
+				var s JSON
 				b.ReportAllocs()
 				b.SetBytes(int64(len(in)))
 				for b.Loop() {
-					s.reset(in)
+					s.Reset(in)
 					var err error
 					if skip {
-						err = s.skipString()
+						err = s.SkipString()
 					} else {
-						_, err = s.readString()
+						_, err = s.ReadString()
 					}
 					if err != nil {
 						b.Fatal(err)
@@ -128,30 +128,30 @@ func BenchmarkReadString(b *testing.B) {
 	}
 }
 
-// FuzzPlainInteger holds the integer fast path to readNumber and
-// scaleDecimal: where it answers, they read the same token and value.
+// FuzzPlainInteger holds the integer fast path to ReadNumber and
+// ScaleDecimal: where it answers, they read the same token and value.
 func FuzzPlainInteger(f *testing.F) {
 	for _, s := range []string{"0", "7,", "0123", "-5", "12.5", "1e3", "123456789012345678", "1234567890123456789", "42}", "9x"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		v, n, ok := plainInteger(b)
+		v, n, ok := PlainInteger(b)
 		if !ok {
 			return
 		}
-		s := jsonScanner{data: b}
-		num, err := s.readNumber()
+		s := JSON{Data: b}
+		num, err := s.ReadNumber()
 		if err != nil || len(num) != n {
 			t.Fatalf("%q: fast path read %d bytes, readNumber %q, %v", b, n, num, err)
 		}
-		want, exact, wok := scaleDecimal(num, 0)
+		want, exact, wok := ScaleDecimal(num, 0)
 		if !exact || !wok || want != v {
 			t.Fatalf("%q: fast path %d, scaleDecimal %d (exact %v, ok %v)", b, v, want, exact, wok)
 		}
 	})
 }
 
-// jsonValueSeeds are documents for the parseJSONValue differential tests.
+// jsonValueSeeds are documents for the ParseValue differential tests.
 var jsonValueSeeds = []string{
 	`{"id":"chatcmpl-r1","trace_id":"t","stream":true,"status":"success","startTime":1795168800.214972,` +
 		`"prompt_tokens":612,"metadata":{"attempted_retries":0,"usage_object":{"total_tokens":658}},"request_tags":[],"error_str":null}`,
@@ -167,7 +167,7 @@ var jsonValueSeeds = []string{
 	"[" + string(bytes.Repeat([]byte("["), 10001)),
 }
 
-// TestParseJSONValue holds parseJSONValue to encoding/json (UseNumber) on the
+// TestParseJSONValue holds ParseValue to encoding/json (UseNumber) on the
 // seeds: the same value for valid JSON, an error for invalid JSON.
 func TestParseJSONValue(t *testing.T) {
 	for _, s := range jsonValueSeeds {
@@ -175,7 +175,7 @@ func TestParseJSONValue(t *testing.T) {
 	}
 }
 
-// FuzzParseJSONValue is the differential test of parseJSONValue against
+// FuzzParseJSONValue is the differential test of ParseValue against
 // encoding/json on any input.
 func FuzzParseJSONValue(f *testing.F) {
 	for _, s := range jsonValueSeeds {
@@ -186,15 +186,15 @@ func FuzzParseJSONValue(f *testing.F) {
 
 func checkJSONValue(t *testing.T, data []byte) {
 	keys := map[string]string{}
-	got, err := parseJSONValue(data, keys, nil)
+	got, err := ParseValue(data, keys, nil)
 	if !json.Valid(data) {
 		if err == nil {
-			t.Fatalf("parseJSONValue(%q) = %#v, want an error (encoding/json rejects it)", data, got)
+			t.Fatalf("ParseValue(%q) = %#v, want an error (encoding/json rejects it)", data, got)
 		}
 		return
 	}
 	if err != nil {
-		t.Fatalf("parseJSONValue(%q): %v, want a value (encoding/json accepts it)", data, err)
+		t.Fatalf("ParseValue(%q): %v, want a value (encoding/json accepts it)", data, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -203,11 +203,11 @@ func checkJSONValue(t *testing.T, data []byte) {
 		t.Fatalf("encoding/json: %v", err)
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("parseJSONValue(%q) = %#v, want %#v", data, got, want)
+		t.Fatalf("ParseValue(%q) = %#v, want %#v", data, got, want)
 	}
 	// Interned keys give the same value again.
-	if again, _ := parseJSONValue(data, keys, nil); !reflect.DeepEqual(again, want) {
-		t.Fatalf("parseJSONValue(%q) with interned keys = %#v, want %#v", data, again, want)
+	if again, _ := ParseValue(data, keys, nil); !reflect.DeepEqual(again, want) {
+		t.Fatalf("ParseValue(%q) with interned keys = %#v, want %#v", data, again, want)
 	}
 	// Keeping some top-level keys drops the others, and only those.
 	only := map[string]bool{"a": true, "id": true, "k": true, "x": true}
@@ -218,21 +218,7 @@ func checkJSONValue(t *testing.T, data []byte) {
 			}
 		}
 	}
-	if some, _ := parseJSONValue(data, keys, only); !reflect.DeepEqual(some, want) {
-		t.Fatalf("parseJSONValue(%q) keeping %v = %#v, want %#v", data, only, some, want)
-	}
-}
-
-// BenchmarkParseJSONValue decodes a LiteLLM StandardLoggingPayload line, the
-// way the gateway formats read every record.
-func BenchmarkParseJSONValue(b *testing.B) {
-	line := []byte(jsonValueSeeds[0])
-	keys := map[string]string{}
-	b.ReportAllocs()
-	b.SetBytes(int64(len(line)))
-	for b.Loop() {
-		if _, err := parseJSONValue(line, keys, liteLLMKeys); err != nil {
-			b.Fatal(err)
-		}
+	if some, _ := ParseValue(data, keys, only); !reflect.DeepEqual(some, want) {
+		t.Fatalf("ParseValue(%q) keeping %v = %#v, want %#v", data, only, some, want)
 	}
 }

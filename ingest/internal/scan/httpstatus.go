@@ -1,13 +1,13 @@
-package ingest
+package scan
 
 import "github.com/tpsreport/tpsreport/schemas"
 
 // What an HTTP status code says about an attempt, for the formats that log
 // one (the gateways; schemas/formats/gateways.md, "Status").
 
-// statusFromHTTP maps an HTTP status to a span status: 2xx/3xx ok, 408/504
+// StatusFromHTTP maps an HTTP status to a span status: 2xx/3xx ok, 408/504
 // timeout, 499 (nginx: client closed) cancelled, others error.
-func statusFromHTTP(code int64) string {
+func StatusFromHTTP(code int64) string {
 	switch {
 	case code >= 200 && code < 400:
 		return schemas.StatusOK
@@ -19,8 +19,8 @@ func statusFromHTTP(code int64) string {
 	return schemas.StatusError
 }
 
-// httpStatus32 returns code as an http_status when it is 100–599.
-func httpStatus32(code *int64) *int32 {
+// HTTPStatus32 returns code as an http_status when it is 100–599.
+func HTTPStatus32(code *int64) *int32 {
 	if code == nil || *code < 100 || *code > 599 {
 		return nil
 	}
