@@ -143,7 +143,7 @@ func TestAssembleMatchesSQL(t *testing.T) {
 				}
 				analyzeDir(t, dirs[i], Options{Window: 30 * time.Second,
 					Log: slog.New(slog.NewTextHandler(&logs[i], &slog.HandlerOptions{Level: slog.LevelDebug}))},
-					knobs{joinStatements: statements, sqlSolo: statements, sqlMatch: statements, joinGroupRows: groupRows})
+					withStatements(knobs{joinGroupRows: groupRows}, statements, "assembled", "soloed", "matched"))
 			}
 			m := regexp.MustCompile(`joined spans assembled" rows=(\d+) row_groups=(\d+) copied_row_groups=(\d+)`).FindStringSubmatch(logs[0].String())
 			if m == nil {
@@ -287,4 +287,13 @@ func sameRows(t *testing.T, dirs [2]string, file string) int64 {
 		t.Errorf("%s: %d rows, %d differ between the two analyses", file, rows, differ)
 	}
 	return rows
+}
+
+// withStatements is k with the statements making the variants of keys when
+// statements is set.
+func withStatements(k knobs, statements bool, keys ...string) knobs {
+	if statements {
+		k.statements = statementsFor(keys...).statements
+	}
+	return k
 }

@@ -51,9 +51,7 @@ func (a *analysis) latencyKey(st *runState) error {
 	if err := a.db.QueryRowContext(a.ctx, query("latency_bits")).Scan(&minT, &maxT, &minE, &maxE); err != nil {
 		return fmt.Errorf("analyze latency_bits: %w", err)
 	}
-	if !st.k.wideLatencies {
-		st.latencyKey = packLatencies(minT, maxT, minE, maxE)
-	}
+	st.latencyKey = packLatencies(minT, maxT, minE, maxE)
 	return nil
 }
 

@@ -146,7 +146,7 @@ func TestGapSweepRandom(t *testing.T) {
 		}
 		spans = append(spans, gapSpan{int32(1 + r.IntN(5)), val(*q-3, 6), e, a, val(*q+20, 200)})
 	}
-	want := attribution(t, spans, 5, 1100, 1300, knobs{sqlSweep: true})
+	want := attribution(t, spans, 5, 1100, 1300, statementsFor("swept"))
 	if len(want.replica) < 500 || len(want.segments) < 20 {
 		t.Fatalf("%d segments, %d groups: want a sweep to compare", len(want.replica), len(want.segments))
 	}

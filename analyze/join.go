@@ -151,7 +151,7 @@ var joinedColumns = []spliceColumn{
 func (a *analysis) joinedFile(st *runState) error {
 	out := filepath.Join(st.tmpDir, joinedFile)
 	err := errCannotAssemble
-	if !st.k.joinStatements {
+	if !st.k.statements["assembled"] {
 		err = a.assembleJoinedFile(st, out)
 	}
 	if errors.Is(err, errCannotAssemble) {

@@ -16,7 +16,7 @@ import (
 // matchForms are the ways the tests match the join's candidates: by the
 // statements and, in a build with the duckdb_arrow tag, in Go.
 func matchForms() map[string]knobs {
-	forms := map[string]knobs{"sql": {sqlMatch: true}}
+	forms := map[string]knobs{"sql": statementsFor("matched")}
 	if matchInGo {
 		forms["go"] = knobs{}
 	}
@@ -39,7 +39,7 @@ func joinTables(t *testing.T, spans []schemas.Span, opt knobs) map[string][]stri
 	if err := a.runNamed(st, before...); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := conditions["matched"](st), matchInGo && !opt.sqlMatch; got != want {
+	if got, want := conditions["matched"](st), matchInGo && !opt.statements["matched"]; got != want {
 		t.Fatalf("matched = %v, want %v", got, want)
 	}
 	out := map[string][]string{}
@@ -230,7 +230,7 @@ func TestJoinGoMatchesSQL(t *testing.T) {
 	}
 	for seed := range uint64(4) {
 		spans := tangledRun(seed, 400)
-		want := joinTables(t, spans, knobs{sqlMatch: true})
+		want := joinTables(t, spans, statementsFor("matched"))
 		got := joinTables(t, spans, knobs{})
 		for _, tb := range slices.Sorted(maps.Keys(want)) {
 			if len(want[tb]) == 0 {

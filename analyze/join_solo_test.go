@@ -31,7 +31,7 @@ func joinSolo(t *testing.T, n int64, pairs [][2]int64, opt knobs) [][2]int64 {
 		}
 	}
 	st := &runState{k: opt, tmpDir: t.TempDir(), gateway: 1, engine: 1, spans: n}
-	if got := conditions["soloed"](st); got != (soloInGo && !opt.sqlSolo) {
+	if got := conditions["soloed"](st); got != (soloInGo && !opt.statements["soloed"]) {
 		t.Fatalf("soloed = %v with %+v", got, opt)
 	}
 	if err := a.runNamed(st, "join_solo", "join_solo_go"); err != nil {
@@ -60,7 +60,7 @@ func joinSolo(t *testing.T, n int64, pairs [][2]int64, opt knobs) [][2]int64 {
 // soloForms are the ways the tests settle join_solo: the SQL and, in a
 // build with the duckdb_arrow tag, Go.
 func soloForms() map[string]knobs {
-	forms := map[string]knobs{"sql": {sqlSolo: true}}
+	forms := map[string]knobs{"sql": statementsFor("soloed")}
 	if soloInGo {
 		forms["go"] = knobs{}
 	}
@@ -114,7 +114,7 @@ func TestJoinSoloRandom(t *testing.T) {
 			gi := 2 * r.Int64N(spans/2)
 			pairs = append(pairs, [2]int64{gi, 2*r.Int64N(spans/2) + 1})
 		}
-		want := joinSolo(t, spans, pairs, knobs{sqlSolo: true})
+		want := joinSolo(t, spans, pairs, statementsFor("soloed"))
 		got := joinSolo(t, spans, pairs, knobs{})
 		if !slices.Equal(got, want) {
 			t.Errorf("seed %d: go %v, sql %v", seed, got, want)

@@ -38,35 +38,18 @@ type knobs struct {
 	// largeAt, when not 0, stands for largeRunSpans and splitRunSpans: a
 	// test takes a small run for a large and split one with -1.
 	largeAt int64
-	// joinStatements has the statements write a joined run's joined file
-	// rather than the assembly (join.go): a test compares the two.
-	joinStatements bool
 	// joinGroupRows, when not 0, stands for joinRowGroupRows.
 	joinGroupRows int
 	// curveSlice, when not 0, stands for curveSliceRows: a test has the
 	// merge read a few midpoints at a time.
 	curveSlice int64
-	// sqlCurve has curve_conc.sql's ASOF join give the concurrency curve
-	// rather than the merge (curve_merge.go): a test compares the two.
-	sqlCurve bool
 	// sweep, where not 0, stands for the sweep's sizes (pool_sweep.go): a
 	// test has it cut slices of a few steps, read them for a few spans at a
 	// time and stream a few segments a batch.
 	sweep sweepSizes
-	// sqlSweep has state_events.sql and pool_segments.sql give the pool's
-	// segments rather than the sweep (pool_sweep.go): a test compares the
-	// two.
-	sqlSweep bool
-	// sqlSolo has join_solo.sql settle join_solo rather than join_solo.go:
-	// a test compares the two.
-	sqlSolo bool
-	// sqlMatch has the statements (join_raw.sql, join_match.sql,
-	// join_cand.sql) match the join's candidates rather than join_go.go: a
-	// test compares the two.
-	sqlMatch bool
-	// wideLatencies has latencies_out_wide's four sort keys order
-	// latencies.parquet whatever the latencies (latencyKey).
-	wideLatencies bool
+	// statements has the statements make the variants (variants.go) of
+	// these keys rather than their Go steps: a test compares the two.
+	statements map[string]bool
 }
 
 // MaxWindows bounds the windows of one analysis: each costs a row in every

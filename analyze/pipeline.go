@@ -67,7 +67,9 @@ type step struct {
 }
 
 // conditions are the facts of a dataset that choose between steps; the
-// pipeline test runs the list under every combination.
+// pipeline test runs the list under every combination. The variants'
+// conditions (swept, merged, matched, soloed, packed) are added from their
+// table, variants.go.
 var conditions = map[string]func(st *runState) bool{
 	// joined: the run holds a gateway's and an engine's spans (join.go).
 	"joined": func(st *runState) bool { return st.gateway > 0 && st.engine > 0 },
@@ -97,29 +99,6 @@ var conditions = map[string]func(st *runState) bool{
 	// large: the run has more than largeRunSpans spans; its tables are
 	// stored in a database file.
 	"large": func(st *runState) bool { return st.beyond(largeRunSpans) },
-	// merged: the build merges the concurrency curve in Go (curveMerge),
-	// and no test asked for the ASOF join instead (knobs.sqlCurve).
-	"merged": func(st *runState) bool { return curveMerge && !st.k.sqlCurve },
-	// swept: the build sweeps the pool's steps in Go (poolSweep), and no
-	// test asked for state_events.sql and pool_segments.sql instead
-	// (knobs.sqlSweep).
-	"swept": func(st *runState) bool { return poolSweep && !st.k.sqlSweep },
-	// soloed: the build settles join_solo in Go (soloInGo), the run has no
-	// more rows than the assembly takes (maxAssembleRows: its partner
-	// array holds 4 bytes a row beside DuckDB's memory, 320 MB at 80 M
-	// rows, where join_solo.sql spills), and no test asked for
-	// join_solo.sql instead (knobs.sqlSolo).
-	"soloed": func(st *runState) bool { return soloInGo && !st.k.sqlSolo && st.spans <= maxAssembleRows },
-	// matched: the build matches the join's candidates in Go (matchInGo),
-	// spans.parquet holds the columns it reads as ingest writes them, the
-	// run has no more rows than it takes (maxMatchRows), and no test asked
-	// for the statements instead (knobs.sqlMatch).
-	"matched": func(st *runState) bool {
-		return matchInGo && st.matchable && !st.k.sqlMatch && st.spans <= maxMatchRows
-	},
-	// packed: latencies_out's sort key packs ttft_req_us and e2e_req_us
-	// into one BIGINT (latencyKey).
-	"packed": func(st *runState) bool { return st.latencyKey != nil },
 	// split: the run has more than splitRunSpans spans; its distributions
 	// take a statement each.
 	"split": func(st *runState) bool { return st.beyond(splitRunSpans) },

@@ -98,7 +98,7 @@ func poolSegments(t *testing.T, a *analysis, opt knobs) [][4]int64 {
 // the sweep with slices of one instant and of a few (bins of 1 and 25 µs),
 // batches of a few segments, and the defaults.
 func sweepForms() map[string]knobs {
-	forms := map[string]knobs{"sql": {sqlSweep: true}}
+	forms := map[string]knobs{"sql": statementsFor("swept")}
 	if poolSweep {
 		forms["slices of 1 step"] = knobs{sweep: sweepSizes{bucket: 1, rows: 1, chunk: 1, batch: 1}}
 		forms["slices of 2 steps"] = knobs{sweep: sweepSizes{bucket: 1, rows: 2, chunk: 2, batch: 2}}
@@ -172,7 +172,7 @@ func TestPoolSweepRandom(t *testing.T) {
 	spans = append(spans, [3]*int64{i64(math.MinInt64 + 1), i64(math.MinInt64 + 2), i64(-1 << 61)})
 	spans = append(spans, [3]*int64{i64(1 << 61), i64(1<<61 + 3), i64(math.MaxInt64 - 1)})
 	a := sweepDB(t, spans)
-	want := poolSegments(t, a, knobs{sqlSweep: true})
+	want := poolSegments(t, a, statementsFor("swept"))
 	if len(want) < 500 {
 		t.Fatalf("%d segments, want a sweep to compare", len(want))
 	}

@@ -20,8 +20,9 @@ import (
 )
 
 // TestVariantsTable: docs/pipeline.md "One object, two ways" lists the
-// variants of variants.go, row for row: the object, its statements and the
-// knob that has them make it.
+// variants of variants.go, row for row: the object, its statements and its
+// key (the condition, and the key by which a test has the statements make
+// it).
 func TestVariantsTable(t *testing.T) {
 	f, err := os.Open(filepath.Join("..", "docs", "pipeline.md"))
 	if err != nil {
@@ -62,11 +63,8 @@ func TestVariantsTable(t *testing.T) {
 		if got := names(row[2]); !slices.Equal(got, v.sql) {
 			t.Errorf("%s: statements %q, variants.go %q", v.object, got, v.sql)
 		}
-		if got := names(row[4]); !slices.Equal(got, []string{v.knob}) {
-			t.Errorf("%s: knob %q, variants.go %q", v.object, got, v.knob)
-		}
-		if v.condition != "" && !strings.Contains(row[3], "`"+v.condition+"`") {
-			t.Errorf("%s: the condition column %q does not name %s", v.object, row[3], v.condition)
+		if got := names(row[4]); !slices.Equal(got, []string{v.key}) {
+			t.Errorf("%s: key %q, variants.go %q", v.object, got, v.key)
 		}
 	}
 }
@@ -119,15 +117,15 @@ func TestVariantsAgree(t *testing.T) {
 	}
 	for _, v := range variants {
 		for _, d := range datasets {
-			if d.joined != v.joined && !(d.joined && v.condition == "packed") {
+			if d.joined != v.joined && !(d.joined && v.key == "packed") {
 				continue
 			}
-			t.Run(fmt.Sprintf("%s/%s", v.knob, d.name), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%s", v.key, d.name), func(t *testing.T) {
 				t.Parallel()
 				files := []string{schemas.SummaryFile, schemas.CurvesFile, schemas.WindowsFile, schemas.LatenciesFile}
 				goKnobs := knobs{curveSlice: 7, sweep: sweepSizes{bucket: 1000, rows: 40, chunk: 50, batch: 9}, largeAt: d.largeAt, joinGroupRows: 500}
 				sqlKnobs := goKnobs
-				v.toSQL(&sqlKnobs)
+				sqlKnobs.statements = statementsFor(v.key).statements
 				var dirs [2]string
 				for i, k := range []knobs{goKnobs, sqlKnobs} {
 					dirs[i] = d.write(t)
