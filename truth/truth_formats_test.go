@@ -1,4 +1,4 @@
-package main
+package truth
 
 import (
 	"bytes"
@@ -233,7 +233,7 @@ func TestSimulatedFormatsTruth(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The truth of the multi-format pass is the truth of the canonical pass.
-			canon, err := simulate(filepath.Join(dir, "canon"), sc, seedFormats)
+			canon, err := sim.WriteFormats(filepath.Join(dir, "canon"), sc, seedFormats)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package main
+package truth
 
 import (
 	"context"
@@ -71,7 +71,7 @@ func TestSimulatedTruth(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			truth, err := simulate(filepath.Join(dir, "logs"), sc, 7)
+			truth, err := sim.WriteFormats(filepath.Join(dir, "logs"), sc, 7)
 			if err != nil {
 				t.Fatal(err)
 			}
