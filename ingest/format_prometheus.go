@@ -593,7 +593,7 @@ func (r *promReader) jsonSamples(recs []Record, join *promJoin, last map[promKey
 	return recs
 }
 
-// scan.Doc reads one API answer into join; it appends its rejects, or a skip
+// jsonDoc reads one API answer into join; it appends its rejects, or a skip
 // when the document feeds no sample.
 func (r *promReader) jsonDoc(doc []byte, line int64, recs []Record, join *promJoin, last map[promKey]int64) []Record {
 	reject := func(err error) []Record {

@@ -8,7 +8,7 @@ import "unsafe"
 // is most of what makes the fast decoders (spans, vllm-otel, litellm,
 // sglang-metrics, vllm-log) fast.
 
-// arena hands out pointers for optional fields from shared chunks, so that
+// Arena hands out pointers for optional fields from shared chunks, so that
 // decoding does not allocate once per field. A chunk lives as long as any
 // value in it is referenced.
 type Arena struct {
@@ -23,7 +23,7 @@ const (
 	arenaBytesChunk = 64 << 10
 )
 
-// text returns b as a string. Short strings share arena chunks of bytes
+// Text returns b as a string. Short strings share arena chunks of bytes
 // that are only ever appended to, so the strings never change.
 func (a *Arena) Text(b []byte) string {
 	if len(b) == 0 || len(b) > arenaBytesChunk/16 {

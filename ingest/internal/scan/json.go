@@ -94,7 +94,7 @@ func (s *JSON) Reset(data []byte) {
 	s.Data, s.Pos, s.depth = data, 0, 0
 }
 
-// ws skips JSON whitespace. It is called before and after every key and
+// SkipSpace skips JSON whitespace. It is called before and after every key and
 // value, mostly at a byte above ' ', which the first test passes.
 func (s *JSON) SkipSpace() {
 	for s.Pos < len(s.Data) {
@@ -105,7 +105,7 @@ func (s *JSON) SkipSpace() {
 	}
 }
 
-// class returns the class of the value at pos (after whitespace), or End.
+// Class returns the class of the value at pos (after whitespace), or End.
 func (s *JSON) Class() byte {
 	s.SkipSpace()
 	if s.Pos >= len(s.Data) {
@@ -206,7 +206,7 @@ func (s *JSON) KeyEnd() error {
 	return nil
 }
 
-// end checks that nothing but whitespace follows the top-level value.
+// Finish checks that nothing but whitespace follows the top-level value.
 func (s *JSON) Finish() error {
 	s.SkipSpace()
 	if s.Pos < len(s.Data) {
@@ -576,7 +576,7 @@ func (s *JSON) SkipValue() error {
 	}
 }
 
-// elements reads the array at pos, calling elem with the scanner at each
+// Elements reads the array at pos, calling elem with the scanner at each
 // element; elem must consume it.
 func (s *JSON) Elements(elem func() error) error {
 	s.Pos++

@@ -83,7 +83,7 @@ type Doc struct {
 	Raw  []byte
 }
 
-// next returns the next document, or false at the end of the input or on a
+// Next returns the next document, or false at the end of the input or on a
 // fatal error (Err).
 func (d *Docs) Next() (Doc, bool) {
 	if d.finished {

@@ -12,12 +12,12 @@ import (
 // the gateway formats' rules: a missing key, null, "" and "-" are unknown
 // (nil); a value of the wrong type is a *RecordError naming its path.
 
-// obj is a decoded JSON object with typed accessors. Every accessor takes a
+// Obj is a decoded JSON object with typed accessors. Every accessor takes a
 // dotted path for its error message; a missing key, a null and "" (or "-",
 // Envoy's empty value) all mean unknown.
 type Obj map[string]any
 
-// get follows keys through nested objects.
+// Get follows keys through nested objects.
 func (o Obj) Get(keys ...string) any {
 	var v any = map[string]any(o)
 	for _, k := range keys {
@@ -30,7 +30,7 @@ func (o Obj) Get(keys ...string) any {
 	return v
 }
 
-// child returns the object at keys, or nil.
+// Child returns the object at keys, or nil.
 func (o Obj) Child(keys ...string) Obj {
 	m, _ := o.Get(keys...).(map[string]any)
 	return m
@@ -233,5 +233,5 @@ func (f *FirstErr) Time(v any, field string, zone *time.Location) *int64 {
 	return t
 }
 
-// itoa formats an int64.
+// Itoa formats an int64.
 func Itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -13,7 +13,7 @@ type Value struct {
 	Text  []byte
 }
 
-// any returns v as ParseValue gives it (objects and arrays empty: only
+// Any returns v as ParseValue gives it (objects and arrays empty: only
 // their kind is read from them), for the value helpers' error messages.
 func (v Value) Any() any {
 	switch v.Class {
@@ -96,7 +96,7 @@ type Decoder struct {
 // IsUnknownText reports whether a string means unknown ("" or "-").
 func IsUnknownText(b []byte) bool { return len(b) == 0 || len(b) == 1 && b[0] == '-' }
 
-// text returns a string value as a string of its own, nil when unknown.
+// Text returns a string value as a string of its own, nil when unknown.
 func (r *Decoder) Text(fe *FirstErr, v Value, field string) *string {
 	switch v.Class {
 	case 0, Null:
@@ -141,7 +141,7 @@ func (r *Decoder) Integer(fe *FirstErr, v Value, field string, lo, hi int64) *in
 	return fe.Integer(v.Any(), field, lo, hi)
 }
 
-// duration reads a duration of the given unit as microseconds (ValDuration).
+// Duration reads a duration of the given unit as microseconds (ValDuration).
 func (r *Decoder) Duration(fe *FirstErr, v Value, field string, scale int) *int64 {
 	switch v.Class {
 	case 0, Null:
@@ -154,7 +154,7 @@ func (r *Decoder) Duration(fe *FirstErr, v Value, field string, scale int) *int6
 	return fe.Duration(v.Any(), field, scale)
 }
 
-// add is AddMicros with the sum's pointer from the arena.
+// Add is AddMicros with the sum's pointer from the arena.
 func (r *Decoder) Add(base, d *int64) *int64 {
 	if base == nil || d == nil {
 		return nil

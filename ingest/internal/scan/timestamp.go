@@ -213,7 +213,7 @@ func ParseRFC3339(b []byte) (int64, error) {
 	return us, nil
 }
 
-// digits parses a short run of ASCII digits.
+// Digits parses a short run of ASCII digits.
 func Digits(b []byte) (int64, bool) {
 	var v int64
 	for _, c := range b {
