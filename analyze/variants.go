@@ -43,9 +43,9 @@ var variants = []variant{
 	{object: "the join's candidates", goStep: []string{"join_go.go"}, sql: []string{"join_raw.sql", "join_match.sql", "join_cand.sql"},
 		key: "matched", goRuns: func(st *runState) bool { return matchInGo && st.matchable && st.spans <= maxMatchRows }, joined: true},
 	// The build settles join_solo in Go (soloInGo), and the run has no more
-	// rows than the assembly takes (maxAssembleRows: its partner array
-	// holds 4 bytes a row beside DuckDB's memory, 320 MB at 80 M rows,
-	// where join_solo.sql spills).
+	// rows than the assembly takes (maxAssembleRows: its partner array,
+	// 4 bytes a row, is held beside DuckDB's memory; past it join_solo.sql,
+	// which spills, is the better way).
 	{object: "join_solo", goStep: []string{"join_solo.go"}, sql: []string{"join_solo.sql"},
 		key: "soloed", goRuns: func(st *runState) bool { return soloInGo && st.spans <= maxAssembleRows }, joined: true},
 	{object: "the joined spans' file", goStep: []string{"assemble.go"}, sql: []string{"joined_gateway.sql", "joined_engine.sql"},
