@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math"
 	"os"
@@ -20,7 +21,12 @@ import (
 
 // outputFiles are the files analyze adds to a run dataset, all written in a
 // temporary directory and renamed into place at the end.
-var outputFiles = []string{schemas.WindowsFile, schemas.RequestsFile, schemas.LatenciesFile, schemas.SummaryFile, schemas.CurvesFile}
+var outputFiles = []string{schemas.WindowsFile, schemas.RequestsFile, schemas.LatenciesFile, schemas.SummaryFile, schemas.CurvesFile,
+	schemas.BudgetFile, schemas.RolesFile}
+
+// optionalOutputs are the outputs only some runs have: a run with stages
+// (disaggregation).
+var optionalOutputs = []string{schemas.BudgetFile, schemas.RolesFile}
 
 // runWidth is the window width that makes the whole run one window: every instant
 // t of the epoch has t / runWidth = 0.
@@ -84,7 +90,7 @@ func runWith(ctx context.Context, opt Options, k knobs) (*schemas.RunResult, err
 	// The data must be the set ingest described: a kill inside an
 	// ingest of an older version, or an edit, leaves spans of one run
 	// beside the manifest of another.
-	if err := dataset.Verify(opt.Dir, &man, ingestHint(opt.Dir, man), schemas.SpansFile, schemas.SamplesFile); err != nil {
+	if err := dataset.Verify(opt.Dir, &man, ingestHint(opt.Dir, man), schemas.SpansFile, schemas.SamplesFile, schemas.StagesFile); err != nil {
 		return nil, err
 	}
 
@@ -143,6 +149,9 @@ func runWith(ctx context.Context, opt Options, k knobs) (*schemas.RunResult, err
 	// describe them in the manifest, and swap the stage in.
 	for _, name := range outputFiles {
 		if err := os.Rename(filepath.Join(tmpDir, name), filepath.Join(stage.Dir(), name)); err != nil {
+			if errors.Is(err, fs.ErrNotExist) && slices.Contains(optionalOutputs, name) {
+				continue
+			}
 			return nil, fmt.Errorf("write %s: %w", name, err)
 		}
 	}
@@ -287,6 +296,9 @@ func (a *analysis) run(opt Options, k knobs, width int64, spansPath string, man 
 	st := &runState{opt: opt, k: k, man: man, width: width, spansPath: spansPath, tmpDir: tmpDir, runID: man.RunID}
 	if p := filepath.Join(opt.Dir, "samples.parquet"); fileExists(p) {
 		st.samplesPath = p
+	}
+	if p := filepath.Join(opt.Dir, schemas.StagesFile); fileExists(p) {
+		st.stagesPath = p
 	}
 	defer func() {
 		if st.sideTask != nil {

@@ -83,6 +83,8 @@ var conditions = map[string]func(st *runState) bool{
 	"unnumbered": func(st *runState) bool { return st.unnumbered },
 	// samples: the dataset has samples.parquet.
 	"samples": func(st *runState) bool { return st.samplesPath != "" },
+	// stages: the dataset has stages.parquet (disaggregated serving).
+	"stages": func(st *runState) bool { return st.stagesPath != "" },
 	// replicas: spans name more than one replica.
 	"replicas": func(st *runState) bool { return st.replicaCount > 1 },
 	// pooled: several replicas, every step of state on one of the pool's
@@ -166,6 +168,7 @@ type runState struct {
 	width       int64 // µs
 	spansPath   string
 	samplesPath string // "" without samples.parquet
+	stagesPath  string // "" without stages.parquet
 	tmpDir      string // where the outputs are written before they move
 
 	gateway, engine int64 // spans of each join role
@@ -188,6 +191,7 @@ type runState struct {
 	windows         []schemas.Metrics
 	run             schemas.Metrics
 	mix             runMix
+	disagg          *schemas.Disaggregation // from stages.parquet; nil without it
 
 	// durations counts the spans that carry durations only (time_origin
 	// request), from durationSources: when some do, the spans share no clock
@@ -497,6 +501,13 @@ var pipeline = slices.Concat([]step{
 		return nil
 	}, uses: []string{"metrics_json"}},
 	{name: "requests_spliced", do: (*analysis).waitRequests},
+
+	// disaggregated serving: the stages' budget and the worker roles
+	{name: "disaggregation", when: "stages", do: (*analysis).disaggregation,
+		uses: []string{"stage_load", "stage_caps", "stage_caps_none", "stage_budget", "stage_steps", "stage_role_steps",
+			"stage_budget_run", "stage_kv_bytes", "stage_budget_pick", "stage_worker_state", "stage_role_state"},
+		creates: []string{"stage_rows", "stage_caps", "stage_budget", "stage_steps", "stage_role_steps"},
+		drops:   []string{"stage_role_steps", "stage_steps", "stage_budget", "stage_caps", "stage_rows"}},
 })
 
 // largeRunSpans is the size of run beyond which the analysis's tables are

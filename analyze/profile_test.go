@@ -169,6 +169,18 @@ func TestProfileQueries(t *testing.T) {
 		samples = append(samples, schemas.Sample{RunID: "p", Source: "test", Replica: str(r), TS: *at(0), InFlight: i32(1), QueueDepth: i32(0), Cap: i32(4)})
 	}
 	all := writeDataset(t, spans, samples, nil)
+	// Stages of a and b: a router, a prefill on p0, a decode on r0 or r1.
+	var stages []schemas.Stage
+	for i, id := range []string{"a", "b"} {
+		s := int64(i) * 1_000_000
+		stages = append(stages,
+			schemas.Stage{RunID: "p", Source: "stages", RequestID: id, Stage: schemas.StageRouter, StartedAt: *at(0) + s, EndedAt: *at(0.05) + s},
+			schemas.Stage{RunID: "p", Source: "stages", RequestID: id, Stage: schemas.StagePrefill, Role: str(schemas.RolePrefill), Replica: str("p0"),
+				StartedAt: *at(0.1) + s, EndedAt: *at(0.5) + s},
+			schemas.Stage{RunID: "p", Source: "stages", RequestID: id, Stage: schemas.StageDecode, Role: str(schemas.RoleDecode), Replica: str(fmt.Sprintf("r%d", i)),
+				StartedAt: *at(0.6) + s, EndedAt: *at(4.9) + s})
+	}
+	writeParquet(t, filepath.Join(all, schemas.StagesFile), stages)
 
 	// The same requests as canonical spans without attempt numbers (a joined
 	// run numbers its spans in the join, so only a run without one numbers
@@ -211,15 +223,15 @@ func TestProfileQueries(t *testing.T) {
 		dir   string
 		facts map[string]bool
 	}{
-		{"all", all, map[string]bool{"packed": true, "merged": curveMerge, "swept": poolSweep, "large": true, "split": true, "durations": true, "arrivals": true, "located": true, "joined": true, "unnumbered": false, "samples": true, "replicas": true, "pooled": true, "unnamed": true, "soloed": soloInGo, "matched": matchInGo}},
+		{"all", all, map[string]bool{"packed": true, "merged": curveMerge, "swept": poolSweep, "large": true, "split": true, "durations": true, "arrivals": true, "located": true, "joined": true, "unnumbered": false, "samples": true, "replicas": true, "pooled": true, "unnamed": true, "soloed": soloInGo, "matched": matchInGo, "stages": true}},
 		// The same dataset with its join's candidates matched by the
 		// statements.
-		{"all/sql-match", all, map[string]bool{"packed": true, "merged": curveMerge, "swept": poolSweep, "large": true, "split": true, "durations": true, "arrivals": true, "located": true, "joined": true, "unnumbered": false, "samples": true, "replicas": true, "pooled": true, "unnamed": true, "soloed": soloInGo, "matched": false}},
+		{"all/sql-match", all, map[string]bool{"packed": true, "merged": curveMerge, "swept": poolSweep, "large": true, "split": true, "durations": true, "arrivals": true, "located": true, "joined": true, "unnumbered": false, "samples": true, "replicas": true, "pooled": true, "unnamed": true, "soloed": soloInGo, "matched": false, "stages": true}},
 		// The same dataset with the pool and the attribution swept by the
 		// statements.
-		{"all/sql-sweep", all, map[string]bool{"packed": true, "merged": curveMerge, "swept": false, "large": true, "split": true, "durations": true, "arrivals": true, "located": true, "joined": true, "unnumbered": false, "samples": true, "replicas": true, "pooled": true, "unnamed": true, "soloed": soloInGo, "matched": matchInGo}},
-		{"none", none, map[string]bool{"packed": false, "merged": false, "swept": poolSweep, "large": false, "split": false, "durations": false, "arrivals": false, "located": false, "joined": false, "unnumbered": true, "samples": false, "replicas": false, "pooled": false, "unnamed": false, "soloed": false, "matched": false}},
-		{"own", own, map[string]bool{"packed": true, "merged": curveMerge, "swept": poolSweep, "large": false, "split": false, "durations": false, "arrivals": true, "located": true, "joined": false, "unnumbered": false, "samples": true, "replicas": true, "pooled": false, "unnamed": false, "soloed": false, "matched": false}},
+		{"all/sql-sweep", all, map[string]bool{"packed": true, "merged": curveMerge, "swept": false, "large": true, "split": true, "durations": true, "arrivals": true, "located": true, "joined": true, "unnumbered": false, "samples": true, "replicas": true, "pooled": true, "unnamed": true, "soloed": soloInGo, "matched": matchInGo, "stages": true}},
+		{"none", none, map[string]bool{"packed": false, "merged": false, "swept": poolSweep, "large": false, "split": false, "durations": false, "arrivals": false, "located": false, "joined": false, "unnumbered": true, "samples": false, "replicas": false, "pooled": false, "unnamed": false, "soloed": false, "matched": false, "stages": false}},
+		{"own", own, map[string]bool{"packed": true, "merged": curveMerge, "swept": poolSweep, "large": false, "split": false, "durations": false, "arrivals": true, "located": true, "joined": false, "unnumbered": false, "samples": true, "replicas": true, "pooled": false, "unnamed": false, "soloed": false, "matched": false, "stages": false}},
 	}
 	ran := map[string]bool{}
 	for _, tc := range cases {

@@ -79,6 +79,7 @@ func (st *runState) result() (*schemas.RunResult, error) {
 			sum.Warnings = append(sum.Warnings, "the logs name no replica: cost is priced for one (Try: --replicas N)")
 		}
 	}
+	sum.Disaggregation = st.disagg
 	sum.DataQuality.OverCapTime = sum.OverCapTime
 	sum.DataQuality.Join = st.join
 	sum.Warnings = append(sum.Warnings, joinWarnings(st.join)...)

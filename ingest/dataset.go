@@ -14,7 +14,7 @@ import (
 )
 
 // datasetFiles are the files ingest writes.
-var datasetFiles = []string{schemas.SpansFile, schemas.SamplesFile, schemas.ManifestFile, schemas.RejectsFile}
+var datasetFiles = []string{schemas.SpansFile, schemas.SamplesFile, schemas.StagesFile, schemas.ManifestFile, schemas.RejectsFile}
 
 // runDataset is a run dataset being written. The whole directory is built
 // in a stage beside it (internal/dataset) and swapped in by commit, so until
@@ -146,7 +146,7 @@ func (d *runDataset) describe() ([]schemas.DataFile, error) {
 	if err := d.finish(); err != nil {
 		return nil, err
 	}
-	return dataset.DescribeAll(d.stage.Dir(), schemas.SpansFile, schemas.SamplesFile, schemas.RejectsFile)
+	return dataset.DescribeAll(d.stage.Dir(), schemas.SpansFile, schemas.SamplesFile, schemas.StagesFile, schemas.RejectsFile)
 }
 
 // commit syncs and closes every file and swaps the stage in as the

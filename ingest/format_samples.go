@@ -117,30 +117,7 @@ func (r *samplesReader) decodeLine(line []byte, rec *Record) error {
 	return nil
 }
 
-func sampleTime(raw json.RawMessage) (int64, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return 0, scan.Errorf(ErrMissingField, -1, "missing ts")
-	}
-	if raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return 0, scan.Errorf(ErrBadJSON, -1, "ts: %v", err)
-		}
-		v, err := scan.ParseTimestamp([]byte(s))
-		if err != nil {
-			return 0, scan.Errorf(ErrBadTimestamp, -1, "ts %q: %v", s, err)
-		}
-		return v, nil
-	}
-	if !scan.IsNumber(raw) {
-		return 0, scan.Errorf(ErrBadType, -1, "ts: want a string or a number, got %s", raw)
-	}
-	v, err := scan.ParseEpoch(raw)
-	if err != nil {
-		return 0, scan.Errorf(ErrBadTimestamp, -1, "ts %s: %v", raw, err)
-	}
-	return v, nil
-}
+func sampleTime(raw json.RawMessage) (int64, error) { return jsonTime("ts", raw) }
 
 func sampleCount(name string, raw json.RawMessage) (*int32, error) {
 	if len(raw) == 0 || string(raw) == "null" {

@@ -82,6 +82,7 @@ func TTFTFrom(names []string) string {
 var formats = map[string]format{
 	"spans":   {New: newSpansReader, Sniff: sniffSpans},
 	"samples": {New: newSamplesReader, Sniff: sniffSamples},
+	"stages":  {New: newStagesReader, Sniff: sniffStages},
 
 	// vLLM (schemas/formats/vllm.md)
 	"vllm-log":       {New: newVLLMLogReader, Sniff: sniffVLLMLog, TTFT: TTFTEngine},

@@ -385,6 +385,7 @@ func (w *datasetWriter) ingest(ctx context.Context, src source, bar *progressbar
 type batch struct {
 	spans   []schemas.Span
 	samples []schemas.Sample
+	stages  []schemas.Stage
 	caps    []Cap
 	rejects []rejected
 	odd     []mismatch            // of the spans whose fields disagree
@@ -411,9 +412,11 @@ func (b *batch) reset() {
 	// Drop the references to decoded values (arena chunks, strings).
 	clear(b.spans)
 	clear(b.samples)
+	clear(b.stages)
 	clear(b.rejects)
 	b.spans = b.spans[:0]
 	b.samples = b.samples[:0]
+	b.stages = b.stages[:0]
 	b.caps = b.caps[:0]
 	b.rejects = b.rejects[:0]
 	b.odd = b.odd[:0]
@@ -501,6 +504,13 @@ func (w *datasetWriter) produce(r Reader, format, file string, out chan<- *batch
 			if sm.Source == "" {
 				sm.Source = format
 			}
+		case KindStage:
+			b.stages = append(b.stages, rec.Stage)
+			sg := &b.stages[len(b.stages)-1]
+			sg.RunID = w.opt.RunID
+			if sg.Source == "" {
+				sg.Source = format
+			}
 		case KindCap:
 			b.caps = append(b.caps, rec.Cap)
 		case KindReject:
@@ -552,6 +562,7 @@ func (w *datasetWriter) manifest(inputs []schemas.InputFile) *schemas.Manifest {
 		RejectedBy:     w.rejectedBy,
 		SkippedBy:      map[string]int64{},
 		SamplesWritten: w.samplesWritten,
+		StagesWritten:  w.stagesWritten,
 	}
 	for why, n := range w.skippedBy {
 		if n > 0 {

@@ -849,7 +849,7 @@ func TestRunReplaces(t *testing.T) {
 	good, _ := validInput(0, 10)
 	in := filepath.Join(dir, "a.jsonl")
 	writeFile(t, in, []byte(good))
-	if !slices.Equal(schemas.DerivedFiles, []string{"summary.json", "windows.parquet", "requests.parquet", "latencies.parquet", "curves.json"}) {
+	if !slices.Equal(schemas.DerivedFiles, []string{"summary.json", "windows.parquet", "requests.parquet", "latencies.parquet", "curves.json", "budget.parquet", "roles.parquet"}) {
 		t.Errorf("DerivedFiles = %q", schemas.DerivedFiles)
 	}
 	for _, tt := range []struct {

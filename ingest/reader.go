@@ -61,9 +61,12 @@ const (
 	// KindReject: the record is malformed; Record.Err says where and why and
 	// Record.Raw holds its bytes.
 	KindReject
+	// KindStage: Record.Stage holds one stage of one attempt of a request
+	// (disaggregated serving).
+	KindStage
 )
 
-var kindNames = [...]string{"skip", "span", "sample", "cap", "reject"}
+var kindNames = [...]string{"skip", "span", "sample", "cap", "reject", "stage"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -176,6 +179,7 @@ type Record struct {
 	Mismatch, MismatchText string
 	Sample                 schemas.Sample // KindSample; RunID is filled in by Run
 	Cap                    Cap            // KindCap
+	Stage                  schemas.Stage  // KindStage; RunID is filled in by Run
 
 	// Err and Raw describe a KindReject record. Raw is the record as read
 	// (possibly only its first bytes); Run removes prompt text and cuts it to

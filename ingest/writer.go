@@ -92,10 +92,13 @@ type datasetWriter struct {
 	opt     Options
 	mapping *Mapping // the loaded mapping file, for the mapping format
 
+	ds                                  *runDataset // for stages.parquet, made with the first stage
 	spansFile, samplesFile, rejectsFile *outFile
+	stagesFile                          *outFile
 
 	spans   *spanWriter
 	samples *parquet.GenericWriter[schemas.Sample]
+	stages  *parquet.GenericWriter[schemas.Stage] // nil until the first stage
 	rejects *bufio.Writer
 	rejEnc  *json.Encoder
 
@@ -103,6 +106,7 @@ type datasetWriter struct {
 	rejectedBy     map[string]int64
 	skippedBy      [numSkipReasons]int64
 	samplesWritten int64
+	stagesWritten  int64
 	hasTime        bool
 	minTime        int64
 	maxTime        int64
@@ -125,6 +129,7 @@ const freeBatches = maxOpenRowGroups*(rowGroupRows/batchRecords+2) + 4
 func newDatasetWriter(ds *runDataset, opt Options) (*datasetWriter, error) {
 	w := &datasetWriter{
 		opt: opt,
+		ds:  ds,
 
 		rejectedBy: map[string]int64{},
 		capBy:      map[string]int64{},
@@ -172,6 +177,11 @@ func (w *datasetWriter) write(b *batch, in *openInput) error {
 		}
 		w.samplesWritten += int64(len(b.samples))
 	}
+	if len(b.stages) > 0 {
+		if err := w.writeStages(b.stages); err != nil {
+			return err
+		}
+	}
 	for _, c := range b.caps {
 		w.hasCap = true
 		w.maxCap = max(w.maxCap, c.MaxNumSeqs)
@@ -179,8 +189,8 @@ func (w *datasetWriter) write(b *batch, in *openInput) error {
 			w.capBy[c.Replica] = max(w.capBy[c.Replica], c.MaxNumSeqs)
 		}
 	}
-	w.input.useful += int64(len(b.spans) + len(b.samples))
-	w.useful += int64(len(b.spans) + len(b.samples))
+	w.input.useful += int64(len(b.spans) + len(b.samples) + len(b.stages))
+	w.useful += int64(len(b.spans) + len(b.samples) + len(b.stages))
 	w.spansWritten += int64(len(b.spans))
 	if w.input.firstReject == nil && len(b.rejects) > 0 {
 		w.input.firstReject = b.rejects[0].err
@@ -208,13 +218,45 @@ func (w *datasetWriter) write(b *batch, in *openInput) error {
 		w.rejectedBy[kind]++
 	}
 	w.counts.Read += b.read
-	w.counts.Written += int64(len(b.spans) + len(b.samples) + len(b.caps))
+	w.counts.Written += int64(len(b.spans) + len(b.samples) + len(b.stages) + len(b.caps))
 	w.counts.Rejected += int64(len(b.rejects))
 	for why, n := range b.skipped {
 		w.skippedBy[why] += n
 		w.counts.Skipped += n
 	}
 	return nil
+}
+
+// writeStages writes stages to stages.parquet, which the first of them
+// creates: a run without stages has no such file.
+func (w *datasetWriter) writeStages(stages []schemas.Stage) error {
+	if w.stages == nil {
+		f, err := w.ds.create(schemas.StagesFile)
+		if err != nil {
+			return err
+		}
+		w.stagesFile = f
+		w.stages = parquet.NewGenericWriter[schemas.Stage](f, parquetOptions()...)
+	}
+	if _, err := w.stages.Write(stages); err != nil {
+		return fmt.Errorf("write %q: %w", w.stagesFile.final, dataset.Unwrap(err))
+	}
+	w.stagesWritten += int64(len(stages))
+	for i := range stages {
+		w.widen(stages[i].StartedAt)
+		w.widen(stages[i].EndedAt)
+	}
+	return nil
+}
+
+// widen widens the time range to t.
+func (w *datasetWriter) widen(t int64) {
+	if !w.hasTime {
+		w.minTime, w.maxTime, w.hasTime = t, t, true
+		return
+	}
+	w.minTime = min(w.minTime, t)
+	w.maxTime = max(w.maxTime, t)
 }
 
 // span widens the time range by the span's timestamps.
@@ -256,6 +298,11 @@ func (w *datasetWriter) close() error {
 	}
 	if err := w.samples.Close(); err != nil {
 		return fmt.Errorf("write %q: %w", w.samplesFile.final, dataset.Unwrap(err))
+	}
+	if w.stages != nil {
+		if err := w.stages.Close(); err != nil {
+			return fmt.Errorf("write %q: %w", w.stagesFile.final, dataset.Unwrap(err))
+		}
 	}
 	if err := w.rejects.Flush(); err != nil {
 		return fmt.Errorf("write %q: %w", w.rejectsFile.final, dataset.Unwrap(err))

@@ -20,7 +20,7 @@ const (
 // DerivedFiles are the files analyze adds to a run dataset. They describe
 // the data they were computed from, so an ingest that replaces the data
 // removes every one of them.
-var DerivedFiles = []string{SummaryFile, WindowsFile, RequestsFile, LatenciesFile, CurvesFile}
+var DerivedFiles = []string{SummaryFile, WindowsFile, RequestsFile, LatenciesFile, CurvesFile, BudgetFile, RolesFile}
 
 // Curves is curves.json: the report's inputs beyond the windows.
 type Curves struct {

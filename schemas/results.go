@@ -24,12 +24,15 @@ type Manifest struct {
 	Ignored []IgnoredFile `json:"ignored_files,omitempty"`
 	// Replaced names the run that the directory held before this ingest
 	// replaced it ("" when the directory held no dataset).
-	Replaced        string           `json:"replaced,omitempty"`
-	TimeRange       *TimeRange       `json:"time_range"` // nil when no span has a time
-	MaxNumSeqs      *int64           `json:"max_num_seqs,omitempty"`
-	MaxNumSeqsBy    map[string]int64 `json:"max_num_seqs_by_replica,omitempty"`
-	SamplesWritten  int64            `json:"samples_written"`
-	FormatsDetected []string         `json:"formats,omitempty"`
+	Replaced       string           `json:"replaced,omitempty"`
+	TimeRange      *TimeRange       `json:"time_range"` // nil when no span has a time
+	MaxNumSeqs     *int64           `json:"max_num_seqs,omitempty"`
+	MaxNumSeqsBy   map[string]int64 `json:"max_num_seqs_by_replica,omitempty"`
+	SamplesWritten int64            `json:"samples_written"`
+	// StagesWritten counts the rows of stages.parquet, which exists only
+	// when it is not 0.
+	StagesWritten   int64    `json:"stages_written,omitempty"`
+	FormatsDetected []string `json:"formats,omitempty"`
 	// Files describes every data file of the dataset: ingest's (spans,
 	// samples, rejects) and, once analysed, analyze's (DerivedFiles).
 	// Readers refuse a file that does not match its entry. Datasets
@@ -370,6 +373,10 @@ type Summary struct {
 
 	// Cost prices the run (analyze --replica-cost-per-hour); nil without a price.
 	Cost *Cost `json:"cost,omitempty"`
+
+	// Disaggregation is the run's stages read as disaggregated serving: the
+	// latency budget and the worker roles' state; nil without stages.
+	Disaggregation *Disaggregation `json:"disaggregation,omitempty"`
 
 	// DurationsOnly is set when the run's spans carry durations but no
 	// instants (time_origin request): the per-span and request latency

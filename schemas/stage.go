@@ -1,0 +1,194 @@
+package schemas
+
+import "time"
+
+// StagesFile holds a run's stages (Stage): written by ingest only when an
+// input gives any, so that a run of one engine's logs has no such file.
+const StagesFile = "stages.parquet"
+
+// BudgetFile and RolesFile are analyze's per-window outputs of a run with
+// stages: the latency budget's distributions and the worker roles' state,
+// one row per window and part (or role). A run without stages has neither.
+const (
+	BudgetFile = "budget.parquet"
+	RolesFile  = "roles.parquet"
+)
+
+// Stage is the time one attempt of a request spent in one stage of
+// disaggregated serving, as the worker or the router that handled it logged
+// it: a row of stages.parquet and a line of the canonical stages input
+// (schemas/README.md "Stages"). Where a gateway, a router, a prefill worker
+// and a decode worker each log their part of a request, its stages tell
+// where its time went (docs/metrics.md "Disaggregated serving"). Times are
+// microseconds since the Unix epoch, UTC.
+type Stage struct {
+	RunID     string `parquet:"run_id,dict,zstd" json:"run_id"`
+	Source    string `parquet:"source,dict,zstd" json:"source"`
+	RequestID string `parquet:"request_id,zstd" json:"request_id"`
+	// Attempt is the attempt the stage belongs to, as in spans.parquet;
+	// nil: the source gave none (the request's only attempt).
+	Attempt *int32 `parquet:"attempt,optional,zstd" json:"attempt,omitempty"`
+	// Stage is one of Stages.
+	Stage string `parquet:"stage,dict,zstd" json:"stage"`
+	// Role is the worker role of a worker's stage (queue, prefill,
+	// kv_transfer, decode): RolePrefill, RoleDecode, or RoleBoth for a
+	// worker that serves both phases; nil for the gateway's and the
+	// router's stages.
+	Role *string `parquet:"role,optional,dict,zstd" json:"role,omitempty"`
+	// Replica is the worker (or router instance) that ran the stage.
+	Replica   *string `parquet:"replica,optional,dict,zstd" json:"replica,omitempty"`
+	StartedAt int64   `parquet:"started_at,timestamp(microsecond:utc),zstd" json:"started_at"`
+	EndedAt   int64   `parquet:"ended_at,timestamp(microsecond:utc),zstd" json:"ended_at"`
+	// Bytes is what a kv_transfer stage moved, where the source logs it.
+	Bytes *int64 `parquet:"bytes,optional,zstd" json:"bytes,omitempty"`
+}
+
+// The stages of a request (Stage.Stage), in the order a request passes
+// them under disaggregated serving.
+const (
+	StageGateway    = "gateway"     // the gateway's own time: receipt to handing it on
+	StageRouter     = "router"      // the router's queue and flow control, up to its pick
+	StageQueue      = "queue"       // waiting in a worker's queue (Role says which)
+	StagePrefill    = "prefill"     // the prompt's prefill, up to its KV cache
+	StageKVTransfer = "kv_transfer" // the KV cache moving from the prefill worker to the decode worker
+	StageDecode     = "decode"      // decoding, first output token to last
+)
+
+// Stages lists the stages in order.
+var Stages = []string{StageGateway, StageRouter, StageQueue, StagePrefill, StageKVTransfer, StageDecode}
+
+// Worker roles (Stage.Role).
+const (
+	RolePrefill = "prefill"
+	RoleDecode  = "decode"
+	RoleBoth    = "both"
+)
+
+// WorkerRoles lists the worker roles in order.
+var WorkerRoles = []string{RolePrefill, RoleDecode, RoleBoth}
+
+// ValidStage reports whether s is one of Stages.
+func ValidStage(s string) bool {
+	switch s {
+	case StageGateway, StageRouter, StageQueue, StagePrefill, StageKVTransfer, StageDecode:
+		return true
+	}
+	return false
+}
+
+// ValidWorkerRole reports whether r is one of WorkerRoles.
+func ValidWorkerRole(r string) bool {
+	return r == RolePrefill || r == RoleDecode || r == RoleBoth
+}
+
+// The parts of a request's latency budget (Disaggregation.Budget), in
+// order: a worker's queue is the prefill queue on a prefill worker or one
+// that serves both, the decode queue on a decode worker; unaccounted is
+// the part of the request's extent that no stage covers.
+const (
+	BudgetGateway      = "gateway"
+	BudgetRouter       = "router"
+	BudgetPrefillQueue = "prefill_queue"
+	BudgetPrefill      = "prefill"
+	BudgetKVTransfer   = "kv_transfer"
+	BudgetDecodeQueue  = "decode_queue"
+	BudgetDecode       = "decode"
+	BudgetUnaccounted  = "unaccounted"
+)
+
+// BudgetParts lists the parts of the latency budget in order.
+var BudgetParts = []string{BudgetGateway, BudgetRouter, BudgetPrefillQueue, BudgetPrefill, BudgetKVTransfer, BudgetDecodeQueue, BudgetDecode, BudgetUnaccounted}
+
+// Disaggregation is summary.json's account of a run's stages: the latency
+// budget and the state of each worker role (docs/metrics.md "Disaggregated
+// serving"). It is absent from a run without stages.
+type Disaggregation struct {
+	// Attempts is how many attempts have stages.
+	Attempts int64 `json:"attempts"`
+	// Budget holds each part's seconds per attempt, as a distribution over
+	// the attempts with stages (an attempt without a part counts 0 for it).
+	Budget map[string]Percentiles `json:"budget"`
+	// Extent is the distribution of the attempts' extents (first stage's
+	// start to last stage's end), in seconds.
+	Extent Percentiles `json:"extent"`
+	// Median and P95 are the parts of the attempts whose extent is the
+	// median's and the 95th percentile's (the waterfall of the report).
+	Median BudgetRequest `json:"median_request"`
+	P95    BudgetRequest `json:"p95_request"`
+	// KVTransferBytes is the distribution of the bytes per kv_transfer
+	// stage, where logged; nil without any.
+	KVTransferBytes *Percentiles `json:"kv_transfer_bytes,omitempty"`
+	// Roles is the state of each worker role seen, in WorkerRoles order.
+	Roles []RoleState `json:"roles"`
+	// Workers is the state of each worker, by role and name.
+	Workers []WorkerState `json:"workers"`
+}
+
+// BudgetRequest is one attempt's latency budget: its parts in seconds.
+type BudgetRequest struct {
+	RequestID string             `json:"request_id"`
+	Attempt   int32              `json:"attempt"`
+	Extent    float64            `json:"extent_seconds"`
+	Parts     map[string]float64 `json:"parts"`
+}
+
+// RoleState is the state of the workers of one role over the run
+// (docs/metrics.md "Disaggregated serving").
+type RoleState struct {
+	Role    string `json:"role"`
+	Workers int64  `json:"workers"`
+	Slots   int64  `json:"slots"` // the sum of the workers' caps
+	// Utilization is the slot-seconds in use over the slot-seconds there
+	// were; MeanQueue the mean of the requests queued at the role's
+	// workers.
+	Utilization float64 `json:"utilization"`
+	MeanQueue   float64 `json:"mean_queue"`
+	// GapFraction is the share of the run when requests waited at the
+	// role's workers while some worker of the role had a free slot;
+	// RouterShare the share when requests waited at a worker with no free
+	// slot while another worker of the role had one (the router's pick
+	// put them there); IdleFraction the share when none of its workers
+	// ran anything.
+	GapTime      float64 `json:"gap_time_seconds"`
+	GapFraction  float64 `json:"gap_fraction"`
+	RouterTime   float64 `json:"router_share_seconds"`
+	RouterShare  float64 `json:"router_share"`
+	IdleFraction float64 `json:"idle_fraction"`
+	// BacklogOtherFree is the time when requests queued at this role's
+	// workers while the other role's workers (prefill's for decode,
+	// decode's for prefill) had a free slot and none queued: the split
+	// between the roles has too few workers of this one.
+	BacklogOtherFree         float64 `json:"backlog_other_free_seconds"`
+	BacklogOtherFreeFraction float64 `json:"backlog_other_free_fraction"`
+}
+
+// WorkerState is the state of one worker over the run.
+type WorkerState struct {
+	Replica     string  `json:"replica"`
+	Role        string  `json:"role"`
+	Cap         int64   `json:"cap"`
+	CapSource   string  `json:"cap_source"` // samples, or inferred (the most it ran at once)
+	Attempts    int64   `json:"attempts"`
+	Utilization float64 `json:"utilization"`
+	MeanQueue   float64 `json:"mean_queue"`
+	GapTime     float64 `json:"gap_time_seconds"`
+}
+
+// BudgetWindow is a row of budget.parquet: the distribution of one part of
+// the latency budget (or of the extent, part "extent"), in seconds, over the
+// attempts whose last stage ends in the window.
+type BudgetWindow struct {
+	WindowStart time.Time `json:"window_start"`
+	WindowEnd   time.Time `json:"window_end"`
+	Part        string    `json:"part"`
+	Percentiles
+}
+
+// RoleWindow is a row of roles.parquet: one role's state over one window
+// (its overlap with the run extent, WindowSeconds long).
+type RoleWindow struct {
+	WindowStart   time.Time `json:"window_start"`
+	WindowEnd     time.Time `json:"window_end"`
+	WindowSeconds float64   `json:"window_seconds"`
+	RoleState
+}

@@ -1,0 +1,127 @@
+package truth
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tpsreport/tpsreport/analyze"
+	"github.com/tpsreport/tpsreport/ingest"
+	"github.com/tpsreport/tpsreport/sim"
+)
+
+// TestDisaggTruth: a disaggregated run, simulated, ingested from its
+// files (spans, samples and stages, each format sniffed) under a Hive-style
+// path and analysed, gives back the simulator's own account: the latency
+// budget's distributions and its median and p95 attempts, the KV transfers'
+// bytes, each worker's and each role's state over the run, and every row of
+// budget.parquet and roles.parquet, to 1e-9 relative.
+func TestDisaggTruth(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		window time.Duration
+	}{{"pd", time.Minute}, {"pd-decode", 45 * time.Second}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sc, err := sim.NamedDisagg(tc.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc.Window = tc.window
+			dir := t.TempDir()
+			logs := filepath.Join(dir, "logs")
+			truth, err := sim.WriteDisagg(logs, sc, 11)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := filepath.Join(dir, "runs", "dt=2026-11-20", "run="+tc.name)
+			ctx := context.Background()
+			if _, err := ingest.Run(ctx, ingest.Options{RunID: tc.name, Format: ingest.FormatAuto, OutDir: run,
+				Inputs: []string{logs}}); err != nil {
+				t.Fatal(err)
+			}
+			res, err := analyze.Run(ctx, analyze.Options{Dir: run, Window: tc.window})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Summary.Disaggregation == nil {
+				t.Fatal("summary.json has no disaggregation")
+			}
+			if got, want := res.Summary.RunStart, truth.RunStart; !got.Equal(want) {
+				t.Errorf("run_start %v, truth %v", got, want)
+			}
+			compareTree(t, "disaggregation", jsonMap(t, res.Summary.Disaggregation), jsonMap(t, truth.Disaggregation))
+			budget, roles, err := analyze.LoadDisagg(ctx, run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(budget) == 0 || len(roles) == 0 {
+				t.Fatalf("%d budget rows, %d role rows", len(budget), len(roles))
+			}
+			compareTree(t, "budget.parquet", jsonAny(t, budget), jsonAny(t, truth.BudgetWindows))
+			compareTree(t, "roles.parquet", jsonAny(t, roles), jsonAny(t, truth.RoleWindows))
+		})
+	}
+}
+
+// compareTree holds a decoded JSON value to its truth: the same keys and
+// lengths, equal strings and booleans, numbers to 1e-9 relative (or 1e-12
+// absolute, for values of 0).
+func compareTree(t *testing.T, path string, got, want any) {
+	t.Helper()
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			t.Errorf("%s: got %v, truth an object", path, got)
+			return
+		}
+		for k := range w {
+			if _, ok := g[k]; !ok {
+				t.Errorf("%s.%s: missing, truth %v", path, k, w[k])
+			}
+		}
+		for k, v := range g {
+			if _, ok := w[k]; !ok {
+				t.Errorf("%s.%s: %v, not in the truth", path, k, v)
+				continue
+			}
+			compareTree(t, path+"."+k, v, w[k])
+		}
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			t.Errorf("%s: %d values, truth %d", path, len(g), len(w))
+			return
+		}
+		for i := range w {
+			compareTree(t, fmt.Sprintf("%s[%d]", path, i), g[i], w[i])
+		}
+	case float64:
+		g, ok := got.(float64)
+		if !ok || math.Abs(g-w) > 1e-9*math.Max(math.Abs(g), math.Abs(w)) && math.Abs(g-w) > 1e-12 {
+			t.Errorf("%s: got %v, truth %v", path, got, w)
+		}
+	default:
+		if got != want {
+			t.Errorf("%s: got %v, truth %v", path, got, want)
+		}
+	}
+}
+
+func jsonAny(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
