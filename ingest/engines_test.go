@@ -28,6 +28,7 @@ var engineFixtures = []struct{ format, dir string }{
 	{SourceDynamoTrace, "testdata/dynamo/trace"},
 	{SourceDynamoNvext, "testdata/dynamo/nvext"},
 	{SourcePrometheus, "testdata/dynamo/prometheus"},
+	{SourceStages, "testdata/stages"},
 }
 
 // engineFiles returns the fixtures of format in dir whose names contain
@@ -73,7 +74,7 @@ func TestEngineGolden(t *testing.T) {
 						if rec.Span.Source != fx.format || !validStatus(rec.Span.Status) || rec.Span.SpanID == "" {
 							t.Errorf("span %+v", rec.Span)
 						}
-					case KindSample, KindCap:
+					case KindSample, KindCap, KindStage:
 						kept++
 					case KindSkip:
 						if rec.Skip == SkipOther {
@@ -122,7 +123,7 @@ func TestEngineSniff(t *testing.T) {
 		}
 	}
 	mine := []string{SourceSGLangMetrics, SourceSGLangLog, SourceLlamaCpp, SourceLlamaCppLog,
-		SourceTRTLLMPerf, SourceDynamoTrace, SourceDynamoNvext}
+		SourceTRTLLMPerf, SourceDynamoTrace, SourceDynamoNvext, SourceStages}
 	checked := checkSniffsExclusive(t, own, mine)
 	if checked < 30 {
 		t.Errorf("checked %d other fixtures, want at least 30", checked)

@@ -32,7 +32,22 @@ import (
 // The disaggregated server's items (ctx_server, gen_server,
 // ctx_perf_metrics, gen_perf_metrics) are one span each: the context
 // server's arrival, schedule and first token, the generation server's last
-// token, replica = gen_server.
+// token, replica = gen_server. Each also gives the request's stages
+// (stages.parquet), on the same clock:
+//
+//   - router: disagg_server_arrival_time → the context server's
+//     server_arrival_time (the disaggregated server's dispatch);
+//   - queue and prefill on ctx_server (role prefill): arrival_time →
+//     first_scheduled_time → first_token_time;
+//   - on gen_server (role decode): queue from its arrival_time to
+//     kv_cache_transfer_start, kv_transfer to kv_cache_transfer_end (bytes
+//     kv_cache_size), queue again until first_scheduled_time, decode to
+//     last_token_time; without the transfer's times, queue from
+//     arrival_time to first_scheduled_time.
+//
+// What lies between (each server's own preprocessing and postprocessing)
+// is the budget's unaccounted part. A stage whose times are missing is not
+// written; one that would end before it starts makes the item a reject.
 //
 // TensorRT-LLM reads its times from the server's steady (monotonic) clock:
 // seconds since the clock's start, not since the Unix epoch. A span whose
@@ -67,16 +82,21 @@ func decodeTRTLLMPerf(v any, _ []byte, out []Record) []Record {
 	}
 	o := scan.Obj(m)
 	var sp schemas.Span
+	var stages []schemas.Stage
 	var err error
 	if o["ctx_perf_metrics"] != nil || o["gen_perf_metrics"] != nil || o["ctx_server"] != nil {
-		sp, err = trtllmDisagg(o)
+		sp, stages, err = trtllmDisagg(o)
 	} else {
 		sp, err = trtllmWorker(o)
 	}
 	if err != nil {
 		return decodeReject(out, err)
 	}
-	return append(out, Record{Kind: KindSpan, Span: sp})
+	out = append(out, Record{Kind: KindSpan, Span: sp})
+	for _, st := range stages {
+		out = append(out, Record{Kind: KindStage, Stage: st})
+	}
+	return out
 }
 
 // trtllmWorker reads one worker item (aggregated serving).
@@ -105,16 +125,18 @@ func trtllmWorker(o scan.Obj) (schemas.Span, error) {
 
 // trtllmDisagg reads one item of the disaggregated server: the context
 // server's part and the generation server's, whose clocks it aligned.
-func trtllmDisagg(o scan.Obj) (schemas.Span, error) {
+func trtllmDisagg(o scan.Obj) (schemas.Span, []schemas.Stage, error) {
 	sp := schemas.Span{Source: SourceTRTLLMPerf}
 	var fe scan.FirstErr
 	gen := fe.Str(o["gen_server"], "gen_server")
+	ctxServer := fe.Str(o["ctx_server"], "ctx_server")
+	dispatched := fe.Duration(o["disagg_server_arrival_time"], "disagg_server_arrival_time", 6)
 	if fe.Err != nil {
-		return sp, fe.Err
+		return sp, nil, fe.Err
 	}
 	ctxM, genM := o.Child("ctx_perf_metrics"), o.Child("gen_perf_metrics")
 	if ctxM == nil {
-		return sp, scan.Errorf(ErrMissingField, -1, "missing ctx_perf_metrics (the context server's part of a disaggregated request)")
+		return sp, nil, scan.Errorf(ErrMissingField, -1, "missing ctx_perf_metrics (the context server's part of a disaggregated request)")
 	}
 	idV := o["disagg_request_id"]
 	field := "disagg_request_id"
@@ -123,27 +145,82 @@ func trtllmDisagg(o scan.Obj) (schemas.Span, error) {
 	}
 	id, err := trtllmID(idV, field)
 	if err != nil {
-		return sp, err
+		return sp, nil, err
 	}
 	sp.SpanID, sp.RequestID, sp.Replica = id, id, gen
 	if err := trtllmStatus(o["status"], &sp); err != nil {
-		return sp, err
+		return sp, nil, err
 	}
 	ctx, err := trtllmTimes(ctxM.Child("perf_metrics", "timing_metrics"), "ctx_perf_metrics.perf_metrics.timing_metrics")
 	if err != nil {
-		return sp, err
+		return sp, nil, err
 	}
 	last := ctx.last
+	var g trtllmTiming
 	if genM != nil {
-		g, err := trtllmTimes(genM.Child("perf_metrics", "timing_metrics"), "gen_perf_metrics.perf_metrics.timing_metrics")
-		if err != nil {
-			return sp, err
+		if g, err = trtllmTimes(genM.Child("perf_metrics", "timing_metrics"), "gen_perf_metrics.perf_metrics.timing_metrics"); err != nil {
+			return sp, nil, err
 		}
 		if g.last != nil {
 			last = g.last
 		}
 	}
-	return sp, ctx.place(&sp, ctx.arrival, ctx.scheduled, ctx.first, last)
+	if err := ctx.place(&sp, ctx.arrival, ctx.scheduled, ctx.first, last); err != nil {
+		return sp, nil, err
+	}
+	stages, err := trtllmStages(id, dispatched, ctxServer, gen, ctx, g)
+	return sp, stages, err
+}
+
+// trtllmStages are the stages of a disaggregated item (see the format's
+// comment), each checked to start on the clock of the context server's
+// arrival and to end no earlier than it starts.
+func trtllmStages(id string, dispatched *int64, ctxServer, genServer *string, ctx, gen trtllmTiming) ([]schemas.Stage, error) {
+	var out []schemas.Stage
+	prefill, decode := schemas.RolePrefill, schemas.RoleDecode
+	steady := *ctx.arrival < plausibleFrom
+	add := func(stage string, role, replica *string, from, to *int64, names string) error {
+		if from == nil || to == nil {
+			return nil
+		}
+		if (*from < plausibleFrom) != steady || (*to < plausibleFrom) != steady {
+			return scan.Errorf(ErrBadValue, -1, "%s: mixes a steady-clock reading with a wall-clock time", names)
+		}
+		if *to < *from {
+			return scan.Errorf(ErrBadValue, -1, "%s: the %s stage ends %s s before it starts", names, stage, trtllmSeconds(*from-*to))
+		}
+		out = append(out, schemas.Stage{Source: SourceTRTLLMPerf, RequestID: id, Stage: stage, Role: role, Replica: replica, StartedAt: *from, EndedAt: *to})
+		return nil
+	}
+	const c, g = "ctx_perf_metrics.perf_metrics.timing_metrics.", "gen_perf_metrics.perf_metrics.timing_metrics."
+	err := add(schemas.StageRouter, nil, nil, dispatched, ctx.serverArrival, "disagg_server_arrival_time → "+c+"server_arrival_time")
+	if err == nil {
+		err = add(schemas.StageQueue, &prefill, ctxServer, ctx.arrival, ctx.scheduled, c+"arrival_time → first_scheduled_time")
+	}
+	if err == nil {
+		err = add(schemas.StagePrefill, &prefill, ctxServer, ctx.scheduled, ctx.first, c+"first_scheduled_time → first_token_time")
+	}
+	if err != nil || gen.arrival == nil {
+		return out, err
+	}
+	if gen.kvStart != nil && gen.kvEnd != nil {
+		err = add(schemas.StageQueue, &decode, genServer, gen.arrival, gen.kvStart, g+"arrival_time → kv_cache_transfer_start")
+		if err == nil {
+			err = add(schemas.StageKVTransfer, &decode, genServer, gen.kvStart, gen.kvEnd, g+"kv_cache_transfer_start → kv_cache_transfer_end")
+			if err == nil && gen.kvBytes != nil {
+				out[len(out)-1].Bytes = gen.kvBytes
+			}
+		}
+		if err == nil {
+			err = add(schemas.StageQueue, &decode, genServer, gen.kvEnd, gen.scheduled, g+"kv_cache_transfer_end → first_scheduled_time")
+		}
+	} else {
+		err = add(schemas.StageQueue, &decode, genServer, gen.arrival, gen.scheduled, g+"arrival_time → first_scheduled_time")
+	}
+	if err == nil {
+		err = add(schemas.StageDecode, &decode, genServer, gen.scheduled, gen.last, g+"first_scheduled_time → last_token_time")
+	}
+	return out, err
 }
 
 // trtllmID reads a request id, a number or a string.
@@ -183,9 +260,12 @@ func trtllmStatus(v any, sp *schemas.Span) error {
 	return nil
 }
 
-// trtllmTiming is one timing_metrics object, in µs of its clock.
+// trtllmTiming is one timing_metrics object, in µs of its clock; kvBytes
+// is bytes.
 type trtllmTiming struct {
 	arrival, scheduled, first, last *int64
+	serverArrival, kvStart, kvEnd   *int64
+	kvBytes                         *int64
 	field                           string
 }
 
@@ -199,6 +279,10 @@ func trtllmTimes(t scan.Obj, field string) (trtllmTiming, error) {
 	out.scheduled = fe.Duration(t["first_scheduled_time"], field+".first_scheduled_time", 6)
 	out.first = fe.Duration(t["first_token_time"], field+".first_token_time", 6)
 	out.last = fe.Duration(t["last_token_time"], field+".last_token_time", 6)
+	out.serverArrival = fe.Duration(t["server_arrival_time"], field+".server_arrival_time", 6)
+	out.kvStart = fe.Duration(t["kv_cache_transfer_start"], field+".kv_cache_transfer_start", 6)
+	out.kvEnd = fe.Duration(t["kv_cache_transfer_end"], field+".kv_cache_transfer_end", 6)
+	out.kvBytes = fe.Tokens(t["kv_cache_size"], field+".kv_cache_size")
 	if fe.Err != nil {
 		return out, fe.Err
 	}
@@ -242,13 +326,17 @@ func trtllmSeconds(us int64) string {
 
 // sniffTRTLLMPerf scores 95 when the first object is a /perf_metrics item
 // (request_id and perf_metrics) or a disaggregated server's item
-// (ctx_perf_metrics or gen_perf_metrics beside ctx_server).
+// (ctx_perf_metrics or gen_perf_metrics beside ctx_server or
+// disagg_server_arrival_time: the time breakdown README's sample has no
+// ctx_server).
 func sniffTRTLLMPerf(head []byte) int {
 	keys := scan.FirstObjectKeys(head)
 	switch {
 	case keys["request_id"] && keys["perf_metrics"]:
 		return 95
 	case keys["ctx_server"] && (keys["ctx_perf_metrics"] || keys["gen_perf_metrics"] || keys["disagg_server_arrival_time"]):
+		return 95
+	case keys["disagg_server_arrival_time"] && (keys["ctx_perf_metrics"] || keys["gen_perf_metrics"]):
 		return 95
 	}
 	return 0

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tpsreport/tpsreport/schemas"
 )
 
 // vllmFuzzSeed adds every fixture of format name, whole and line by line.
@@ -45,6 +47,11 @@ func vllmFuzzRead(t *testing.T, name string, data []byte) {
 		case KindSpan:
 			if rec.Span.SpanID == "" || rec.Span.RequestID == "" || !validStatus(rec.Span.Status) {
 				t.Fatalf("bad span %+v", rec.Span)
+			}
+		case KindStage:
+			if rec.Stage.RequestID == "" || !schemas.ValidStage(rec.Stage.Stage) || rec.Stage.EndedAt < rec.Stage.StartedAt ||
+				rec.Stage.Role != nil && !schemas.ValidWorkerRole(*rec.Stage.Role) {
+				t.Fatalf("bad stage %+v", rec.Stage)
 			}
 		case KindSkip:
 			if rec.Skip == SkipOther || rec.Skip >= numSkipReasons {
@@ -134,6 +141,11 @@ func FuzzPrometheusEngines(f *testing.F) {
 func FuzzTRTLLMPerf(f *testing.F) {
 	engineFuzzSeed(f, SourceTRTLLMPerf)
 	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, SourceTRTLLMPerf, data) })
+}
+
+func FuzzStages(f *testing.F) {
+	engineFuzzSeed(f, SourceStages)
+	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, SourceStages, data) })
 }
 
 func FuzzDynamoTrace(f *testing.F) {

@@ -70,6 +70,8 @@ func vllmGoldenText(t testing.TB, recs []Record) []byte {
 			v = rec.Sample
 		case KindCap:
 			v = rec.Cap
+		case KindStage:
+			v = rec.Stage
 		case KindReject:
 			v = rec.Err.Error()
 		}
