@@ -94,6 +94,22 @@ func NamedDisagg(name string) (Disagg, error) {
 	return sc, nil
 }
 
+// What a format's records show of a disaggregated request (RunDisagg's
+// truths are one per view).
+const (
+	// ViewStages: the canonical spans and stages, every stage from the
+	// gateway's receipt on.
+	ViewStages = "stages"
+	// ViewTRTLLM: TensorRT-LLM's disaggregated perf metrics, from the
+	// disaggregated server's receipt (the router's stage) on: no gateway,
+	// the span queued at the context server's executor, request ids the
+	// request's number.
+	ViewTRTLLM = "trtllm-perf"
+)
+
+// DisaggViews lists the views in order.
+var DisaggViews = []string{ViewStages, ViewTRTLLM}
+
 // DisaggTruth is what a disaggregated run was, from the simulator's own
 // state: the run extent and summary.json's disaggregation as analyze must
 // find it.
@@ -115,6 +131,24 @@ type DisaggWriter struct {
 	Span   func(schemas.Span) error
 	Stage  func(schemas.Stage) error
 	Sample func(schemas.Sample) error // nil: no samples
+	// Request, when set, takes each finished request's times, for a
+	// format that logs a request as one record (TensorRT-LLM's).
+	Request func(DisaggRequest) error
+}
+
+// DisaggRequest is one finished request's times, µs since the Unix epoch.
+type DisaggRequest struct {
+	Num                          int64  // the request's number, from 1
+	ID                           string // its canonical request_id
+	Prefill, Decode              string // the workers the router picked
+	Prompt, Output, KVBytes      int64
+	Arrived                      int64 // at the gateway
+	DispatchedAt                 int64 // the gateway handed it to the router
+	Routed                       int64 // the router picked its workers
+	AtPrefill                    int64 // in the prefill worker's queue
+	PrefillStart, PrefillEnd     int64
+	DecodeSlot                   int64 // a decode slot taken: the KV transfer starts
+	KVEnd, FirstToken, DecodeEnd int64
 }
 
 // dWorker is one worker of a pool.
@@ -140,6 +174,7 @@ type stateAcc struct {
 
 // dRequest is one request's way through the stages.
 type dRequest struct {
+	num               int64
 	id                string
 	prompt, output    int64
 	p, d              *dWorker
@@ -203,14 +238,14 @@ type dSim struct {
 }
 
 // RunDisagg simulates sc with seed, writing every request's span (as the
-// gateway saw it), its stages and the workers' samples to out, and returns
-// the truth.
-func RunDisagg(sc Disagg, seed uint64, out DisaggWriter) (DisaggTruth, error) {
+// gateway saw it), its stages and the workers' samples to out (and, with
+// out.Done, each request whole), and returns the truth of each view.
+func RunDisagg(sc Disagg, seed uint64, out DisaggWriter) (map[string]DisaggTruth, error) {
 	if sc.PrefillWorkers < 1 || sc.DecodeWorkers < 1 || sc.PrefillCap < 1 || sc.DecodeCap < 1 {
-		return DisaggTruth{}, errors.New("disaggregated scenario: every pool needs a worker with a slot")
+		return nil, errors.New("disaggregated scenario: every pool needs a worker with a slot")
 	}
 	if !(sc.Rate > 0) || sc.Duration <= 0 || !(sc.PrefillRate > 0) || !(sc.KVBandwidth > 0) {
-		return DisaggTruth{}, errors.New("disaggregated scenario: rate, duration, prefill rate and KV bandwidth must be positive")
+		return nil, errors.New("disaggregated scenario: rate, duration, prefill rate and KV bandwidth must be positive")
 	}
 	if sc.Start == 0 {
 		sc.Start = DefaultStart
@@ -234,9 +269,13 @@ func RunDisagg(sc Disagg, seed uint64, out DisaggWriter) (DisaggTruth, error) {
 		s.handle(e)
 	}
 	if s.err != nil {
-		return DisaggTruth{}, s.err
+		return nil, s.err
 	}
-	return s.truth(seed), nil
+	out2 := map[string]DisaggTruth{}
+	for _, v := range DisaggViews {
+		out2[v] = s.truth(seed, v)
+	}
+	return out2, nil
 }
 
 func (s *dSim) schedule(at int64, kind int, r *dRequest) {
@@ -284,7 +323,7 @@ func (s *dSim) handle(e dEvent) {
 
 func (s *dSim) arrive() {
 	s.count++
-	r := &dRequest{id: fmt.Sprintf("pd-%06d", s.count), arrive: s.now}
+	r := &dRequest{num: s.count, id: fmt.Sprintf("pd-%06d", s.count), arrive: s.now}
 	r.prompt = s.rng.length(s.sc.Prompt)
 	r.output = s.rng.length(s.sc.Output)
 	r.bytes = r.prompt * s.sc.KVBytesPerToken
@@ -476,6 +515,13 @@ func (s *dSim) finish(r *dRequest) {
 			return
 		}
 	}
+	if s.out.Request != nil {
+		s.err = s.out.Request(DisaggRequest{Num: r.num, ID: r.id, Prefill: r.p.name, Decode: r.d.name,
+			Prompt: r.prompt, Output: r.output, KVBytes: r.bytes,
+			Arrived: r.arrive, DispatchedAt: r.arrive + micros(s.sc.GatewayTime), Routed: r.routed, AtPrefill: r.atPrefill,
+			PrefillStart: r.prefillStart, PrefillEnd: r.prefillEnd, DecodeSlot: r.decodeStart,
+			KVEnd: r.kvEnd, FirstToken: first, DecodeEnd: r.decodeEnd})
+	}
 }
 
 // stages are r's stages as its gateway, router and workers log them.
@@ -501,22 +547,27 @@ func (s *dSim) stages(r *dRequest) []schemas.Stage {
 	}
 }
 
-// truth is the run as the simulator saw it.
-func (s *dSim) truth(seed uint64) DisaggTruth {
+// truth is the run as the simulator saw it, in view: the run extent from
+// the view's spans, each request's budget from its stages.
+func (s *dSim) truth(seed uint64, view string) DisaggTruth {
 	tr := DisaggTruth{Scenario: s.sc.Name, Seed: seed, RunID: s.sc.RunID}
 	if len(s.done) == 0 {
 		return tr
 	}
-	t0, t1 := s.done[0].arrive, s.done[0].decodeEnd
+	queued := func(r *dRequest) int64 { return r.arrive }
+	if view == ViewTRTLLM {
+		queued = func(r *dRequest) int64 { return r.atPrefill }
+	}
+	t0, t1 := queued(s.done[0]), s.done[0].decodeEnd
 	for _, r := range s.done {
-		t0, t1 = min(t0, r.arrive), max(t1, r.decodeEnd)
+		t0, t1 = min(t0, queued(r)), max(t1, r.decodeEnd)
 	}
 	tr.RunStart, tr.RunEnd = schemas.Time(t0), schemas.Time(t1)
 	secs := float64(t1-t0) / 1e6
 	all := make([]dBudget, len(s.done))
 	var bytes []float64
 	for i, r := range s.done {
-		all[i] = s.budget(r)
+		all[i] = s.budget(r, view)
 		bytes = append(bytes, float64(r.bytes))
 	}
 	d := &tr.Disaggregation
@@ -575,15 +626,23 @@ type dBudget struct {
 	parts  [8]int64
 }
 
-// budget is r's latency budget: the hop from the router to the prefill
-// worker is what no stage accounts for.
-func (s *dSim) budget(r *dRequest) dBudget {
-	return dBudget{id: r.id, extent: r.decodeEnd - r.arrive, parts: [8]int64{
-		micros(s.sc.GatewayTime), r.routed - r.arrive - micros(s.sc.GatewayTime),
+// budget is r's latency budget in view: the hop from the router to the
+// prefill worker is what no stage accounts for; TensorRT-LLM's view starts
+// at the disaggregated server's receipt, after the gateway.
+func (s *dSim) budget(r *dRequest, view string) dBudget {
+	gw := micros(s.sc.GatewayTime)
+	b := dBudget{id: r.id, extent: r.decodeEnd - r.arrive, parts: [8]int64{
+		gw, r.routed - r.arrive - gw,
 		r.prefillStart - r.atPrefill, r.prefillEnd - r.prefillStart,
 		r.kvEnd - r.decodeStart, r.decodeStart - r.prefillEnd, r.decodeEnd - r.kvEnd,
 		r.atPrefill - r.routed,
 	}}
+	if view == ViewTRTLLM {
+		b.id = strconv.FormatInt(r.num, 10)
+		b.extent -= gw
+		b.parts[0] = 0
+	}
+	return b
 }
 
 // budgetDists are the distributions of each part and of the extent over bs,

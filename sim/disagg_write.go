@@ -11,17 +11,33 @@ import (
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
-// StagesFile is the file of a disaggregated run's stages in the canonical
-// JSONL (ingest's stages format).
-const StagesFile = "stages.jsonl"
+// The files of a disaggregated run (WriteDisagg).
+const (
+	// StagesFile holds the run's stages in the canonical JSONL (ingest's
+	// stages format).
+	StagesFile = "stages.jsonl"
+	// TRTLLMFile holds one TensorRT-LLM disaggregated perf metrics item
+	// per request, as JSON lines (ingest's trtllm-perf format).
+	TRTLLMFile = "trtllm-perf.jsonl"
+)
+
+// DisaggTruthFile is the truth of a view of a disaggregated run:
+// truth.json for ViewStages, truth-VIEW.json for the others.
+func DisaggTruthFile(view string) string {
+	if view == ViewStages {
+		return TruthFile
+	}
+	return "truth-" + view + ".json"
+}
 
 // WriteDisagg runs sc with seed and writes into dir its spans (spans.jsonl,
 // as the gateway saw each request), its stages (stages.jsonl), every
-// worker's samples (samples.jsonl) and truth.json, each through a temporary
-// name.
-func WriteDisagg(dir string, sc Disagg, seed uint64) (DisaggTruth, error) {
+// worker's samples (samples.jsonl), TensorRT-LLM's perf metrics of the same
+// requests (trtllm-perf.jsonl) and the truth of each view
+// (DisaggTruthFile), each through a temporary name.
+func WriteDisagg(dir string, sc Disagg, seed uint64) (map[string]DisaggTruth, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return DisaggTruth{}, fmt.Errorf("create %s: %w", dir, err)
+		return nil, fmt.Errorf("create %s: %w", dir, err)
 	}
 	type out struct {
 		name string
@@ -46,11 +62,12 @@ func WriteDisagg(dir string, sc Disagg, seed uint64) (DisaggTruth, error) {
 		outs = append(outs, o)
 		return o.bw, f.Chmod(0o644)
 	}
-	var ws [4]*bufio.Writer
-	for i, name := range []string{formatFiles[FormatSpans], formatFiles[FormatSamples], StagesFile, TruthFile} {
+	names := []string{formatFiles[FormatSpans], formatFiles[FormatSamples], StagesFile, TRTLLMFile}
+	ws := make([]*bufio.Writer, len(names))
+	for i, name := range names {
 		w, err := create(name)
 		if err != nil {
-			return DisaggTruth{}, err
+			return nil, err
 		}
 		ws[i] = w
 	}
@@ -63,7 +80,7 @@ func WriteDisagg(dir string, sc Disagg, seed uint64) (DisaggTruth, error) {
 		_, err := w.Write(append(b, '\n'))
 		return err
 	}
-	tr, err := RunDisagg(sc, seed, DisaggWriter{
+	truths, err := RunDisagg(sc, seed, DisaggWriter{
 		Span: func(s schemas.Span) error {
 			s.RunID, s.Source = runID, "spans"
 			buf = AppendSpanJSON(buf[:0], &s)
@@ -78,32 +95,42 @@ func WriteDisagg(dir string, sc Disagg, seed uint64) (DisaggTruth, error) {
 			buf = AppendStageJSON(buf[:0], &s)
 			return line(ws[2], buf)
 		},
+		Request: func(r DisaggRequest) error {
+			buf = AppendTRTLLMDisagg(buf[:0], &r)
+			return line(ws[3], buf)
+		},
 	})
 	if err != nil {
-		return tr, err
+		return nil, err
 	}
-	b, err := json.MarshalIndent(tr, "", "  ")
-	if err != nil {
-		return tr, fmt.Errorf("encode truth: %w", err)
-	}
-	if _, err := ws[3].Write(append(b, '\n')); err != nil {
-		return tr, err
+	for _, view := range DisaggViews {
+		w, err := create(DisaggTruthFile(view))
+		if err != nil {
+			return nil, err
+		}
+		b, err := json.MarshalIndent(truths[view], "", "  ")
+		if err != nil {
+			return nil, fmt.Errorf("encode truth: %w", err)
+		}
+		if _, err := w.Write(append(b, '\n')); err != nil {
+			return nil, err
+		}
 	}
 	for _, o := range outs {
 		if err := o.bw.Flush(); err != nil {
-			return tr, fmt.Errorf("write %s: %w", o.name, err)
+			return nil, fmt.Errorf("write %s: %w", o.name, err)
 		}
 		if err := o.f.Close(); err != nil {
-			return tr, fmt.Errorf("write %s: %w", o.name, err)
+			return nil, fmt.Errorf("write %s: %w", o.name, err)
 		}
 	}
 	for _, o := range outs {
 		if err := os.Rename(o.f.Name(), filepath.Join(dir, o.name)); err != nil {
-			return tr, err
+			return nil, err
 		}
 		o.f = nil
 	}
-	return tr, nil
+	return truths, nil
 }
 
 // AppendStageJSON appends s as one line of the canonical stages format (no
@@ -128,4 +155,49 @@ func AppendStageJSON(b []byte, s *schemas.Stage) []byte {
 		b = strconv.AppendInt(b, *s.Bytes, 10)
 	}
 	return append(b, '}')
+}
+
+// AppendTRTLLMDisagg appends r as TensorRT-LLM's disaggregated server
+// records it (a perf_metrics_output_dir line, schemas/formats/trtllm.md),
+// times in epoch seconds: the disaggregated server receives it when the
+// gateway hands it on, the context server when the router has picked (its
+// executor queues it on arrival at the prefill worker), the generation
+// server when prefill ends; the KV transfer runs from the decode slot to
+// KVEnd, and decode is scheduled when it ends.
+func AppendTRTLLMDisagg(b []byte, r *DisaggRequest) []byte {
+	sec := func(key string, us int64) {
+		b = append(b, key...)
+		b = appendSeconds(b, us)
+	}
+	b = append(b, `{"ctx_server":`...)
+	b = appendString(b, r.Prefill)
+	b = append(b, `,"gen_server":`...)
+	b = appendString(b, r.Decode)
+	sec(`,"disagg_server_arrival_time":`, r.DispatchedAt)
+	sec(`,"disagg_server_first_token_time":`, r.FirstToken)
+	b = append(b, `,"ctx_perf_metrics":{"request_id":`...)
+	b = strconv.AppendInt(b, r.Num, 10)
+	b = append(b, `,"ctx_request_id":`...)
+	b = strconv.AppendInt(b, r.Num, 10)
+	sec(`,"perf_metrics":{"timing_metrics":{"server_arrival_time":`, r.Routed)
+	sec(`,"arrival_time":`, r.AtPrefill)
+	sec(`,"first_scheduled_time":`, r.PrefillStart)
+	sec(`,"first_token_time":`, r.PrefillEnd)
+	sec(`,"server_first_token_time":`, r.PrefillEnd)
+	sec(`,"last_token_time":`, r.PrefillEnd)
+	b = append(b, `}}},"gen_perf_metrics":{"request_id":`...)
+	b = strconv.AppendInt(b, 1_000_000+r.Num, 10)
+	b = append(b, `,"ctx_request_id":`...)
+	b = strconv.AppendInt(b, r.Num, 10)
+	sec(`,"perf_metrics":{"timing_metrics":{"server_arrival_time":`, r.PrefillEnd)
+	sec(`,"arrival_time":`, r.PrefillEnd)
+	sec(`,"first_scheduled_time":`, r.KVEnd)
+	sec(`,"first_token_time":`, r.FirstToken)
+	sec(`,"server_first_token_time":`, r.FirstToken)
+	sec(`,"last_token_time":`, r.DecodeEnd)
+	b = append(b, `,"kv_cache_size":`...)
+	b = strconv.AppendInt(b, r.KVBytes, 10)
+	sec(`,"kv_cache_transfer_start":`, r.DecodeSlot)
+	sec(`,"kv_cache_transfer_end":`, r.KVEnd)
+	return append(b, `}}},"status":"complete"}`...)
 }

@@ -14,18 +14,25 @@ import (
 	"github.com/tpsreport/tpsreport/sim"
 )
 
-// TestDisaggTruth: a disaggregated run, simulated, ingested from its
-// files (spans, samples and stages, each format sniffed) under a Hive-style
-// path and analysed, gives back the simulator's own account: the latency
-// budget's distributions and its median and p95 attempts, the KV transfers'
-// bytes, each worker's and each role's state over the run, and every row of
-// budget.parquet and roles.parquet, to 1e-9 relative.
+// TestDisaggTruth: a disaggregated run, simulated, ingested under a
+// Hive-style path and analysed, gives back the simulator's own account of
+// what each format shows: the latency budget's distributions and its median
+// and p95 attempts, the KV transfers' bytes, each worker's and each role's
+// state over the run, and every row of budget.parquet and roles.parquet, to
+// 1e-9 relative. The formats: the canonical spans and stages, and
+// TensorRT-LLM's disaggregated perf metrics; the workers' samples beside
+// each, every input's format sniffed.
 func TestDisaggTruth(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		window time.Duration
-	}{{"pd", time.Minute}, {"pd-decode", 45 * time.Second}} {
-		t.Run(tc.name, func(t *testing.T) {
+		name, view string
+		window     time.Duration
+		inputs     []string
+	}{
+		{"pd", sim.ViewStages, time.Minute, []string{"spans.jsonl", "samples.jsonl", sim.StagesFile}},
+		{"pd-decode", sim.ViewStages, 45 * time.Second, []string{"spans.jsonl", "samples.jsonl", sim.StagesFile}},
+		{"pd", sim.ViewTRTLLM, 30 * time.Second, []string{sim.TRTLLMFile, "samples.jsonl"}},
+	} {
+		t.Run(tc.name+"/"+tc.view, func(t *testing.T) {
 			t.Parallel()
 			sc, err := sim.NamedDisagg(tc.name)
 			if err != nil {
@@ -34,14 +41,19 @@ func TestDisaggTruth(t *testing.T) {
 			sc.Window = tc.window
 			dir := t.TempDir()
 			logs := filepath.Join(dir, "logs")
-			truth, err := sim.WriteDisagg(logs, sc, 11)
+			truths, err := sim.WriteDisagg(logs, sc, 11)
 			if err != nil {
 				t.Fatal(err)
 			}
+			truth := truths[tc.view]
 			run := filepath.Join(dir, "runs", "dt=2026-11-20", "run="+tc.name)
+			var inputs []string
+			for _, f := range tc.inputs {
+				inputs = append(inputs, filepath.Join(logs, f))
+			}
 			ctx := context.Background()
 			if _, err := ingest.Run(ctx, ingest.Options{RunID: tc.name, Format: ingest.FormatAuto, OutDir: run,
-				Inputs: []string{logs}}); err != nil {
+				Inputs: inputs}); err != nil {
 				t.Fatal(err)
 			}
 			res, err := analyze.Run(ctx, analyze.Options{Dir: run, Window: tc.window})
