@@ -80,6 +80,9 @@ func (st *runState) result() (*schemas.RunResult, error) {
 		}
 	}
 	sum.Disaggregation = st.disagg
+	if d := st.disagg; d != nil && len(d.Roles) > 0 {
+		sum.Warnings = append(sum.Warnings, "the run's stages show disaggregated serving: the pool's state from its spans (in_flight, gap_fraction, the cap) counts each request on one replica from admission to release, while its prefill and its decode ran on two workers. Read each worker's and each role's state in summary.json's disaggregation (roles.parquet per window)")
+	}
 	sum.DataQuality.OverCapTime = sum.OverCapTime
 	sum.DataQuality.Join = st.join
 	sum.Warnings = append(sum.Warnings, joinWarnings(st.join)...)

@@ -60,6 +60,7 @@ func figures(in Input) []*figure {
 	if in.Verdict != nil && in.Verdict.Canary != nil {
 		figs = append([]*figure{c.perReplicaFigure(in.Verdict.Canary)}, figs...)
 	}
+	figs = append(figs, c.budgetFigures()...)
 	for _, f := range figs {
 		f.File = f.Name + ".png"
 	}

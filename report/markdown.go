@@ -151,6 +151,9 @@ func writeMarkdown(w io.Writer, d *document) error {
 	if c := d.Cost; c != nil {
 		writeCostMarkdown(p, c, compare)
 	}
+	if v := d.Disagg; v != nil {
+		writeDisaggMarkdown(p, v)
+	}
 	if c := d.Capacity; c != nil {
 		p("**Capacity plan.** %s", mdEscape(c.Heading))
 		p("")
@@ -274,6 +277,34 @@ func upperFirst(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// writeDisaggMarkdown writes the disaggregated serving section: the
+// change's sentence and the budget's p95 per run (the p50s are in the
+// report).
+func writeDisaggMarkdown(p func(string, ...any), v *disaggView) {
+	if v.Reason != "" {
+		p("**Disaggregated serving:** %s", mdEscape(v.Reason))
+		p("")
+	}
+	head := []string{"budget p95"}
+	rule := []string{"---"}
+	for _, r := range v.Runs {
+		head, rule = append(head, mdEscape(r)), append(rule, "--:")
+	}
+	p("| %s |", strings.Join(head, " | "))
+	p("|%s|", strings.Join(rule, "|"))
+	for _, r := range v.Parts {
+		cells := []string{"`" + r.Part + "`"}
+		if r.Moved {
+			cells[0] += " (moved most)"
+		}
+		for _, t := range r.P95 {
+			cells = append(cells, mdEscape(t))
+		}
+		p("| %s |", strings.Join(cells, " | "))
+	}
+	p("")
 }
 
 // writeCostMarkdown writes the cost table: each figure per run, and its

@@ -92,9 +92,12 @@ type document struct {
 	Findings []string `json:"findings,omitempty"`
 	// Cost prices the run(s) when a price is known; Capacity is the fleet
 	// plan of report --target-rpm (cost.go).
-	Cost     *costView `json:"cost,omitempty"`
-	Capacity *planView `json:"capacity_plan,omitempty"`
-	runs     []roleRun // inputs, for renderers
+	Cost *costView `json:"cost,omitempty"`
+	// Disagg is the section on disaggregated serving, when a run has
+	// stages.
+	Disagg   *disaggView `json:"disaggregation,omitempty"`
+	Capacity *planView   `json:"capacity_plan,omitempty"`
+	runs     []roleRun   // inputs, for renderers
 }
 
 // runFacts are the facts section of one run.
@@ -344,6 +347,7 @@ func newDocument(in Input) *document {
 	}
 	d.Charts = figures(in)
 	d.Cost = newCostView(in)
+	d.Disagg = newDisaggView(in, d.runs)
 	d.Capacity = newPlanView(in.Plans)
 	return d
 }

@@ -192,3 +192,34 @@ type RoleWindow struct {
 	WindowSeconds float64   `json:"window_seconds"`
 	RoleState
 }
+
+// DisaggChange is verdict.json's account of how two runs of disaggregated
+// serving differ (both with stages): which part of the latency budget moved
+// most, and which worker role. It is information, as cost is: it changes no
+// verdict.
+type DisaggChange struct {
+	Parts []PartChange `json:"parts"` // each part of the budget, in BudgetParts order
+	Roles []RoleChange `json:"roles"` // each role both runs have
+	// Stage is the part whose p95 moved most (in seconds), Role the role
+	// whose mean queue moved most (its utilization where no queue moved);
+	// "" when nothing moved.
+	Stage  string `json:"stage"`
+	Role   string `json:"role"`
+	Reason string `json:"reason"` // one sentence naming both
+}
+
+// PartChange is one part of the latency budget in both runs, seconds.
+type PartChange struct {
+	Part         string   `json:"part"`
+	BaselineP50  *float64 `json:"baseline_p50"`
+	CandidateP50 *float64 `json:"candidate_p50"`
+	BaselineP95  *float64 `json:"baseline_p95"`
+	CandidateP95 *float64 `json:"candidate_p95"`
+}
+
+// RoleChange is one worker role's state in both runs.
+type RoleChange struct {
+	Role      string    `json:"role"`
+	Baseline  RoleState `json:"baseline"`
+	Candidate RoleState `json:"candidate"`
+}

@@ -76,6 +76,10 @@ type Verdict struct {
 	// known (compare --replica-cost-per-hour, or both runs analysed with
 	// one); information only.
 	Cost *CostChange `json:"cost,omitempty"`
+	// Disaggregation says which part of the latency budget and which
+	// worker role moved, when both runs have stages (the first run of
+	// each side); information only.
+	Disaggregation *DisaggChange `json:"disaggregation,omitempty"`
 	// Data names the data each run was compared on (its spans.parquet's
 	// digest), so that a later reader can tell a verdict whose baseline was
 	// re-run since (the nightly index marks it stale).

@@ -63,6 +63,9 @@ const (
 	RouteRandom      = "random"
 )
 
+// DisaggNames lists the named disaggregated scenarios.
+var DisaggNames = []string{"pd", "pd-decode"}
+
 // NamedDisagg builds the named disaggregated scenarios: "pd" (two prefill
 // workers, two decode workers: decode is the bottleneck) and "pd-decode"
 // (the same traffic with a third decode worker).

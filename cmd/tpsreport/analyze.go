@@ -13,6 +13,7 @@ import (
 	"github.com/tpsreport/tpsreport/capacity"
 	"github.com/tpsreport/tpsreport/compare"
 	"github.com/tpsreport/tpsreport/internal/dataset"
+	"github.com/tpsreport/tpsreport/internal/numfmt"
 	"github.com/tpsreport/tpsreport/schemas"
 )
 
@@ -71,6 +72,9 @@ Example:
 			if line := gapCausesLine(s.Metrics); line != "" {
 				fmt.Fprintf(e.stdout, "%s: %s\n", opt.Dir, line)
 			}
+			if line := disaggLine(s.Disaggregation); line != "" {
+				fmt.Fprintf(e.stdout, "%s: %s\n", opt.Dir, line)
+			}
 			if s.Cost != nil {
 				fmt.Fprintf(e.stdout, "%s: cost %s per hour (%s); %s per million tokens, %s at saturation; %s per completion\n",
 					opt.Dir, capacity.Money(&s.Cost.CostPerHour, s.Cost.Currency), replicasText(s.Cost.Replicas, s.Cost.ReplicasSource),
@@ -83,6 +87,29 @@ Example:
 			return nil
 		},
 	}
+}
+
+// disaggLine sums up a run's stages: the p95 of the budget's largest part
+// beside decode, and each role's utilization and queue; "" without stages.
+func disaggLine(d *schemas.Disaggregation) string {
+	if d == nil || d.Attempts == 0 {
+		return ""
+	}
+	top, topV := "", 0.0
+	for _, part := range schemas.BudgetParts {
+		if p := d.Budget[part].P95; part != schemas.BudgetDecode && p != nil && *p > topV {
+			top, topV = part, *p
+		}
+	}
+	line := fmt.Sprintf("%d requests with stages: p95 extent %s", d.Attempts, numfmt.Seconds(*d.Extent.P95))
+	if top != "" {
+		line += fmt.Sprintf(", the largest p95 before decode %s (%s)", top, numfmt.Seconds(topV))
+	}
+	for _, r := range d.Roles {
+		line += fmt.Sprintf("; %s: %d workers, utilization %s, mean queue %s, gap_fraction %s", r.Role, r.Workers,
+			fmtPct(&r.Utilization), numfmt.Sig(r.MeanQueue), fmtPct(&r.GapFraction))
+	}
+	return line
 }
 
 // gapCausesLine says where a run's idle time came from: each cause's share

@@ -322,6 +322,7 @@ func compareRuns(ctx context.Context, e *env, bases, cands []analysedRun, out st
 	if note != "" {
 		v.Notes = append(v.Notes, note)
 	}
+	v.Disaggregation = compare.Disaggregation(base.res.Summary.Disaggregation, cand.res.Summary.Disaggregation)
 	if len(bases) > 1 || len(cands) > 1 {
 		v.Notes = append(v.Notes, fmt.Sprintf("the criteria pool %d baseline and %d candidate runs; the report's charts and cost show the first run of each side (%s, %s)",
 			len(bases), len(cands), base.res.Summary.RunID, cand.res.Summary.RunID))
@@ -439,6 +440,9 @@ func printVerdict(w io.Writer, v schemas.Verdict) {
 				capacity.Money(capacity.Figure(ch.Candidate, k), ch.Candidate.Currency))
 		}
 		fmt.Fprintf(tw, "cost\t\t%s\n", cell(line))
+	}
+	if ch := v.Disaggregation; ch != nil {
+		fmt.Fprintf(tw, "moved\t\t%s\n", cell(ch.Reason))
 	}
 	fmt.Fprintf(tw, "%s\toverall\t%s vs %s\n", v.Overall, cell(v.Baseline), cell(v.Candidate))
 	tw.Flush()

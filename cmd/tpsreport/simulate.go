@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tpsreport/tpsreport/internal/numfmt"
 	"github.com/tpsreport/tpsreport/sim"
 )
 
@@ -24,9 +26,17 @@ sglang-request-metrics.log (SGLang's request metrics export) and vllm.log (vLLM
 server log with stats lines); truth.json holds the run's metrics
 computed from the simulator's own state, to check the pipeline against.
 
+Disaggregated serving (scenarios %s): a gateway, a router that picks
+a prefill and a decode worker per request, prefill workers, KV transfers and
+decode workers. It writes spans.jsonl, samples.jsonl (every worker),
+stages.jsonl (each request's stages), trtllm-perf.jsonl (TensorRT-LLM's
+disaggregated perf metrics of the same requests), truth.json (what the spans
+and stages show) and truth-trtllm-perf.json (what TensorRT-LLM's records
+show); --seed, --run, --duration, --rate and --start apply.
+
 Example:
    tpsreport simulate --scenario stall --seed 7 --out sim/stall
-   tpsreport ingest --format spans --run stall --out runs/stall sim/stall/spans.jsonl`, strings.Join(sim.Names(), ", ")),
+   tpsreport ingest --format spans --run stall --out runs/stall sim/stall/spans.jsonl`, strings.Join(sim.Names(), ", "), strings.Join(sim.DisaggNames, ", ")),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "scenario", Aliases: []string{"s"}, Value: "stall", Usage: "named scenario"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed: the same seed gives byte-identical logs"},
@@ -54,6 +64,9 @@ Example:
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
 				return usageError(c, "takes no arguments")
+			}
+			if slices.Contains(sim.DisaggNames, c.String("scenario")) {
+				return simulateDisagg(e, c)
 			}
 			sc, err := sim.Named(c.String("scenario"))
 			if err != nil {
@@ -122,6 +135,55 @@ Example:
 			return nil
 		},
 	}
+}
+
+// simulateDisagg runs a disaggregated scenario: its own flags are few, so
+// that one the scenario has no place for is refused rather than ignored.
+func simulateDisagg(e *env, c *cli.Context) error {
+	sc, err := sim.NamedDisagg(c.String("scenario"))
+	if err != nil {
+		return usageError(c, "%v", err)
+	}
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
+		switch name {
+		case "scenario", "seed", "out", "run", "duration", "rate", "start":
+		default:
+			if c.IsSet(name) {
+				return usageError(c, "--%s: a disaggregated scenario (%s) takes --seed, --run, --duration, --rate and --start", name, sc.Name)
+			}
+		}
+	}
+	if c.IsSet("run") {
+		sc.RunID = c.String("run")
+	}
+	if c.IsSet("duration") {
+		sc.Duration = c.Duration("duration")
+	}
+	if c.IsSet("rate") {
+		sc.Rate = c.Float64("rate")
+	}
+	if c.IsSet("start") {
+		sc.Start = c.Timestamp("start").UnixMicro()
+		if sc.Start <= 0 {
+			return usageError(c, "--start %s: want an instant after 1970", c.Timestamp("start").Format(time.RFC3339))
+		}
+	}
+	out := c.String("out")
+	truths, err := sim.WriteDisagg(out, sc, c.Uint64("seed"))
+	if err != nil {
+		return err
+	}
+	d := truths[sim.ViewStages].Disaggregation
+	fmt.Fprintf(e.stdout, "%s: %d requests of disaggregated serving", out, d.Attempts)
+	if p := d.Extent.P95; p != nil {
+		fmt.Fprintf(e.stdout, "; truth.json p95 extent %s", numfmt.Seconds(*p))
+	}
+	for _, r := range d.Roles {
+		fmt.Fprintf(e.stdout, ", %s utilization %s", r.Role, fmtPct(&r.Utilization))
+	}
+	fmt.Fprintln(e.stdout)
+	return nil
 }
 
 // simulate writes every format the simulator speaks into dir (spans.jsonl,
