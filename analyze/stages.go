@@ -190,7 +190,7 @@ func (a *analysis) workerStates(d *schemas.Disaggregation, secs float64) error {
 		if secs > 0 {
 			w.MeanQueue = queue / 1e6 / secs
 			if w.Cap > 0 {
-				w.Utilization = busy / 1e6 / secs / float64(w.Cap)
+				w.Utilization = ptr(busy / 1e6 / secs / float64(w.Cap))
 			}
 		}
 		d.Workers = append(d.Workers, w)
@@ -222,7 +222,9 @@ func (a *analysis) roleStates(args ...any) ([]schemas.RoleState, error) {
 			&r.RouterTime, &r.RouterShare, &r.IdleFraction, &r.BacklogOtherFree, &r.BacklogOtherFreeFraction); err != nil {
 			return nil, fmt.Errorf("analyze stage_role_state: %w", err)
 		}
-		r.Utilization = util.Float64
+		if util.Valid {
+			r.Utilization = ptr(util.Float64)
+		}
 		out = append(out, r)
 	}
 	return out, rows.Err()
@@ -293,7 +295,10 @@ func LoadDisagg(ctx context.Context, dir string) ([]schemas.BudgetWindow, []sche
 			&r.RouterTime, &r.RouterShare, &r.IdleFraction, &r.BacklogOtherFree, &r.BacklogOtherFreeFraction); err != nil {
 			return nil, nil, fmt.Errorf("read %s: %w", rolesPath, err)
 		}
-		w.WindowStart, w.WindowEnd, r.Utilization = schemas.Time(lo), schemas.Time(hi), util.Float64
+		w.WindowStart, w.WindowEnd = schemas.Time(lo), schemas.Time(hi)
+		if util.Valid {
+			r.Utilization = ptr(util.Float64)
+		}
 		roles = append(roles, w)
 	}
 	return budget, roles, rows.Err()

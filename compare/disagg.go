@@ -42,7 +42,10 @@ func Disaggregation(base, cand *schemas.Disaggregation) *schemas.DisaggChange {
 		if m := math.Abs(cr.MeanQueue - br.MeanQueue); m > bestQueue {
 			bestQueue, ch.Role = m, br.Role
 		}
-		if m := math.Abs(cr.Utilization - br.Utilization); m > bestUtil {
+		if br.Utilization == nil || cr.Utilization == nil {
+			continue
+		}
+		if m := math.Abs(*cr.Utilization - *br.Utilization); m > bestUtil {
 			bestUtil, utilRole = m, br.Role
 		}
 	}
@@ -74,7 +77,7 @@ func disaggReason(ch *schemas.DisaggChange) string {
 	r := ch.Roles[i]
 	b, c := r.Baseline, r.Candidate
 	s += fmt.Sprintf("; of the worker roles, %s moved most: %s, mean queue %s → %s, utilization %s → %s",
-		r.Role, workersPair(b.Workers, c.Workers), num(b.MeanQueue), num(c.MeanQueue), pct(b.Utilization), pct(c.Utilization))
+		r.Role, workersPair(b.Workers, c.Workers), num(b.MeanQueue), num(c.MeanQueue), optPct(b.Utilization), optPct(c.Utilization))
 	if b.BacklogOtherFreeFraction > 0 || c.BacklogOtherFreeFraction > 0 {
 		other := map[string]string{schemas.RolePrefill: schemas.RoleDecode, schemas.RoleDecode: schemas.RolePrefill}[r.Role]
 		if other != "" {
@@ -83,6 +86,14 @@ func disaggReason(ch *schemas.DisaggChange) string {
 		}
 	}
 	return s + "."
+}
+
+// optPct formats an optional fraction as a percentage.
+func optPct(v *float64) string {
+	if v == nil {
+		return "none"
+	}
+	return pct(*v)
 }
 
 // optSeconds formats an optional duration in seconds.

@@ -21,8 +21,8 @@ func TestDisaggregation(t *testing.T) {
 		d.Budget[schemas.BudgetDecodeQueue] = schemas.Percentiles{P50: f64(0), P95: f64(decodeQ)}
 		d.Budget[schemas.BudgetPrefill] = schemas.Percentiles{P50: f64(0.1), P95: f64(prefill)}
 		d.Roles = []schemas.RoleState{
-			{Role: schemas.RolePrefill, Workers: 2, MeanQueue: pq, Utilization: 0.1},
-			{Role: schemas.RoleDecode, Workers: workers, MeanQueue: dq, Utilization: util, BacklogOtherFreeFraction: dq / 10},
+			{Role: schemas.RolePrefill, Workers: 2, MeanQueue: pq, Utilization: f64(0.1)},
+			{Role: schemas.RoleDecode, Workers: workers, MeanQueue: dq, Utilization: f64(util), BacklogOtherFreeFraction: dq / 10},
 		}
 		return d
 	}

@@ -154,12 +154,20 @@ func newDisaggView(in Input, runs []roleRun) *disaggView {
 		for _, r := range d.Roles {
 			v.Roles = append(v.Roles, disaggRole{Run: v.Runs[i], Role: r.Role, Moved: ch != nil && ch.Role == r.Role,
 				Workers:     numfmt.Sig(float64(r.Workers)) + " (" + numfmt.Sig(float64(r.Slots)) + " slots)",
-				Utilization: numfmt.Percent(r.Utilization), MeanQueue: numfmt.Sig(r.MeanQueue),
+				Utilization: fmtPercentPtr(r.Utilization), MeanQueue: numfmt.Sig(r.MeanQueue),
 				Gap: numfmt.Percent(r.GapFraction), Router: numfmt.Percent(r.RouterShare),
 				BacklogOtherFree: numfmt.Percent(r.BacklogOtherFreeFraction), Idle: numfmt.Percent(r.IdleFraction)})
 		}
 	}
 	return v
+}
+
+// fmtPercentPtr formats an optional fraction as a percentage.
+func fmtPercentPtr(v *float64) string {
+	if v == nil {
+		return null
+	}
+	return numfmt.Percent(*v)
 }
 
 // fmtSecondsPtr formats an optional duration in seconds.

@@ -26,8 +26,8 @@ func disaggRun(decodeQ, meanQueue, util float64, workers int64) *schemas.Disaggr
 	d.Median = schemas.BudgetRequest{RequestID: "r-50", Extent: 2.07, Parts: parts}
 	d.P95 = schemas.BudgetRequest{RequestID: "r-95", Extent: 2.07, Parts: parts}
 	d.Roles = []schemas.RoleState{
-		{Role: schemas.RolePrefill, Workers: 2, Slots: 8, Utilization: 0.1, IdleFraction: 0.5},
-		{Role: schemas.RoleDecode, Workers: workers, Slots: 16 * workers, Utilization: util, MeanQueue: meanQueue,
+		{Role: schemas.RolePrefill, Workers: 2, Slots: 8, Utilization: f64(0.1), IdleFraction: 0.5},
+		{Role: schemas.RoleDecode, Workers: workers, Slots: 16 * workers, Utilization: f64(util), MeanQueue: meanQueue,
 			GapFraction: 0.02, RouterShare: 0.02, BacklogOtherFreeFraction: meanQueue / 10},
 	}
 	return d

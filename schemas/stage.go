@@ -139,10 +139,10 @@ type RoleState struct {
 	Workers int64  `json:"workers"`
 	Slots   int64  `json:"slots"` // the sum of the workers' caps
 	// Utilization is the slot-seconds in use over the slot-seconds there
-	// were; MeanQueue the mean of the requests queued at the role's
-	// workers.
-	Utilization float64 `json:"utilization"`
-	MeanQueue   float64 `json:"mean_queue"`
+	// were (nil without slots); MeanQueue the mean of the requests queued
+	// at the role's workers.
+	Utilization *float64 `json:"utilization"`
+	MeanQueue   float64  `json:"mean_queue"`
 	// GapFraction is the share of the run when requests waited at the
 	// role's workers while some worker of the role had a free slot;
 	// RouterShare the share when requests waited at a worker with no free
@@ -164,14 +164,14 @@ type RoleState struct {
 
 // WorkerState is the state of one worker over the run.
 type WorkerState struct {
-	Replica     string  `json:"replica"`
-	Role        string  `json:"role"`
-	Cap         int64   `json:"cap"`
-	CapSource   string  `json:"cap_source"` // samples, or inferred (the most it ran at once)
-	Attempts    int64   `json:"attempts"`
-	Utilization float64 `json:"utilization"`
-	MeanQueue   float64 `json:"mean_queue"`
-	GapTime     float64 `json:"gap_time_seconds"`
+	Replica     string   `json:"replica"`
+	Role        string   `json:"role"`
+	Cap         int64    `json:"cap"`
+	CapSource   string   `json:"cap_source"` // samples, or inferred (the most it ran at once)
+	Attempts    int64    `json:"attempts"`
+	Utilization *float64 `json:"utilization"` // nil with a cap of 0
+	MeanQueue   float64  `json:"mean_queue"`
+	GapTime     float64  `json:"gap_time_seconds"`
 }
 
 // BudgetWindow is a row of budget.parquet: the distribution of one part of

@@ -585,7 +585,8 @@ func (s *dSim) truth(seed uint64, view string) DisaggTruth {
 			ws := schemas.WorkerState{Replica: w.name, Role: w.role, Cap: int64(w.cap), CapSource: "samples", Attempts: w.acc.attempts,
 				GapTime: float64(w.acc.gapUS) / 1e6}
 			if secs > 0 {
-				ws.Utilization = w.acc.busyUS / 1e6 / secs / float64(w.cap)
+				u := w.acc.busyUS / 1e6 / secs / float64(w.cap)
+				ws.Utilization = &u
 				ws.MeanQueue = w.acc.queueUS / 1e6 / secs
 			}
 			d.Workers = append(d.Workers, ws)
@@ -698,7 +699,8 @@ func (s *dSim) roleStates(acc *dWindow, us int64) []schemas.RoleState {
 			GapTime: float64(ra.gapUS) / 1e6, RouterTime: float64(ra.routerUS) / 1e6,
 			BacklogOtherFree: float64(acc.cross[k]) / 1e6}
 		if secs > 0 {
-			rs.Utilization = ra.busyUS / 1e6 / secs / float64(slots)
+			u := ra.busyUS / 1e6 / secs / float64(slots)
+			rs.Utilization = &u
 			rs.MeanQueue = ra.queueUS / 1e6 / secs
 			rs.GapFraction = rs.GapTime / secs
 			rs.RouterShare = rs.RouterTime / secs

@@ -9,8 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/tpsreport/tpsreport/analyze"
+	"github.com/tpsreport/tpsreport/analyze/oracle"
 	"github.com/tpsreport/tpsreport/ingest"
+	"github.com/tpsreport/tpsreport/schemas"
 	"github.com/tpsreport/tpsreport/sim"
 )
 
@@ -21,7 +25,8 @@ import (
 // state over the run, and every row of budget.parquet and roles.parquet, to
 // 1e-9 relative. The formats: the canonical spans and stages, and
 // TensorRT-LLM's disaggregated perf metrics; the workers' samples beside
-// each, every input's format sniffed.
+// each, every input's format sniffed. The oracle (analyze/oracle Stages),
+// from the dataset's stages and samples, gives the same.
 func TestDisaggTruth(t *testing.T) {
 	for _, tc := range []struct {
 		name, view string
@@ -76,6 +81,14 @@ func TestDisaggTruth(t *testing.T) {
 			}
 			compareTree(t, "budget.parquet", jsonAny(t, budget), jsonAny(t, truth.BudgetWindows))
 			compareTree(t, "roles.parquet", jsonAny(t, roles), jsonAny(t, truth.RoleWindows))
+
+			// The oracle, from the dataset's stages and samples, agrees too.
+			stages := readRows[schemas.Stage](t, filepath.Join(run, schemas.StagesFile))
+			samples := readRows[schemas.Sample](t, filepath.Join(run, schemas.SamplesFile))
+			o := oracle.Stages(stages, samples, schemas.Micros(truth.RunStart), schemas.Micros(truth.RunEnd), tc.window.Microseconds())
+			compareTree(t, "oracle", jsonMap(t, o.Disaggregation), jsonMap(t, truth.Disaggregation))
+			compareTree(t, "oracle budget", jsonAny(t, o.Budget), jsonAny(t, truth.BudgetWindows))
+			compareTree(t, "oracle roles", jsonAny(t, o.Roles), jsonAny(t, truth.RoleWindows))
 		})
 	}
 }
@@ -123,6 +136,16 @@ func compareTree(t *testing.T, path string, got, want any) {
 			t.Errorf("%s: got %v, truth %v", path, got, want)
 		}
 	}
+}
+
+// readRows reads every row of the Parquet file at path.
+func readRows[T any](t *testing.T, path string) []T {
+	t.Helper()
+	rows, err := parquet.ReadFile[T](path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }
 
 func jsonAny(t *testing.T, v any) any {

@@ -107,7 +107,7 @@ func disaggLine(d *schemas.Disaggregation) string {
 	}
 	for _, r := range d.Roles {
 		line += fmt.Sprintf("; %s: %d workers, utilization %s, mean queue %s, gap_fraction %s", r.Role, r.Workers,
-			fmtPct(&r.Utilization), numfmt.Sig(r.MeanQueue), fmtPct(&r.GapFraction))
+			fmtPct(r.Utilization), numfmt.Sig(r.MeanQueue), fmtPct(&r.GapFraction))
 	}
 	return line
 }

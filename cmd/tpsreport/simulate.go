@@ -180,7 +180,7 @@ func simulateDisagg(e *env, c *cli.Context) error {
 		fmt.Fprintf(e.stdout, "; truth.json p95 extent %s", numfmt.Seconds(*p))
 	}
 	for _, r := range d.Roles {
-		fmt.Fprintf(e.stdout, ", %s utilization %s", r.Role, fmtPct(&r.Utilization))
+		fmt.Fprintf(e.stdout, ", %s utilization %s", r.Role, fmtPct(r.Utilization))
 	}
 	fmt.Fprintln(e.stdout)
 	return nil

@@ -6,7 +6,9 @@
 -- a worker with no free slot while another had one; idle: nothing running
 -- on any of them; backlog_other_free: requests queued at this role's workers
 -- while the other role's (prefill's for decode, decode's for prefill) had a
--- free slot and none queued. The rows of roles.parquet.
+-- free slot and none queued. A role of no slots (its workers' caps
+-- inferred as 0: they only queued) has no utilization. The rows of
+-- roles.parquet.
 WITH pair AS (
     SELECT r.*, o.free AS o_free, o.q AS o_q
     FROM stage_role_steps r
@@ -36,7 +38,7 @@ WITH pair AS (
 )
 SELECT make_timestamptz(w_lo) AS window_start, make_timestamptz(w_hi) AS window_end, (w_hi - w_lo) / 1e6 AS window_seconds,
     role, workers, slots,
-    busy_us / 1e6 / ((w_hi - w_lo) / 1e6) / slots AS utilization,
+    CASE WHEN slots > 0 THEN busy_us / 1e6 / ((w_hi - w_lo) / 1e6) / slots END AS utilization,
     queue_us / 1e6 / ((w_hi - w_lo) / 1e6) AS mean_queue,
     gap_us / 1e6 AS gap_time_seconds, gap_us / 1e6 / ((w_hi - w_lo) / 1e6) AS gap_fraction,
     router_us / 1e6 AS router_share_seconds, router_us / 1e6 / ((w_hi - w_lo) / 1e6) AS router_share,
