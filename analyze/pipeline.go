@@ -292,6 +292,9 @@ var pipeline = slices.Concat([]step{
 	{name: "join_unpaired", when: "joined & !matched", creates: []string{"join_unpaired"}},
 	{name: "join_unpaired_go", when: "joined & matched", creates: []string{"join_unpaired"}},
 	{name: "join_coverage", when: "joined", do: (*analysis).joinCoverage},
+	// Each engine request's receipt at the gateway, for its stages.
+	{name: "stage_gateways", when: "joined & stages", creates: []string{"stage_gateways"}},
+	{name: "stage_gateways_none", when: "!joined & stages", creates: []string{"stage_gateways"}},
 	// The joined spans' file: assembled in Go from spans.parquet and the
 	// pairs, or by two statements of its columns (join.go, assemble.go).
 	{name: "join_renames", when: "joined & !matched", creates: []string{"join_renames"}, drops: []string{"raw_spans"}},
@@ -507,7 +510,7 @@ var pipeline = slices.Concat([]step{
 		uses: []string{"stage_load", "stage_caps", "stage_caps_none", "stage_budget", "stage_steps", "stage_role_steps",
 			"stage_budget_run", "stage_kv_bytes", "stage_budget_pick", "stage_worker_state", "stage_role_state"},
 		creates: []string{"stage_rows", "stage_caps", "stage_budget", "stage_steps", "stage_role_steps"},
-		drops:   []string{"stage_role_steps", "stage_steps", "stage_budget", "stage_caps", "stage_rows"}},
+		drops:   []string{"stage_role_steps", "stage_steps", "stage_budget", "stage_caps", "stage_rows", "stage_gateways"}},
 })
 
 // largeRunSpans is the size of run beyond which the analysis's tables are

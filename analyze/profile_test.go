@@ -217,6 +217,7 @@ func TestProfileQueries(t *testing.T) {
 	stray.SpanID, stray.RequestID, stray.Replica, stray.EngineArrivedAt = "d-en", "d", nil, nil
 	twoReplicas = append(twoReplicas, stray)
 	own := writeDataset(t, twoReplicas, nil, &schemas.Manifest{RunID: "own"})
+	writeParquet(t, filepath.Join(own, schemas.StagesFile), stages)
 
 	cases := []struct {
 		name  string
@@ -231,7 +232,7 @@ func TestProfileQueries(t *testing.T) {
 		// statements.
 		{"all/sql-sweep", all, map[string]bool{"packed": true, "merged": curveMerge, "swept": false, "large": true, "split": true, "durations": true, "arrivals": true, "located": true, "joined": true, "unnumbered": false, "samples": true, "replicas": true, "pooled": true, "unnamed": true, "soloed": soloInGo, "matched": matchInGo, "stages": true}},
 		{"none", none, map[string]bool{"packed": false, "merged": false, "swept": poolSweep, "large": false, "split": false, "durations": false, "arrivals": false, "located": false, "joined": false, "unnumbered": true, "samples": false, "replicas": false, "pooled": false, "unnamed": false, "soloed": false, "matched": false, "stages": false}},
-		{"own", own, map[string]bool{"packed": true, "merged": curveMerge, "swept": poolSweep, "large": false, "split": false, "durations": false, "arrivals": true, "located": true, "joined": false, "unnumbered": false, "samples": true, "replicas": true, "pooled": false, "unnamed": false, "soloed": false, "matched": false, "stages": false}},
+		{"own", own, map[string]bool{"packed": true, "merged": curveMerge, "swept": poolSweep, "large": false, "split": false, "durations": false, "arrivals": true, "located": true, "joined": false, "unnumbered": false, "samples": true, "replicas": true, "pooled": false, "unnamed": false, "soloed": false, "matched": false, "stages": true}},
 	}
 	ran := map[string]bool{}
 	for _, tc := range cases {

@@ -47,6 +47,9 @@ func (st *runState) result() (*schemas.RunResult, error) {
 	if engineLess && st.caps.Pool == 0 {
 		sum.GapFraction = nil // no span has an admission: no slot was seen, so no idle one
 	}
+	if d := st.disagg; d != nil && len(d.Roles) > 0 {
+		sum.Warnings = append(sum.Warnings, "the run's stages show disaggregated serving: the pool's state from its spans (in_flight, gap_fraction, the cap) counts each request on one replica from admission to release, while its prefill and its decode ran on two workers. Read each worker's and each role's state in summary.json's disaggregation (roles.parquet per window)")
+	}
 	if sum.OverCapTime > 0 && sum.Cap != nil {
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf("more requests ran than the cap of %d (%s) allows, for %.3g s: the cap is below the concurrency the engine ran, so gap_time misses idle slots. Check --cap (max_num_seqs per replica)",
 			*sum.Cap, sum.CapSource, sum.OverCapTime))
@@ -80,9 +83,6 @@ func (st *runState) result() (*schemas.RunResult, error) {
 		}
 	}
 	sum.Disaggregation = st.disagg
-	if d := st.disagg; d != nil && len(d.Roles) > 0 {
-		sum.Warnings = append(sum.Warnings, "the run's stages show disaggregated serving: the pool's state from its spans (in_flight, gap_fraction, the cap) counts each request on one replica from admission to release, while its prefill and its decode ran on two workers. Read each worker's and each role's state in summary.json's disaggregation (roles.parquet per window)")
-	}
 	sum.DataQuality.OverCapTime = sum.OverCapTime
 	sum.DataQuality.Join = st.join
 	sum.Warnings = append(sum.Warnings, joinWarnings(st.join)...)

@@ -108,10 +108,14 @@ const (
 	// the span queued at the context server's executor, request ids the
 	// request's number.
 	ViewTRTLLM = "trtllm-perf"
+	// ViewJoined: a LiteLLM gateway's log joined with TensorRT-LLM's
+	// records: the gateway's receipt starts each request, its stage runs to
+	// the disaggregated server's receipt; request ids are TensorRT-LLM's.
+	ViewJoined = "litellm+trtllm-perf"
 )
 
 // DisaggViews lists the views in order.
-var DisaggViews = []string{ViewStages, ViewTRTLLM}
+var DisaggViews = []string{ViewStages, ViewTRTLLM, ViewJoined}
 
 // DisaggTruth is what a disaggregated run was, from the simulator's own
 // state: the run extent and summary.json's disaggregation as analyze must
@@ -641,10 +645,13 @@ func (s *dSim) budget(r *dRequest, view string) dBudget {
 		r.kvEnd - r.decodeStart, r.decodeStart - r.prefillEnd, r.decodeEnd - r.kvEnd,
 		r.atPrefill - r.routed,
 	}}
-	if view == ViewTRTLLM {
+	switch view {
+	case ViewTRTLLM:
 		b.id = strconv.FormatInt(r.num, 10)
 		b.extent -= gw
 		b.parts[0] = 0
+	case ViewJoined:
+		b.id = strconv.FormatInt(r.num, 10)
 	}
 	return b
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/tpsreport/tpsreport/schemas"
 )
@@ -19,15 +20,19 @@ const (
 	// TRTLLMFile holds one TensorRT-LLM disaggregated perf metrics item
 	// per request, as JSON lines (ingest's trtllm-perf format).
 	TRTLLMFile = "trtllm-perf.jsonl"
+	// DisaggLiteLLMFile holds the LiteLLM gateway's payload of each
+	// request, its id TensorRT-LLM's ("chatcmpl-<id>"), so that analyze
+	// joins the two.
+	DisaggLiteLLMFile = "litellm.jsonl"
 )
 
 // DisaggTruthFile is the truth of a view of a disaggregated run:
-// truth.json for ViewStages, truth-VIEW.json for the others.
+// truth.json for ViewStages, truth-VIEW.json for the others ('+' as '-').
 func DisaggTruthFile(view string) string {
 	if view == ViewStages {
 		return TruthFile
 	}
-	return "truth-" + view + ".json"
+	return "truth-" + strings.ReplaceAll(view, "+", "-") + ".json"
 }
 
 // WriteDisagg runs sc with seed and writes into dir its spans (spans.jsonl,
@@ -62,7 +67,7 @@ func WriteDisagg(dir string, sc Disagg, seed uint64) (map[string]DisaggTruth, er
 		outs = append(outs, o)
 		return o.bw, f.Chmod(0o644)
 	}
-	names := []string{formatFiles[FormatSpans], formatFiles[FormatSamples], StagesFile, TRTLLMFile}
+	names := []string{formatFiles[FormatSpans], formatFiles[FormatSamples], StagesFile, TRTLLMFile, DisaggLiteLLMFile}
 	ws := make([]*bufio.Writer, len(names))
 	for i, name := range names {
 		w, err := create(name)
@@ -75,6 +80,7 @@ func WriteDisagg(dir string, sc Disagg, seed uint64) (map[string]DisaggTruth, er
 	if runID == "" {
 		runID = sc.Name
 	}
+	gateway := NewLiteLLM(ws[4], Scenario{Name: sc.Name, RunID: runID, MaxAttempts: 1}, seed)
 	var buf []byte
 	line := func(w *bufio.Writer, b []byte) error {
 		_, err := w.Write(append(b, '\n'))
@@ -97,10 +103,16 @@ func WriteDisagg(dir string, sc Disagg, seed uint64) (map[string]DisaggTruth, er
 		},
 		Request: func(r DisaggRequest) error {
 			buf = AppendTRTLLMDisagg(buf[:0], &r)
-			return line(ws[3], buf)
+			if err := line(ws[3], buf); err != nil {
+				return err
+			}
+			return gateway.WriteSpan(disaggGatewaySpan(&r))
 		},
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := gateway.Flush(); err != nil {
 		return nil, err
 	}
 	for _, view := range DisaggViews {
@@ -131,6 +143,19 @@ func WriteDisagg(dir string, sc Disagg, seed uint64) (map[string]DisaggTruth, er
 		o.f = nil
 	}
 	return truths, nil
+}
+
+// disaggGatewaySpan is r as the LiteLLM gateway in front of the
+// disaggregated server logs it: from its receipt to the last token, its id
+// TensorRT-LLM's request id (LiteLLM logs the upstream's response id).
+func disaggGatewaySpan(r *DisaggRequest) schemas.Span {
+	id := strconv.FormatInt(r.Num, 10)
+	model := "sim-model"
+	attempt := int32(0)
+	in, out := r.Prompt, r.Output
+	return schemas.Span{SpanID: id, RequestID: id, Attempt: &attempt, Model: &model,
+		QueuedAt: &r.Arrived, AdmittedAt: &r.PrefillStart, FirstTokenAt: &r.FirstToken, LastTokenAt: &r.DecodeEnd, ReleasedAt: &r.DecodeEnd,
+		InputTokens: &in, OutputTokens: &out, Status: schemas.StatusOK}
 }
 
 // AppendStageJSON appends s as one line of the canonical stages format (no

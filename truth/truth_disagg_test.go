@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -23,9 +24,10 @@ import (
 // what each format shows: the latency budget's distributions and its median
 // and p95 attempts, the KV transfers' bytes, each worker's and each role's
 // state over the run, and every row of budget.parquet and roles.parquet, to
-// 1e-9 relative. The formats: the canonical spans and stages, and
-// TensorRT-LLM's disaggregated perf metrics; the workers' samples beside
-// each, every input's format sniffed. The oracle (analyze/oracle Stages),
+// 1e-9 relative. The formats: the canonical spans and stages,
+// TensorRT-LLM's disaggregated perf metrics, and those joined with a
+// LiteLLM gateway's log (whose receipt starts each request's gateway
+// stage); the workers' samples beside each, every input's format sniffed. The oracle (analyze/oracle Stages),
 // from the dataset's stages and samples, gives the same.
 func TestDisaggTruth(t *testing.T) {
 	for _, tc := range []struct {
@@ -36,6 +38,7 @@ func TestDisaggTruth(t *testing.T) {
 		{"pd", sim.ViewStages, time.Minute, []string{"spans.jsonl", "samples.jsonl", sim.StagesFile}},
 		{"pd-decode", sim.ViewStages, 45 * time.Second, []string{"spans.jsonl", "samples.jsonl", sim.StagesFile}},
 		{"pd", sim.ViewTRTLLM, 30 * time.Second, []string{sim.TRTLLMFile, "samples.jsonl"}},
+		{"pd", sim.ViewJoined, time.Minute, []string{sim.DisaggLiteLLMFile, sim.TRTLLMFile, "samples.jsonl"}},
 	} {
 		t.Run(tc.name+"/"+tc.view, func(t *testing.T) {
 			t.Parallel()
@@ -85,6 +88,9 @@ func TestDisaggTruth(t *testing.T) {
 			// The oracle, from the dataset's stages and samples, agrees too.
 			stages := readRows[schemas.Stage](t, filepath.Join(run, schemas.StagesFile))
 			samples := readRows[schemas.Sample](t, filepath.Join(run, schemas.SamplesFile))
+			if tc.view == sim.ViewJoined {
+				stages = withGatewayStages(stages, filepath.Join(run, schemas.SpansFile), t)
+			}
 			o := oracle.Stages(stages, samples, schemas.Micros(truth.RunStart), schemas.Micros(truth.RunEnd), tc.window.Microseconds())
 			compareTree(t, "oracle", jsonMap(t, o.Disaggregation), jsonMap(t, truth.Disaggregation))
 			compareTree(t, "oracle budget", jsonAny(t, o.Budget), jsonAny(t, truth.BudgetWindows))
@@ -136,6 +142,33 @@ func compareTree(t *testing.T, path string, got, want any) {
 			t.Errorf("%s: got %v, truth %v", path, got, want)
 		}
 	}
+}
+
+// withGatewayStages adds the gateway stage docs/metrics.md gives a joined
+// run's attempt that logs none: from its request's receipt at the gateway
+// (the LiteLLM span whose id, without its chatcmpl- prefix, is the engine's
+// request id) to its first stage.
+func withGatewayStages(stages []schemas.Stage, spansPath string, t *testing.T) []schemas.Stage {
+	t.Helper()
+	receipt := map[string]int64{}
+	for _, sp := range readRows[schemas.Span](t, spansPath) {
+		if sp.Source == ingest.SourceLiteLLM && sp.QueuedAt != nil {
+			receipt[string(schemas.JoinKey([]byte(sp.SpanID)))] = *sp.QueuedAt
+		}
+	}
+	first := map[string]int64{}
+	for _, s := range stages {
+		if f, ok := first[s.RequestID]; !ok || s.StartedAt < f {
+			first[s.RequestID] = s.StartedAt
+		}
+	}
+	out := slices.Clone(stages)
+	for id, f := range first {
+		if q, ok := receipt[id]; ok && q <= f {
+			out = append(out, schemas.Stage{RequestID: id, Stage: schemas.StageGateway, StartedAt: q, EndedAt: f})
+		}
+	}
+	return out
 }
 
 // readRows reads every row of the Parquet file at path.
