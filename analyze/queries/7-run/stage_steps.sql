@@ -33,10 +33,11 @@ WITH occ AS (
         lead(t) OVER (PARTITION BY rep, role ORDER BY t) AS t_next
     FROM net
     WINDOW w AS (PARTITION BY rep, role ORDER BY t ROWS UNBOUNDED PRECEDING)
+), most AS (
+    SELECT rep, role, max(inf) AS inf FROM state GROUP BY ALL
 ), capped AS (
-    SELECT state.*, coalesce(c.cap, max(inf) OVER (PARTITION BY state.rep, state.role)) AS cap,
-        c.cap IS NOT NULL AS cap_logged
-    FROM state LEFT JOIN stage_caps c ON c.rep = state.rep
+    SELECT state.*, coalesce(c.cap, most.inf) AS cap, c.cap IS NOT NULL AS cap_logged
+    FROM state JOIN most USING (rep, role) LEFT JOIN stage_caps c ON c.rep = state.rep
 )
 SELECT rep, role, t, inf, q, cap, cap_logged,
     least(inf, cap) AS busy, greatest(cap - inf, 0) AS free,
