@@ -219,8 +219,8 @@ func Stages(stages []schemas.Stage, samples []schemas.Sample, t0, t1, width int6
 	cuts = slices.Compact(cuts)
 
 	type roleAcc struct {
-		busy, queue                         float64
-		gap, router, idle, other, seen, run int64
+		busy, queue              float64
+		gap, router, idle, other int64
 	}
 	type workerAcc struct {
 		busy, queue float64
