@@ -221,7 +221,7 @@ func (a *analysis) roleStates(args ...any) ([]schemas.RoleState, error) {
 		var secs float64
 		var util sql.NullFloat64
 		if err := rows.Scan(&lo, &hi, &secs, &r.Role, &r.Workers, &r.Slots, &util, &r.MeanQueue, &r.GapTime, &r.GapFraction,
-			&r.RouterTime, &r.RouterShare, &r.IdleFraction, &r.BacklogOtherFree, &r.BacklogOtherFreeFraction); err != nil {
+			&r.HeldTime, &r.HeldFraction, &r.RouterTime, &r.RouterShare, &r.IdleFraction, &r.BacklogOtherFree, &r.BacklogOtherFreeFraction); err != nil {
 			return nil, fmt.Errorf("analyze stage_role_state: %w", err)
 		}
 		if util.Valid {
@@ -294,7 +294,7 @@ func LoadDisagg(ctx context.Context, dir string) ([]schemas.BudgetWindow, []sche
 		var util sql.NullFloat64
 		r := &w.RoleState
 		if err := rows.Scan(&lo, &hi, &w.WindowSeconds, &r.Role, &r.Workers, &r.Slots, &util, &r.MeanQueue, &r.GapTime, &r.GapFraction,
-			&r.RouterTime, &r.RouterShare, &r.IdleFraction, &r.BacklogOtherFree, &r.BacklogOtherFreeFraction); err != nil {
+			&r.HeldTime, &r.HeldFraction, &r.RouterTime, &r.RouterShare, &r.IdleFraction, &r.BacklogOtherFree, &r.BacklogOtherFreeFraction); err != nil {
 			return nil, nil, fmt.Errorf("read %s: %w", rolesPath, err)
 		}
 		w.WindowStart, w.WindowEnd = schemas.Time(lo), schemas.Time(hi)

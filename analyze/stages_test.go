@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -103,6 +104,16 @@ func TestStagesDifferential(t *testing.T) {
 			}
 			diffJSON(t, "budget.parquet", budget, want.Budget)
 			diffJSON(t, "roles.parquet", roles, want.Roles)
+			// The gap's causes add up to it, in the run and every window.
+			all := slices.Clone(got.Summary.Disaggregation.Roles)
+			for _, w := range roles {
+				all = append(all, w.RoleState)
+			}
+			for _, r := range all {
+				if !closeRel(r.HeldTime+r.RouterTime, r.GapTime, 1e-9) {
+					t.Errorf("%s: held %v + router %v s, gap %v s", r.Role, r.HeldTime, r.RouterTime, r.GapTime)
+				}
+			}
 		})
 	}
 }

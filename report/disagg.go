@@ -112,6 +112,7 @@ type disaggRole struct {
 	Utilization      string `json:"utilization"`
 	MeanQueue        string `json:"mean_queue"`
 	Gap              string `json:"gap_fraction"`
+	Held             string `json:"held_fraction"`
 	Router           string `json:"router_share"`
 	BacklogOtherFree string `json:"backlog_other_free_fraction"`
 	Idle             string `json:"idle_fraction"`
@@ -155,7 +156,7 @@ func newDisaggView(in Input, runs []roleRun) *disaggView {
 			v.Roles = append(v.Roles, disaggRole{Run: v.Runs[i], Role: r.Role, Moved: ch != nil && ch.Role == r.Role,
 				Workers:     numfmt.Sig(float64(r.Workers)) + " (" + numfmt.Sig(float64(r.Slots)) + " slots)",
 				Utilization: fmtPercentPtr(r.Utilization), MeanQueue: numfmt.Sig(r.MeanQueue),
-				Gap: numfmt.Percent(r.GapFraction), Router: numfmt.Percent(r.RouterShare),
+				Gap: numfmt.Percent(r.GapFraction), Held: numfmt.Percent(r.HeldFraction), Router: numfmt.Percent(r.RouterShare),
 				BacklogOtherFree: numfmt.Percent(r.BacklogOtherFreeFraction), Idle: numfmt.Percent(r.IdleFraction)})
 		}
 	}

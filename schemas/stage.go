@@ -144,13 +144,17 @@ type RoleState struct {
 	Utilization *float64 `json:"utilization"`
 	MeanQueue   float64  `json:"mean_queue"`
 	// GapFraction is the share of the run when requests waited at the
-	// role's workers while some worker of the role had a free slot;
-	// RouterShare the share when requests waited at a worker with no free
-	// slot while another worker of the role had one (the router's pick
-	// put them there); IdleFraction the share when none of its workers
-	// ran anything.
+	// role's workers while some worker of the role had a free slot. It
+	// splits by cause, the first that applies: HeldFraction, a worker had
+	// requests queued and a free slot (its scheduler held them); else
+	// RouterShare, requests waited only at workers with no free slot
+	// while another worker of the role had one (the router's pick put
+	// them there). IdleFraction is the share when none of its workers ran
+	// anything.
 	GapTime      float64 `json:"gap_time_seconds"`
 	GapFraction  float64 `json:"gap_fraction"`
+	HeldTime     float64 `json:"held_seconds"`
+	HeldFraction float64 `json:"held_fraction"`
 	RouterTime   float64 `json:"router_share_seconds"`
 	RouterShare  float64 `json:"router_share"`
 	IdleFraction float64 `json:"idle_fraction"`

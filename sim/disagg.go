@@ -174,7 +174,8 @@ type dWorker struct {
 // stateAcc integrates one worker's or one role's state over time.
 type stateAcc struct {
 	busyUS, queueUS float64 // slot-µs in use, request-µs queued
-	gapUS, routerUS int64
+	gapUS, heldUS   int64
+	routerUS        int64
 	activeUS        int64 // time with something running
 	attempts        int64
 }
@@ -411,7 +412,7 @@ func (s *dSim) advance(t int64) {
 			rs[k].queued += q
 			rs[k].free += f
 			rs[k].busy += min(w.inf, w.cap)
-			rs[k].blocked = rs[k].blocked || q > 0 && f == 0
+			rs[k].held = rs[k].held || q > 0 && f > 0
 		}
 	}
 	s.integrate(&s.run, rs, dt)
@@ -433,7 +434,7 @@ func (s *dSim) advance(t int64) {
 // roleSnap is one role's state between two events.
 type roleSnap struct {
 	queued, free, busy int
-	blocked            bool // a worker has requests queued and no free slot
+	held               bool // a worker has requests queued and a free slot
 }
 
 // dWindow accumulates the roles' state over a window (or the run).
@@ -450,7 +451,10 @@ func (s *dSim) integrate(acc *dWindow, rs [2]roleSnap, dt int64) {
 		if r.queued > 0 && r.free > 0 {
 			ra.gapUS += dt
 		}
-		if r.blocked && r.free > 0 {
+		switch {
+		case r.held:
+			ra.heldUS += dt
+		case r.queued > 0 && r.free > 0:
 			ra.routerUS += dt
 		}
 		if r.busy > 0 {
@@ -703,13 +707,14 @@ func (s *dSim) roleStates(acc *dWindow, us int64) []schemas.RoleState {
 			slots += int64(w.cap)
 		}
 		rs := schemas.RoleState{Role: pool[0].role, Workers: int64(len(pool)), Slots: slots,
-			GapTime: float64(ra.gapUS) / 1e6, RouterTime: float64(ra.routerUS) / 1e6,
+			GapTime: float64(ra.gapUS) / 1e6, HeldTime: float64(ra.heldUS) / 1e6, RouterTime: float64(ra.routerUS) / 1e6,
 			BacklogOtherFree: float64(acc.cross[k]) / 1e6}
 		if secs > 0 {
 			u := ra.busyUS / 1e6 / secs / float64(slots)
 			rs.Utilization = &u
 			rs.MeanQueue = ra.queueUS / 1e6 / secs
 			rs.GapFraction = rs.GapTime / secs
+			rs.HeldFraction = rs.HeldTime / secs
 			rs.RouterShare = rs.RouterTime / secs
 			rs.IdleFraction = float64(us-ra.activeUS) / 1e6 / secs
 			rs.BacklogOtherFreeFraction = rs.BacklogOtherFree / secs

@@ -219,8 +219,8 @@ func Stages(stages []schemas.Stage, samples []schemas.Sample, t0, t1, width int6
 	cuts = slices.Compact(cuts)
 
 	type roleAcc struct {
-		busy, queue              float64
-		gap, router, idle, other int64
+		busy, queue                    float64
+		gap, held, router, idle, other int64
 	}
 	type workerAcc struct {
 		busy, queue float64
@@ -241,7 +241,7 @@ func Stages(stages []schemas.Stage, samples []schemas.Sample, t0, t1, width int6
 		dt := b - a
 		type rstate struct {
 			busy, free, q int64
-			blocked       bool
+			held          bool
 		}
 		rs := map[string]*rstate{}
 		for r := range roles {
@@ -260,7 +260,7 @@ func Stages(stages []schemas.Stage, samples []schemas.Sample, t0, t1, width int6
 			r.busy += busy
 			r.free += free
 			r.q += q
-			r.blocked = r.blocked || q > 0 && free == 0
+			r.held = r.held || q > 0 && free > 0
 		}
 		for _, win := range []int64{-1, a / width} {
 			if racc[win] == nil {
@@ -277,7 +277,10 @@ func Stages(stages []schemas.Stage, samples []schemas.Sample, t0, t1, width int6
 				if st.q > 0 && st.free > 0 {
 					ra.gap += dt
 				}
-				if st.blocked && st.free > 0 {
+				switch {
+				case st.held:
+					ra.held += dt
+				case st.q > 0 && st.free > 0:
 					ra.router += dt
 				}
 				if st.busy == 0 {
@@ -317,13 +320,13 @@ func Stages(stages []schemas.Stage, samples []schemas.Sample, t0, t1, width int6
 		if ra == nil {
 			ra = &roleAcc{}
 		}
-		st.GapTime, st.RouterTime, st.BacklogOtherFree = seconds(ra.gap), seconds(ra.router), seconds(ra.other)
+		st.GapTime, st.HeldTime, st.RouterTime, st.BacklogOtherFree = seconds(ra.gap), seconds(ra.held), seconds(ra.router), seconds(ra.other)
 		if secs > 0 {
 			if st.Slots > 0 {
 				st.Utilization = ptr(ra.busy / 1e6 / secs / float64(st.Slots))
 			}
 			st.MeanQueue = ra.queue / 1e6 / secs
-			st.GapFraction, st.RouterShare = st.GapTime/secs, st.RouterTime/secs
+			st.GapFraction, st.HeldFraction, st.RouterShare = st.GapTime/secs, st.HeldTime/secs, st.RouterTime/secs
 			st.IdleFraction = seconds(ra.idle) / secs
 			st.BacklogOtherFreeFraction = st.BacklogOtherFree / secs
 		}

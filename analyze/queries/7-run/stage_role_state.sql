@@ -2,8 +2,10 @@
 -- the run as one window) from stage_role_steps: its segments cut at the
 -- windows' bounds inside the extent [$t0, $t1]. Utilization: slot-µs in use
 -- over the slots' µs; the gap: requests queued at the role's workers while
--- one of them had a free slot; the router's share of it: a request queued at
--- a worker with no free slot while another had one; idle: nothing running
+-- one of them had a free slot, by cause, the first that applies: held (a
+-- worker had requests queued and a free slot: its scheduler held them),
+-- else the router's (requests queued only at full workers while another had
+-- a free slot: the router's pick put them there); idle: nothing running
 -- on any of them; backlog_other_free: requests queued at this role's workers
 -- while the other role's (prefill's for decode, decode's for prefill) had a
 -- free slot and none queued. A role of no slots (its workers' caps
@@ -30,7 +32,8 @@ WITH pair AS (
     SELECT w, w_lo, w_hi, role, any_value(workers) AS workers, any_value(slots) AS slots,
         sum(busy * len)::DOUBLE AS busy_us, sum(q * len)::DOUBLE AS queue_us,
         coalesce(sum(len) FILTER (WHERE q > 0 AND free > 0), 0) AS gap_us,
-        coalesce(sum(len) FILTER (WHERE blocked > 0 AND free > 0), 0) AS router_us,
+        coalesce(sum(len) FILTER (WHERE held > 0), 0) AS held_us,
+        coalesce(sum(len) FILTER (WHERE q > 0 AND free > 0 AND held = 0), 0) AS router_us,
         coalesce(sum(len) FILTER (WHERE busy = 0), 0) AS idle_us,
         coalesce(sum(len) FILTER (WHERE q > 0 AND o_free > 0 AND o_q = 0), 0) AS other_us
     FROM parts
@@ -41,6 +44,7 @@ SELECT make_timestamptz(w_lo) AS window_start, make_timestamptz(w_hi) AS window_
     CASE WHEN slots > 0 THEN busy_us / 1e6 / ((w_hi - w_lo) / 1e6) / slots END AS utilization,
     queue_us / 1e6 / ((w_hi - w_lo) / 1e6) AS mean_queue,
     gap_us / 1e6 AS gap_time_seconds, gap_us / 1e6 / ((w_hi - w_lo) / 1e6) AS gap_fraction,
+    held_us / 1e6 AS held_seconds, held_us / 1e6 / ((w_hi - w_lo) / 1e6) AS held_fraction,
     router_us / 1e6 AS router_share_seconds, router_us / 1e6 / ((w_hi - w_lo) / 1e6) AS router_share,
     idle_us / 1e6 / ((w_hi - w_lo) / 1e6) AS idle_fraction,
     other_us / 1e6 AS backlog_other_free_seconds, other_us / 1e6 / ((w_hi - w_lo) / 1e6) AS backlog_other_free_fraction

@@ -7,7 +7,7 @@
 -- change); len is the part of that segment inside the extent. The cap is the
 -- largest the worker's samples report (stage_caps), else the most it ran at
 -- once (cap_logged false). free: its free slots; blocked: requests queued
--- there with no free slot.
+-- there with no free slot; held: requests queued there with a free slot.
 CREATE OR REPLACE TABLE stage_steps AS
 WITH occ AS (
     SELECT request_id, attempt, rep, role, min(s) AS s, max(e) AS e
@@ -41,6 +41,6 @@ WITH occ AS (
 )
 SELECT rep, role, t, inf, q, cap, cap_logged,
     least(inf, cap) AS busy, greatest(cap - inf, 0) AS free,
-    (q > 0 AND inf >= cap)::BIGINT AS blocked,
+    (q > 0 AND inf >= cap)::BIGINT AS blocked, (q > 0 AND inf < cap)::BIGINT AS held,
     greatest(least(coalesce(t_next, t), $t1) - greatest(t, $t0), 0) AS len
 FROM capped;
