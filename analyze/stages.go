@@ -22,11 +22,9 @@ func (a *analysis) disaggregation(st *runState) error {
 	t0, t1 := sql.Named("t0", st.t0), sql.Named("t1", st.t1)
 	width := sql.Named("width", st.width)
 	run := func(name string, args ...any) error {
-		start := time.Now()
 		if _, err := a.db.ExecContext(a.ctx, query(name), args...); err != nil {
 			return fmt.Errorf("analyze %s: %w", name, err)
 		}
-		a.logQuery(name, start)
 		return nil
 	}
 	if err := run("stage_load", sql.Named("path", st.stagesPath)); err != nil {

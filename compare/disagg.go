@@ -56,6 +56,18 @@ func Disaggregation(base, cand *schemas.Disaggregation) *schemas.DisaggChange {
 	return ch
 }
 
+// DisaggregationNote says why a comparison has no disaggregation when one
+// side has stages and the other none; "" otherwise.
+func DisaggregationNote(base, cand *schemas.Disaggregation) string {
+	switch {
+	case base != nil && cand == nil:
+		return "the baseline has stages (disaggregated serving) and the candidate none: the latency budget and the worker roles are not compared (Try: ingest the candidate's stages too)"
+	case base == nil && cand != nil:
+		return "the candidate has stages (disaggregated serving) and the baseline none: the latency budget and the worker roles are not compared (Try: ingest the baseline's stages too)"
+	}
+	return ""
+}
+
 // disaggReason is the change's sentence: the part that moved, at its p95
 // and p50, and the role, with its workers, mean queue, utilization and the
 // share of the run its queue waited while the other role had free slots.

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tpsreport/tpsreport/schemas"
@@ -45,6 +46,12 @@ func TestDisaggregation(t *testing.T) {
 	}
 	if Disaggregation(nil, run(1, 0.3, 0.5, 0, 0.7, 2)) != nil {
 		t.Error("a change without the baseline's stages")
+	}
+	if n := DisaggregationNote(nil, run(1, 0.3, 0.5, 0, 0.7, 2)); !strings.HasPrefix(n, "the candidate has stages") {
+		t.Errorf("note %q", n)
+	}
+	if n := DisaggregationNote(run(1, 0.3, 0.5, 0, 0.7, 2), run(1, 0.3, 0.5, 0, 0.7, 2)); n != "" {
+		t.Errorf("note %q with both runs' stages", n)
 	}
 	// No queue moved: the role is the one whose utilization moved.
 	util := Disaggregation(run(1, 0.3, 0, 0, 0.7, 2), run(1, 0.3, 0, 0, 0.4, 2))

@@ -323,6 +323,9 @@ func compareRuns(ctx context.Context, e *env, bases, cands []analysedRun, out st
 		v.Notes = append(v.Notes, note)
 	}
 	v.Disaggregation = compare.Disaggregation(base.res.Summary.Disaggregation, cand.res.Summary.Disaggregation)
+	if note := compare.DisaggregationNote(base.res.Summary.Disaggregation, cand.res.Summary.Disaggregation); note != "" {
+		v.Notes = append(v.Notes, note)
+	}
 	if len(bases) > 1 || len(cands) > 1 {
 		v.Notes = append(v.Notes, fmt.Sprintf("the criteria pool %d baseline and %d candidate runs; the report's charts and cost show the first run of each side (%s, %s)",
 			len(bases), len(cands), base.res.Summary.RunID, cand.res.Summary.RunID))
