@@ -119,6 +119,33 @@ func (r *samplesReader) decodeLine(line []byte, rec *Record) error {
 
 func sampleTime(raw json.RawMessage) (int64, error) { return jsonTime("ts", raw) }
 
+// jsonTime reads the required timestamp name of a samples line, in the
+// forms of the spans format.
+func jsonTime(name string, raw json.RawMessage) (int64, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, scan.Errorf(ErrMissingField, -1, "missing %s", name)
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return 0, scan.Errorf(ErrBadJSON, -1, "%s: %v", name, err)
+		}
+		v, err := scan.ParseTimestamp([]byte(s))
+		if err != nil {
+			return 0, scan.Errorf(ErrBadTimestamp, -1, "%s %q: %v", name, s, err)
+		}
+		return v, nil
+	}
+	if !scan.IsNumber(raw) {
+		return 0, scan.Errorf(ErrBadType, -1, "%s: want a string or a number, got %s", name, raw)
+	}
+	v, err := scan.ParseEpoch(raw)
+	if err != nil {
+		return 0, scan.Errorf(ErrBadTimestamp, -1, "%s %s: %v", name, raw, err)
+	}
+	return v, nil
+}
+
 func sampleCount(name string, raw json.RawMessage) (*int32, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil

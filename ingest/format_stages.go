@@ -1,7 +1,8 @@
 package ingest
 
 import (
-	"encoding/json"
+	"math"
+	"strconv"
 
 	"github.com/tpsreport/tpsreport/ingest/internal/scan"
 	"github.com/tpsreport/tpsreport/schemas"
@@ -12,15 +13,21 @@ import (
 // the keys request_id, attempt, stage, role, replica, started_at, ended_at and
 // bytes. request_id, stage, started_at and ended_at are required; the
 // timestamps take the forms of the spans format. `tpsreport simulate`
-// writes it (stages.jsonl) for a disaggregated scenario. It decodes with
-// encoding/json: a request has a few stages, and a run of disaggregated
-// serving has as many lines as its workers log.
+// writes it (stages.jsonl) for a disaggregated scenario. A request has
+// several stages, so a run has several times as many lines as spans: they
+// are read with the JSON scanner, their ids from an arena and their few
+// distinct names (source, stage, role, replica) interned, as spans are.
 
 // SourceStages is the source column of stages read in the canonical format.
 const SourceStages = "stages"
 
 type stagesReader struct {
 	*lineReader
+	sc     scan.JSON
+	arena  scan.Arena
+	intern scan.Interner
+	recent [4]scan.RecentStrings // source, stage, role, replica
+	day    scan.DayCache
 }
 
 var _ Reader = (*stagesReader)(nil)
@@ -31,112 +38,282 @@ func newStagesReader(in Input) Reader {
 	return r
 }
 
-// stageLine is one canonical stage line; numbers stay raw so that their
-// type is checked here and timestamps keep every digit.
+// stageKey is a key of a stage line.
+type stageKey uint8
+
+const (
+	kUnknown stageKey = iota
+	kSource
+	kRequestID
+	kAttempt
+	kStage
+	kRole
+	kReplica
+	kStartedAt
+	kEndedAt
+	kBytes
+)
+
+func stageKeyOf(key []byte) stageKey {
+	switch string(key) { // no allocation: the compiler matches bytes in place
+	case "source":
+		return kSource
+	case "request_id":
+		return kRequestID
+	case "attempt":
+		return kAttempt
+	case "stage":
+		return kStage
+	case "role":
+		return kRole
+	case "replica":
+		return kReplica
+	case "started_at":
+		return kStartedAt
+	case "ended_at":
+		return kEndedAt
+	case "bytes":
+		return kBytes
+	}
+	return kUnknown
+}
+
+var stageKeyNames = [...]string{kSource: "source", kRequestID: "request_id", kAttempt: "attempt", kStage: "stage",
+	kRole: "role", kReplica: "replica", kStartedAt: "started_at", kEndedAt: "ended_at", kBytes: "bytes"}
+
+// stageLine is what a line gave, before the checks that need every key.
 type stageLine struct {
-	Source    *string         `json:"source"`
-	RequestID *string         `json:"request_id"`
-	Attempt   json.RawMessage `json:"attempt"`
-	Stage     *string         `json:"stage"`
-	Role      *string         `json:"role"`
-	Replica   *string         `json:"replica"`
-	StartedAt json.RawMessage `json:"started_at"`
-	EndedAt   json.RawMessage `json:"ended_at"`
-	Bytes     json.RawMessage `json:"bytes"`
+	started, ended, bytes *int64
+	role                  *string
+	hasStage              bool
 }
 
 func (r *stagesReader) decodeLine(line []byte, rec *Record) error {
+	st := &rec.Stage
+	*st = schemas.Stage{Source: SourceStages}
+	s := &r.sc
+	s.Reset(line)
+	if c := s.Class(); c != scan.Object {
+		start := s.Pos
+		if c == scan.End || s.SkipValue() != nil || s.Finish() != nil {
+			s.Pos = start
+			return s.SyntaxError("looking for beginning of object")
+		}
+		return scan.Errorf(ErrBadType, start, "want a JSON object, found %s", scan.ClassName(c))
+	}
+	if err := s.BeginObject(); err != nil {
+		return err
+	}
+	// A syntax error anywhere wins over a field's error, which wins over a
+	// missing field; among field errors the leftmost wins.
+	var fieldErr error
 	var l stageLine
-	if err := json.Unmarshal(line, &l); err != nil {
-		if _, ok := err.(*json.UnmarshalTypeError); ok {
-			return scan.Errorf(ErrBadType, -1, "%v", err)
+	for first := true; ; first = false {
+		key, ok, err := s.NextKey(first)
+		if err != nil {
+			return err
 		}
-		return scan.Errorf(ErrBadJSON, -1, "%v", err)
+		if !ok {
+			break
+		}
+		k := stageKeyOf(key)
+		if k == kUnknown {
+			if err := s.SkipValue(); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := r.field(k, st, &l); err != nil {
+			if isBadJSON(err) {
+				return err
+			}
+			if fieldErr == nil {
+				fieldErr = err
+			}
+		}
 	}
-	s := &rec.Stage
-	*s = schemas.Stage{Source: SourceStages}
-	if l.Source != nil && *l.Source != "" {
-		s.Source = *l.Source
+	if err := s.Finish(); err != nil {
+		return err
 	}
-	if l.RequestID == nil || *l.RequestID == "" {
+	if fieldErr != nil {
+		return fieldErr
+	}
+	return checkStage(st, &l, rec)
+}
+
+// checkStage checks what needs every key of the line and completes st.
+func checkStage(st *schemas.Stage, l *stageLine, rec *Record) error {
+	switch {
+	case st.RequestID == "":
 		return scan.Errorf(ErrMissingField, -1, "missing request_id")
-	}
-	s.RequestID = *l.RequestID
-	if l.Stage == nil {
+	case !l.hasStage:
 		return scan.Errorf(ErrMissingField, -1, "missing stage")
+	case !schemas.ValidStage(st.Stage):
+		return scan.Errorf(ErrBadValue, -1, "stage %q: want one of %v", st.Stage, schemas.Stages)
 	}
-	if !schemas.ValidStage(*l.Stage) {
-		return scan.Errorf(ErrBadValue, -1, "stage %q: want one of %v", *l.Stage, schemas.Stages)
-	}
-	s.Stage = *l.Stage
-	if l.Role != nil {
+	if l.role != nil {
 		switch {
-		case !schemas.ValidWorkerRole(*l.Role):
-			return scan.Errorf(ErrBadValue, -1, "role %q: want one of %v", *l.Role, schemas.WorkerRoles)
-		case s.Stage == schemas.StageGateway || s.Stage == schemas.StageRouter:
-			return scan.Errorf(ErrBadValue, -1, "role %q on a %s stage: only a worker's stages have a role", *l.Role, s.Stage)
+		case !schemas.ValidWorkerRole(*l.role):
+			return scan.Errorf(ErrBadValue, -1, "role %q: want one of %v", *l.role, schemas.WorkerRoles)
+		case st.Stage == schemas.StageGateway || st.Stage == schemas.StageRouter:
+			return scan.Errorf(ErrBadValue, -1, "role %q on a %s stage: only a worker's stages have a role", *l.role, st.Stage)
 		}
-		s.Role = l.Role
+		st.Role = l.role
 	}
-	if l.Replica != nil && *l.Replica != "" {
-		s.Replica = l.Replica
+	switch {
+	case l.started == nil:
+		return scan.Errorf(ErrMissingField, -1, "missing started_at")
+	case l.ended == nil:
+		return scan.Errorf(ErrMissingField, -1, "missing ended_at")
 	}
-	n, err := sampleCount("attempt", l.Attempt)
-	if err != nil {
-		return err
+	st.StartedAt, st.EndedAt = *l.started, *l.ended
+	if st.EndedAt < st.StartedAt {
+		return scan.Errorf(ErrBadValue, -1, "ended_at is %d µs before started_at: a stage cannot end before it starts", st.StartedAt-st.EndedAt)
 	}
-	s.Attempt = n
-	if s.StartedAt, err = jsonTime("started_at", l.StartedAt); err != nil {
-		return err
-	}
-	if s.EndedAt, err = jsonTime("ended_at", l.EndedAt); err != nil {
-		return err
-	}
-	if s.EndedAt < s.StartedAt {
-		return scan.Errorf(ErrBadValue, -1, "ended_at is %d µs before started_at: a stage cannot end before it starts", s.StartedAt-s.EndedAt)
-	}
-	if len(l.Bytes) > 0 && string(l.Bytes) != "null" {
-		if s.Stage != schemas.StageKVTransfer {
-			return scan.Errorf(ErrBadValue, -1, "bytes on a %s stage: only a kv_transfer moves bytes", s.Stage)
+	if l.bytes != nil {
+		if st.Stage != schemas.StageKVTransfer {
+			return scan.Errorf(ErrBadValue, -1, "bytes on a %s stage: only a kv_transfer moves bytes", st.Stage)
 		}
-		var b int64
-		if err := json.Unmarshal(l.Bytes, &b); err != nil {
-			return scan.Errorf(ErrBadType, -1, "bytes: want a whole number, got %s", l.Bytes)
-		}
-		if b < 0 {
-			return scan.Errorf(ErrBadValue, -1, "bytes %d: a size is never negative", b)
-		}
-		s.Bytes = &b
+		st.Bytes = l.bytes
 	}
 	rec.Kind = KindStage
 	return nil
 }
 
-// stageTime reads a required timestamp of a stage line, in the forms of
-// the spans format.
-func jsonTime(name string, raw json.RawMessage) (int64, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return 0, scan.Errorf(ErrMissingField, -1, "missing %s", name)
-	}
-	if raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return 0, scan.Errorf(ErrBadJSON, -1, "%s: %v", name, err)
+// field reads the value of key k at the scanner's position; the value is
+// always consumed, even when it is refused, so that decoding can go on
+// checking the syntax of the rest of the line.
+func (r *stagesReader) field(k stageKey, st *schemas.Stage, l *stageLine) error {
+	s := &r.sc
+	pos := s.Pos
+	switch k {
+	case kStartedAt:
+		v, err := r.timestamp(k)
+		l.started = v
+		return err
+	case kEndedAt:
+		v, err := r.timestamp(k)
+		l.ended = v
+		return err
+	case kAttempt, kBytes:
+		v, isNull, err := r.wholeNumber(k)
+		switch {
+		case err != nil || isNull:
+			return err
+		case k == kAttempt && (v < 0 || v > math.MaxInt32):
+			return scan.Errorf(ErrBadValue, pos, "attempt %d: out of range", v)
+		case k == kAttempt:
+			st.Attempt = r.arena.Int32(int32(v))
+		case v < 0:
+			return scan.Errorf(ErrBadValue, pos, "bytes %d: a size is never negative", v)
+		default:
+			l.bytes = r.arena.Int64(v)
 		}
-		v, err := scan.ParseTimestamp([]byte(s))
+		return nil
+	}
+	var b []byte
+	switch c := s.Class(); c {
+	case scan.Null:
+		return s.ReadLiteral("null")
+	case scan.String:
+		var err error
+		if b, err = s.ReadString(); err != nil {
+			return err
+		}
+	default:
+		if err := s.SkipValue(); err != nil {
+			return err
+		}
+		return scan.Errorf(ErrBadType, pos, "%s: want a string, found %s", stageKeyNames[k], scan.ClassName(c))
+	}
+	if len(b) == 0 {
+		return nil // as absent
+	}
+	switch k {
+	case kRequestID:
+		st.RequestID = r.arena.Text(b)
+	case kSource:
+		st.Source = r.recent[0].Get(b, &r.intern)
+	case kStage:
+		st.Stage, l.hasStage = r.recent[1].Get(b, &r.intern), true
+	case kRole:
+		l.role = r.arena.Str(r.recent[2].Get(b, &r.intern))
+	case kReplica:
+		st.Replica = r.arena.Str(r.recent[3].Get(b, &r.intern))
+	}
+	return nil
+}
+
+// wholeNumber reads an integer value, or null.
+func (r *stagesReader) wholeNumber(k stageKey) (v int64, isNull bool, err error) {
+	s := &r.sc
+	pos := s.Pos
+	switch c := s.Class(); c {
+	case scan.Null:
+		return 0, true, s.ReadLiteral("null")
+	case scan.Number:
+		num, err := s.ReadNumber()
 		if err != nil {
-			return 0, scan.Errorf(ErrBadTimestamp, -1, "%s %q: %v", name, s, err)
+			return 0, false, err
 		}
-		return v, nil
+		if v, n, ok := scan.PlainInteger(num); ok && n == len(num) {
+			return v, false, nil
+		}
+		if v, err := strconv.ParseInt(string(num), 10, 64); err == nil {
+			return v, false, nil // a negative number, refused by its field
+		}
+		return 0, false, scan.Errorf(ErrBadType, pos, "%s: want a whole number, got %s", stageKeyNames[k], num)
+	default:
+		if err := s.SkipValue(); err != nil {
+			return 0, false, err
+		}
+		return 0, false, scan.Errorf(ErrBadType, pos, "%s: want a whole number, got %s", stageKeyNames[k], s.Data[pos:s.Pos])
 	}
-	if !scan.IsNumber(raw) {
-		return 0, scan.Errorf(ErrBadType, -1, "%s: want a string or a number, got %s", name, raw)
+}
+
+// timestamp reads a stage's instant, an RFC 3339 string or an epoch number
+// as the spans format takes them; null is missing.
+func (r *stagesReader) timestamp(k stageKey) (*int64, error) {
+	s := &r.sc
+	pos := s.Pos
+	name := stageKeyNames[k]
+	switch c := s.Class(); c {
+	case scan.String:
+		// The common shape first: its bytes need no unescaping, so they are
+		// read in place when the closing quote is where it must be.
+		if end := s.Pos + 1 + scan.UTCMicrosLen; end < len(s.Data) && s.Data[end] == '"' {
+			if us, ok := scan.ParseUTCMicros(s.Data[s.Pos+1:end], &r.day); ok {
+				s.Pos = end + 1
+				return r.arena.Int64(us), nil
+			}
+		}
+		b, err := s.ReadString()
+		if err != nil {
+			return nil, err
+		}
+		us, err := scan.ParseTimestamp(b)
+		if err != nil {
+			return nil, scan.Errorf(ErrBadTimestamp, pos, "%s %q: %v", name, b, err)
+		}
+		return r.arena.Int64(us), nil
+	case scan.Number:
+		num, err := s.ReadNumber()
+		if err != nil {
+			return nil, err
+		}
+		us, err := scan.ParseEpoch(num)
+		if err != nil {
+			return nil, scan.Errorf(ErrBadTimestamp, pos, "%s %s: %v", name, num, err)
+		}
+		return r.arena.Int64(us), nil
+	case scan.Null:
+		return nil, s.ReadLiteral("null")
+	default:
+		if err := s.SkipValue(); err != nil {
+			return nil, err
+		}
+		return nil, scan.Errorf(ErrBadType, pos, "%s: want a string or a number, found %s", name, scan.ClassName(c))
 	}
-	v, err := scan.ParseEpoch(raw)
-	if err != nil {
-		return 0, scan.Errorf(ErrBadTimestamp, -1, "%s %s: %v", name, raw, err)
-	}
-	return v, nil
 }
 
 // sniffStages: 100 when the first non-blank line is an object with stage,
