@@ -1,6 +1,8 @@
 package report
 
 import (
+	"strconv"
+
 	"github.com/wcharczuk/go-chart/v2/drawing"
 
 	"github.com/tpsreport/tpsreport/internal/numfmt"
@@ -92,6 +94,26 @@ type disaggView struct {
 	Runs   []string     `json:"runs"`
 	Parts  []disaggRow  `json:"parts"`
 	Roles  []disaggRole `json:"roles"`
+	// Workers lists each run's workers, at most maxWorkersShown a run;
+	// WorkersOmitted counts the others (summary.json lists them all).
+	Workers        []disaggWorker `json:"workers"`
+	WorkersOmitted int            `json:"workers_omitted,omitempty"`
+}
+
+// maxWorkersShown bounds the workers a report lists per run: a table a
+// reader can scan; the router's spread shows in the attempts of each.
+const maxWorkersShown = 32
+
+// disaggWorker is one worker of one run, as shown.
+type disaggWorker struct {
+	Run         string `json:"run"`
+	Replica     string `json:"replica"`
+	Role        string `json:"role"`
+	Cap         string `json:"cap"`
+	Attempts    string `json:"attempts"`
+	Utilization string `json:"utilization"`
+	MeanQueue   string `json:"mean_queue"`
+	Gap         string `json:"gap_time"`
 }
 
 // disaggRow is one part of the budget: p50 and p95 per run.
@@ -120,7 +142,7 @@ type disaggRole struct {
 
 // newDisaggView builds the section; nil when no run has stages.
 func newDisaggView(in Input, runs []roleRun) *disaggView {
-	v := &disaggView{}
+	v := &disaggView{Workers: []disaggWorker{}}
 	var ds []*schemas.Disaggregation
 	for _, rr := range runs {
 		if d := rr.run.Summary.Disaggregation; d != nil {
@@ -152,6 +174,15 @@ func newDisaggView(in Input, runs []roleRun) *disaggView {
 		v.Parts = append(v.Parts, row)
 	}
 	for i, d := range ds {
+		for j, w := range d.Workers {
+			if j == maxWorkersShown {
+				v.WorkersOmitted += len(d.Workers) - j
+				break
+			}
+			v.Workers = append(v.Workers, disaggWorker{Run: v.Runs[i], Replica: w.Replica, Role: w.Role,
+				Cap: numfmt.Group(strconv.FormatInt(w.Cap, 10)) + " (" + w.CapSource + ")", Attempts: numfmt.Group(strconv.FormatInt(w.Attempts, 10)),
+				Utilization: fmtPercentPtr(w.Utilization), MeanQueue: numfmt.Sig(w.MeanQueue), Gap: numfmt.Seconds(w.GapTime)})
+		}
 		for _, r := range d.Roles {
 			v.Roles = append(v.Roles, disaggRole{Run: v.Runs[i], Role: r.Role, Moved: ch != nil && ch.Role == r.Role,
 				Workers:     numfmt.Sig(float64(r.Workers)) + " (" + numfmt.Sig(float64(r.Slots)) + " slots)",

@@ -30,6 +30,10 @@ func disaggRun(decodeQ, meanQueue, util float64, workers int64) *schemas.Disaggr
 		{Role: schemas.RoleDecode, Workers: workers, Slots: 16 * workers, Utilization: f64(util), MeanQueue: meanQueue,
 			GapFraction: 0.02, RouterShare: 0.02, BacklogOtherFreeFraction: meanQueue / 10},
 	}
+	d.Workers = []schemas.WorkerState{
+		{Replica: "prefill-0", Role: schemas.RolePrefill, Cap: 4, CapSource: "samples", Attempts: 50, Utilization: f64(0.1)},
+		{Replica: "decode-0", Role: schemas.RoleDecode, Cap: 16, CapSource: "inferred", Attempts: 1234, Utilization: f64(util), MeanQueue: meanQueue, GapTime: 1.5},
+	}
 	return d
 }
 
