@@ -169,21 +169,7 @@ func (d *spansDecoder) decode(line []byte, sp *schemas.Span) error {
 	*sp = schemas.Span{Source: SourceSpans}
 	s := &d.sc
 	s.Reset(line)
-	if c := s.Class(); c != scan.Object {
-		// Valid JSON but not an object is the wrong type; anything else is
-		// not JSON, said plainly rather than from deep inside a value
-		// ("not json" would otherwise be a misspelt null).
-		start := s.Pos
-		if c == scan.End {
-			return s.SyntaxError("looking for beginning of object")
-		}
-		if s.SkipValue() != nil || s.Finish() != nil {
-			s.Pos = start
-			return s.SyntaxError("looking for beginning of object")
-		}
-		return scan.Errorf(ErrBadType, start, "want a JSON object, found %s", scan.ClassName(c))
-	}
-	if err := s.BeginObject(); err != nil {
+	if err := beginLineObject(s); err != nil {
 		return err
 	}
 	var fieldErr error
@@ -232,6 +218,25 @@ func (d *spansDecoder) decode(line []byte, sp *schemas.Span) error {
 		sp.RequestID = sp.SpanID
 	}
 	return nil
+}
+
+// beginLineObject starts reading a line that must hold one JSON object,
+// past its '{'. Valid JSON but not an object is the wrong type; anything
+// else is not JSON, said plainly rather than from deep inside a value
+// ("not json" would otherwise be a misspelt null).
+func beginLineObject(s *scan.JSON) error {
+	if c := s.Class(); c != scan.Object {
+		start := s.Pos
+		if c == scan.End {
+			return s.SyntaxError("looking for beginning of object")
+		}
+		if s.SkipValue() != nil || s.Finish() != nil {
+			s.Pos = start
+			return s.SyntaxError("looking for beginning of object")
+		}
+		return scan.Errorf(ErrBadType, start, "want a JSON object, found %s", scan.ClassName(c))
+	}
+	return s.BeginObject()
 }
 
 // keySeen is what came before the value at one position of the object on

@@ -93,15 +93,7 @@ func (r *stagesReader) decodeLine(line []byte, rec *Record) error {
 	*st = schemas.Stage{Source: SourceStages}
 	s := &r.sc
 	s.Reset(line)
-	if c := s.Class(); c != scan.Object {
-		start := s.Pos
-		if c == scan.End || s.SkipValue() != nil || s.Finish() != nil {
-			s.Pos = start
-			return s.SyntaxError("looking for beginning of object")
-		}
-		return scan.Errorf(ErrBadType, start, "want a JSON object, found %s", scan.ClassName(c))
-	}
-	if err := s.BeginObject(); err != nil {
+	if err := beginLineObject(s); err != nil {
 		return err
 	}
 	// A syntax error anywhere wins over a field's error, which wins over a

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -44,29 +43,9 @@ func WriteDisagg(dir string, sc Disagg, seed uint64) (map[string]DisaggTruth, er
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, err)
 	}
-	type out struct {
-		name string
-		f    *os.File
-		bw   *bufio.Writer
-	}
-	var outs []*out
-	defer func() {
-		for _, o := range outs {
-			if o.f != nil {
-				o.f.Close()
-				os.Remove(o.f.Name())
-			}
-		}
-	}()
-	create := func(name string) (*bufio.Writer, error) {
-		f, err := os.CreateTemp(dir, "."+name+".tmp-")
-		if err != nil {
-			return nil, err
-		}
-		o := &out{name: name, f: f, bw: bufio.NewWriterSize(f, 1<<20)}
-		outs = append(outs, o)
-		return o.bw, f.Chmod(0o644)
-	}
+	outs := &outFiles{dir: dir}
+	defer outs.abort()
+	create := outs.create
 	names := []string{formatFiles[FormatSpans], formatFiles[FormatSamples], StagesFile, TRTLLMFile, DisaggLiteLLMFile}
 	ws := make([]*bufio.Writer, len(names))
 	for i, name := range names {
@@ -128,19 +107,8 @@ func WriteDisagg(dir string, sc Disagg, seed uint64) (map[string]DisaggTruth, er
 			return nil, err
 		}
 	}
-	for _, o := range outs {
-		if err := o.bw.Flush(); err != nil {
-			return nil, fmt.Errorf("write %s: %w", o.name, err)
-		}
-		if err := o.f.Close(); err != nil {
-			return nil, fmt.Errorf("write %s: %w", o.name, err)
-		}
-	}
-	for _, o := range outs {
-		if err := os.Rename(o.f.Name(), filepath.Join(dir, o.name)); err != nil {
-			return nil, err
-		}
-		o.f = nil
+	if err := outs.commit(); err != nil {
+		return nil, err
 	}
 	return truths, nil
 }

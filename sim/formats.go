@@ -91,32 +91,9 @@ func WriteFormats(dir string, sc Scenario, seed uint64, formats ...string) (Trut
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Truth{}, fmt.Errorf("create %s: %w", dir, err)
 	}
-	type out struct {
-		name string
-		f    *os.File
-		bw   *bufio.Writer
-	}
-	var outs []*out
-	defer func() {
-		for _, o := range outs {
-			if o.f != nil {
-				o.f.Close()
-				os.Remove(o.f.Name())
-			}
-		}
-	}()
-	create := func(name string) (*bufio.Writer, error) {
-		f, err := os.CreateTemp(dir, "."+name+".tmp-")
-		if err != nil {
-			return nil, err
-		}
-		o := &out{name: name, f: f, bw: bufio.NewWriterSize(f, 1<<20)}
-		outs = append(outs, o)
-		if err := f.Chmod(0o644); err != nil {
-			return nil, err
-		}
-		return o.bw, nil
-	}
+	outs := &outFiles{dir: dir}
+	defer outs.abort()
+	create := outs.create
 	var ws []Writer
 	var spans, samples io.Writer
 	for _, f := range formats {
@@ -158,21 +135,67 @@ func WriteFormats(dir string, sc Scenario, seed uint64, formats ...string) (Trut
 	if err := WriteTruth(tw, truth); err != nil {
 		return truth, err
 	}
-	for _, o := range outs {
-		if err := o.bw.Flush(); err != nil {
-			return truth, fmt.Errorf("write %s: %w", o.name, err)
-		}
-		if err := o.f.Close(); err != nil {
-			return truth, fmt.Errorf("write %s: %w", o.name, err)
-		}
-	}
-	for _, o := range outs {
-		if err := os.Rename(o.f.Name(), filepath.Join(dir, o.name)); err != nil {
-			return truth, err
-		}
-		o.f = nil
+	if err := outs.commit(); err != nil {
+		return truth, err
 	}
 	return truth, nil
+}
+
+// outFiles are a simulation's output files, each written under a
+// temporary name in dir and renamed into place by commit, so that a reader
+// never sees a file half written; abort removes those not committed.
+type outFiles struct {
+	dir   string
+	files []*outFile
+}
+
+type outFile struct {
+	name string
+	f    *os.File
+	bw   *bufio.Writer
+}
+
+// create opens the output name.
+func (o *outFiles) create(name string) (*bufio.Writer, error) {
+	f, err := os.CreateTemp(o.dir, "."+name+".tmp-")
+	if err != nil {
+		return nil, err
+	}
+	of := &outFile{name: name, f: f, bw: bufio.NewWriterSize(f, 1<<20)}
+	o.files = append(o.files, of)
+	if err := f.Chmod(0o644); err != nil {
+		return nil, err
+	}
+	return of.bw, nil
+}
+
+// commit flushes and closes every output, then renames each into place.
+func (o *outFiles) commit() error {
+	for _, of := range o.files {
+		if err := of.bw.Flush(); err != nil {
+			return fmt.Errorf("write %s: %w", of.name, err)
+		}
+		if err := of.f.Close(); err != nil {
+			return fmt.Errorf("write %s: %w", of.name, err)
+		}
+	}
+	for _, of := range o.files {
+		if err := os.Rename(of.f.Name(), filepath.Join(o.dir, of.name)); err != nil {
+			return err
+		}
+		of.f = nil
+	}
+	return nil
+}
+
+// abort removes the outputs not committed.
+func (o *outFiles) abort() {
+	for _, of := range o.files {
+		if of.f != nil {
+			of.f.Close()
+			os.Remove(of.f.Name())
+		}
+	}
 }
 
 // Tee returns a Writer that writes every span and sample to each of ws in

@@ -72,14 +72,8 @@ Example:
 			if err != nil {
 				return usageError(c, "%v", err)
 			}
-			if c.IsSet("run") {
-				sc.RunID = c.String("run")
-			}
-			if c.IsSet("duration") {
-				sc.Duration = c.Duration("duration")
-			}
-			if c.IsSet("rate") {
-				sc.Rate = c.Float64("rate")
+			if err := runFlags(c, &sc.RunID, &sc.Duration, &sc.Rate, &sc.Start); err != nil {
+				return err
 			}
 			if c.IsSet("max-arrivals") {
 				sc.MaxArrivals = c.Int64("max-arrivals")
@@ -98,12 +92,6 @@ Example:
 			}
 			if c.IsSet("decode-rate") {
 				sc.DecodeRate = c.Float64("decode-rate")
-			}
-			if c.IsSet("start") {
-				sc.Start = c.Timestamp("start").UnixMicro()
-				if sc.Start <= 0 {
-					return usageError(c, "--start %s: want an instant after 1970", c.Timestamp("start").Format(time.RFC3339))
-				}
 			}
 			if c.IsSet("model") {
 				sc.Model = c.String("model")
@@ -137,6 +125,27 @@ Example:
 	}
 }
 
+// runFlags applies the flags every scenario takes: --run, --duration,
+// --rate and --start.
+func runFlags(c *cli.Context, runID *string, duration *time.Duration, rate *float64, start *int64) error {
+	if c.IsSet("run") {
+		*runID = c.String("run")
+	}
+	if c.IsSet("duration") {
+		*duration = c.Duration("duration")
+	}
+	if c.IsSet("rate") {
+		*rate = c.Float64("rate")
+	}
+	if c.IsSet("start") {
+		*start = c.Timestamp("start").UnixMicro()
+		if *start <= 0 {
+			return usageError(c, "--start %s: want an instant after 1970", c.Timestamp("start").Format(time.RFC3339))
+		}
+	}
+	return nil
+}
+
 // simulateDisagg runs a disaggregated scenario: its own flags are few, so
 // that one the scenario has no place for is refused rather than ignored.
 func simulateDisagg(e *env, c *cli.Context) error {
@@ -154,20 +163,8 @@ func simulateDisagg(e *env, c *cli.Context) error {
 			}
 		}
 	}
-	if c.IsSet("run") {
-		sc.RunID = c.String("run")
-	}
-	if c.IsSet("duration") {
-		sc.Duration = c.Duration("duration")
-	}
-	if c.IsSet("rate") {
-		sc.Rate = c.Float64("rate")
-	}
-	if c.IsSet("start") {
-		sc.Start = c.Timestamp("start").UnixMicro()
-		if sc.Start <= 0 {
-			return usageError(c, "--start %s: want an instant after 1970", c.Timestamp("start").Format(time.RFC3339))
-		}
+	if err := runFlags(c, &sc.RunID, &sc.Duration, &sc.Rate, &sc.Start); err != nil {
+		return err
 	}
 	out := c.String("out")
 	truths, err := sim.WriteDisagg(out, sc, c.Uint64("seed"))
