@@ -37,10 +37,13 @@ func (a *analysis) disaggregation(st *runState) error {
 	} else if err := run("stage_caps_none"); err != nil {
 		return err
 	}
-	for _, name := range []string{"stage_budget", "stage_steps", "stage_role_steps"} {
+	for _, name := range []string{"stage_budget", "stage_steps"} {
 		if err := run(name, t0, t1); err != nil {
 			return err
 		}
+	}
+	if err := run("stage_role_steps"); err != nil {
+		return err
 	}
 	d := &schemas.Disaggregation{Budget: map[string]schemas.Percentiles{}, Roles: []schemas.RoleState{}, Workers: []schemas.WorkerState{}}
 	whole := sql.Named("whole", true)

@@ -182,20 +182,19 @@ type stateAcc struct {
 
 // dRequest is one request's way through the stages.
 type dRequest struct {
-	num               int64
-	id                string
-	prompt, output    int64
-	p, d              *dWorker
-	arrive            int64 // gateway receipt
-	routed            int64 // router's pick
-	atPrefill         int64 // arrival at the prefill worker
-	prefillStart      int64
-	prefillEnd        int64
-	decodeStart       int64 // decode slot taken: the transfer starts
-	kvEnd             int64
-	decodeEnd         int64
-	bytes             int64
-	prefillQ, decodeQ bool // queued there now
+	num            int64
+	id             string
+	prompt, output int64
+	p, d           *dWorker
+	arrive         int64 // gateway receipt
+	routed         int64 // router's pick
+	atPrefill      int64 // arrival at the prefill worker
+	prefillStart   int64
+	prefillEnd     int64
+	decodeStart    int64 // decode slot taken: the transfer starts
+	kvEnd          int64
+	decodeEnd      int64
+	bytes          int64
 }
 
 // dEvent kinds.
@@ -247,7 +246,7 @@ type dSim struct {
 
 // RunDisagg simulates sc with seed, writing every request's span (as the
 // gateway saw it), its stages and the workers' samples to out (and, with
-// out.Done, each request whole), and returns the truth of each view.
+// out.Request, each request whole), and returns the truth of each view.
 func RunDisagg(sc Disagg, seed uint64, out DisaggWriter) (map[string]DisaggTruth, error) {
 	if sc.PrefillWorkers < 1 || sc.DecodeWorkers < 1 || sc.PrefillCap < 1 || sc.DecodeCap < 1 {
 		return nil, errors.New("disaggregated scenario: every pool needs a worker with a slot")
@@ -304,14 +303,12 @@ func (s *dSim) handle(e dEvent) {
 		s.schedule(s.now+micros(s.sc.Hop), pdAtPrefill, r)
 	case pdAtPrefill:
 		r.atPrefill = s.now
-		r.prefillQ = true
 		r.p.queue = append(r.p.queue, r)
 		s.admit(r.p)
 	case pdPrefillDone:
 		r.prefillEnd = s.now
 		r.p.inf--
 		r.p.routed--
-		r.decodeQ = true
 		r.d.queue = append(r.d.queue, r)
 		s.admit(r.p)
 		s.admit(r.d)
@@ -370,13 +367,11 @@ func (s *dSim) admit(w *dWorker) {
 		w.inf++
 		w.acc.attempts++
 		if w.role == schemas.RolePrefill {
-			r.prefillQ = false
 			r.prefillStart = s.now
 			d := micros(s.sc.PrefillBase) + int64(math.Round(float64(r.prompt)/s.sc.PrefillRate*1e6))
 			s.schedule(s.now+d, pdPrefillDone, r)
 			continue
 		}
-		r.decodeQ = false
 		r.decodeStart = s.now
 		d := micros(s.sc.KVBase) + int64(math.Round(float64(r.bytes)/s.sc.KVBandwidth*1e6))
 		s.schedule(s.now+d, pdKVDone, r)
