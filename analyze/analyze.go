@@ -68,7 +68,7 @@ func runWith(ctx context.Context, opt Options, k knobs) (*schemas.RunResult, err
 	if err != nil {
 		return nil, err
 	}
-	if n, ok := fileRows(man, schemas.SpansFile); ok && n == 0 && man.SamplesWritten > 0 && opt.From == nil {
+	if n, ok := fileRows(man, schemas.SpansFile); ok && n == 0 && man.SamplesWritten > 0 && man.StagesWritten == 0 && opt.From == nil {
 		// Engine samples alone: no request to measure, and no request
 		// to say when the run was. Over a span of time given, the
 		// samples' state is measured.

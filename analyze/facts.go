@@ -17,6 +17,12 @@ func (a *analysis) extent(st *runState) error {
 	if err := a.db.QueryRowContext(a.ctx, query("extent")).Scan(&t0, &t1); err != nil {
 		return fmt.Errorf("analyze extent: %w", err)
 	}
+	if !t0.Valid && st.stagesPath != "" {
+		// Stages without a span: their own time is the run's.
+		if err := a.db.QueryRowContext(a.ctx, query("stage_extent"), sql.Named("path", st.stagesPath)).Scan(&t0, &t1); err != nil {
+			return fmt.Errorf("analyze stage_extent: %w", err)
+		}
+	}
 	if st.opt.From != nil {
 		t0 = sql.NullInt64{Int64: schemas.Micros(*st.opt.From), Valid: true}
 		t1 = sql.NullInt64{Int64: schemas.Micros(*st.opt.To), Valid: true}

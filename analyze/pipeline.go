@@ -330,7 +330,7 @@ var pipeline = slices.Concat([]step{
 	{name: "load_samples", when: "samples", creates: []string{"samples"},
 		args: func(st *runState) []any { return []any{sql.Named("path", st.samplesPath)} }},
 	{name: "empty_samples", when: "!samples", creates: []string{"samples"}},
-	{name: "extent", do: (*analysis).extent},
+	{name: "extent", do: (*analysis).extent, uses: []string{"extent", "stage_extent"}},
 	{name: "run_id", when: "unnamed", do: (*analysis).spansRunID},
 	{name: "quality", do: (*analysis).quality, uses: []string{"quality_spans", "sampling_holes"}},
 	{name: "run_mix", do: (*analysis).runMix, uses: []string{"run_mix"}},

@@ -22,6 +22,8 @@ func (st *runState) result() (*schemas.RunResult, error) {
 	}
 	engineLess := st.spans > 0 && st.engine == 0 && st.man.SamplesWritten == 0 && st.caps.Source == CapInferred
 	switch {
+	case st.spans == 0 && st.stagesPath != "":
+		sum.Warnings = append(sum.Warnings, "the run holds stages only, no request span: their budget and roles are measured over their own time, but no request metric, throughput or gap_fraction. Try: ingest the requests' log with them (a gateway's log, the engine's request log or OTel spans)")
 	case st.spans == 0:
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf("the run holds engine samples only (%d), no request span: no request metric, throughput or gap_fraction. Try: ingest the requests' log with them (the engine's request log or OTel spans, a gateway's log, a load tool's results)",
 			st.man.SamplesWritten))
@@ -47,7 +49,7 @@ func (st *runState) result() (*schemas.RunResult, error) {
 	if engineLess && st.caps.Pool == 0 {
 		sum.GapFraction = nil // no span has an admission: no slot was seen, so no idle one
 	}
-	if d := st.disagg; d != nil && len(d.Roles) > 0 {
+	if d := st.disagg; d != nil && len(d.Roles) > 0 && st.spans > 0 {
 		sum.Warnings = append(sum.Warnings, "the run's stages show disaggregated serving: the pool's state from its spans (in_flight, gap_fraction, the cap) counts each request on one replica from admission to release, while its prefill and its decode ran on two workers. Read each worker's and each role's state in summary.json's disaggregation (roles.parquet per window)")
 	}
 	if sum.OverCapTime > 0 && sum.Cap != nil {

@@ -165,7 +165,9 @@ func Run(ctx context.Context, opt Options) (*schemas.Manifest, error) {
 			opt.Log.Warn(fmt.Sprintf("%s (%s) gave nothing: %s", in.Path, in.Format, in.Unused))
 		}
 	}
-	if w.spansWritten == 0 {
+	if w.spansWritten == 0 && w.stagesWritten > 0 {
+		opt.Log.Warn(fmt.Sprintf("no request span: the run holds stages only (%d), whose budget and roles analyze measures over their own time, but no request metric. Try: ingest the requests' log (a gateway's log, the engine's request log or OTel spans) with them into one run", w.stagesWritten))
+	} else if w.spansWritten == 0 {
 		opt.Log.Warn("no request span: the run holds engine samples only, which analyze measures alone only over --from/--to. Try: ingest the requests' log (the engine's request log or OTel spans, a gateway's log, a load tool's results) with them into one run")
 	}
 	if err := w.close(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,9 +39,11 @@ func TestDisaggTruth(t *testing.T) {
 		{"pd", sim.ViewStages, time.Minute, []string{"spans.jsonl", "samples.jsonl", sim.StagesFile}},
 		{"pd-decode", sim.ViewStages, 45 * time.Second, []string{"spans.jsonl", "samples.jsonl", sim.StagesFile}},
 		{"pd", sim.ViewTRTLLM, 30 * time.Second, []string{sim.TRTLLMFile, "samples.jsonl"}},
+		// The stages alone: their own time is the run's, the spans' extent.
+		{"pd", sim.ViewStages, time.Minute, []string{"samples.jsonl", sim.StagesFile}},
 		{"pd", sim.ViewJoined, time.Minute, []string{sim.DisaggLiteLLMFile, sim.TRTLLMFile, "samples.jsonl"}},
 	} {
-		t.Run(tc.name+"/"+tc.view, func(t *testing.T) {
+		t.Run(tc.name+"/"+tc.view+"/"+strings.Join(tc.inputs, "+"), func(t *testing.T) {
 			t.Parallel()
 			sc, err := sim.NamedDisagg(tc.name)
 			if err != nil {
