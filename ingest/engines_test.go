@@ -29,6 +29,7 @@ var engineFixtures = []struct{ format, dir string }{
 	{SourceDynamoNvext, "testdata/dynamo/nvext"},
 	{SourcePrometheus, "testdata/dynamo/prometheus"},
 	{SourceStages, "testdata/stages"},
+	{SourcePrometheus, "testdata/nim"},
 }
 
 // engineFiles returns the fixtures of format in dir whose names contain

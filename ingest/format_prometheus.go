@@ -30,10 +30,11 @@ import (
 // llama.cpp's llamacpp:requests_processing, llamacpp:requests_deferred,
 // llamacpp:kv_cache_usage_ratio, TensorRT-LLM's trtllm_num_requests_running,
 // trtllm_num_requests_waiting, trtllm_kv_cache_utilization (and
-// trtllm_max_num_active_requests as cap; trtllm.md) and Dynamo's frontend
+// trtllm_max_num_active_requests as cap; trtllm.md), Dynamo's frontend
 // gauges (dynamo_frontend_inflight_requests less
-// dynamo_frontend_queued_requests, and the latter; dynamo.md) fill the same
-// columns. Series of one
+// dynamo_frontend_queued_requests, and the latter; dynamo.md) and NVIDIA
+// NIM's num_requests_running, num_requests_waiting, gpu_cache_usage_perc
+// and num_request_max (nim.md) fill the same columns. Series of one
 // replica at one instant are joined into one sample; the replica is the
 // instance (or pod, or model_name) label, with "/engine-NNN" when an engine
 // label is present (SGLang: "/dpN" for a dp_rank label). Other metrics are
@@ -221,6 +222,13 @@ var promFamilies = map[string]promGauge{
 	// NVIDIA Dynamo's HTTP frontend (lib/llm/src/http/service/metrics.rs).
 	"dynamo_frontend_inflight_requests": promInFlightAll,
 	"dynamo_frontend_queued_requests":   promWaiting,
+
+	// NVIDIA NIM for LLMs' /v1/metrics (schemas/formats/nim.md): vLLM's
+	// gauges without a prefix, and its cap.
+	"num_requests_running": promRunning,
+	"num_requests_waiting": promWaiting,
+	"gpu_cache_usage_perc": promKV,
+	"num_request_max":      promCap,
 }
 
 // promNeeds lists, for each sample column a report needs, the families

@@ -76,7 +76,7 @@ func TestPromNotices(t *testing.T) {
 	}
 	got := read("vllm:num_requests_running{instance=\"a\"} 3 1795168800000\nvllm:num_requests_waiting{instance=\"a\"} 1 1795168800000\n")
 	want := []string{
-		"scrape.prom: no metric for kv_cache_usage (looked for llamacpp:kv_cache_usage_ratio, sglang:token_usage, trtllm:kv_cache_utilization, vllm:gpu_cache_usage_perc, vllm:kv_cache_usage_perc): it stays empty; a newer or older engine release may name it otherwise",
+		"scrape.prom: no metric for kv_cache_usage (looked for gpu_cache_usage_perc, llamacpp:kv_cache_usage_ratio, sglang:token_usage, trtllm:kv_cache_utilization, vllm:gpu_cache_usage_perc, vllm:kv_cache_usage_perc): it stays empty; a newer or older engine release may name it otherwise",
 		"scrape.prom: no metric for preemptions (looked for vllm:num_preemptions): it stays empty; a newer or older engine release may name it otherwise",
 	}
 	if !slices.Equal(got, want) {
