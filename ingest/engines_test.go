@@ -30,6 +30,7 @@ var engineFixtures = []struct{ format, dir string }{
 	{SourcePrometheus, "testdata/dynamo/prometheus"},
 	{SourceStages, "testdata/stages"},
 	{SourcePrometheus, "testdata/nim"},
+	{SourceLLMDEPP, "testdata/llm-d"},
 }
 
 // engineFiles returns the fixtures of format in dir whose names contain
@@ -124,7 +125,7 @@ func TestEngineSniff(t *testing.T) {
 		}
 	}
 	mine := []string{SourceSGLangMetrics, SourceSGLangLog, SourceLlamaCpp, SourceLlamaCppLog,
-		SourceTRTLLMPerf, SourceDynamoTrace, SourceDynamoNvext, SourceStages}
+		SourceTRTLLMPerf, SourceDynamoTrace, SourceDynamoNvext, SourceStages, SourceLLMDEPP}
 	checked := checkSniffsExclusive(t, own, mine)
 	if checked < 30 {
 		t.Errorf("checked %d other fixtures, want at least 30", checked)

@@ -110,6 +110,9 @@ var formats = map[string]format{
 	"dynamo-trace": {New: newDynamoTraceReader, Sniff: sniffDynamoTrace, TTFT: TTFTEngine},
 	"dynamo-nvext": {New: newDynamoNvextReader, Sniff: sniffDynamoNvext, TTFT: TTFTEngine},
 
+	// llm-d's endpoint picker, the router (schemas/formats/llm-d.md)
+	"llm-d-epp": {New: newEPPReader, Sniff: sniffLLMDEPP},
+
 	// Gateways (schemas/formats/gateways.md)
 	"litellm":    {New: newLiteLLMReader, Sniff: sniffLiteLLM, TTFT: TTFTGateway},
 	"kong":       {New: newKongReader, Sniff: sniffKong, TTFT: TTFTGateway},

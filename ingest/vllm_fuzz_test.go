@@ -157,3 +157,8 @@ func FuzzDynamoNvext(f *testing.F) {
 	engineFuzzSeed(f, SourceDynamoNvext)
 	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, SourceDynamoNvext, data) })
 }
+
+func FuzzLLMDEPP(f *testing.F) {
+	engineFuzzSeed(f, SourceLLMDEPP)
+	f.Fuzz(func(t *testing.T, data []byte) { vllmFuzzRead(t, SourceLLMDEPP, data) })
+}

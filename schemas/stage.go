@@ -35,7 +35,8 @@ type Stage struct {
 	// worker that serves both phases; nil for the gateway's and the
 	// router's stages.
 	Role *string `parquet:"role,optional,dict,zstd" json:"role,omitempty"`
-	// Replica is the worker (or router instance) that ran the stage.
+	// Replica is the worker that ran the stage; of a router stage, the
+	// worker the router picked, where its log names it.
 	Replica   *string `parquet:"replica,optional,dict,zstd" json:"replica,omitempty"`
 	StartedAt int64   `parquet:"started_at,timestamp(microsecond:utc),zstd" json:"started_at"`
 	EndedAt   int64   `parquet:"ended_at,timestamp(microsecond:utc),zstd" json:"ended_at"`

@@ -23,6 +23,14 @@ const (
 	// request, its id TensorRT-LLM's ("chatcmpl-<id>"), so that analyze
 	// joins the two.
 	DisaggLiteLLMFile = "litellm.jsonl"
+	// EPPFile holds the router's log: llm-d's endpoint picker's two lines
+	// of each request, its receipt and its pick (ingest's llm-d-epp
+	// format), the request id the canonical one.
+	EPPFile = "epp.jsonl"
+	// WorkerStagesFile holds the stages of stages.jsonl but the router's:
+	// what the gateway and the workers log, for a run whose router stages
+	// come from the router's own log (EPPFile).
+	WorkerStagesFile = "stages-workers.jsonl"
 )
 
 // DisaggTruthFile is the truth of a view of a disaggregated run:
@@ -38,7 +46,9 @@ func DisaggTruthFile(view string) string {
 // as the gateway saw each request), its stages (stages.jsonl), every
 // worker's samples (samples.jsonl), TensorRT-LLM's perf metrics of the same
 // requests (trtllm-perf.jsonl) and the truth of each view
-// (DisaggTruthFile), each through a temporary name.
+// (DisaggTruthFile), each through a temporary name. The router's log
+// (epp.jsonl) with the other stages (stages-workers.jsonl) gives the same
+// stages as stages.jsonl, so ViewStages' truth is theirs too.
 func WriteDisagg(dir string, sc Disagg, seed uint64) (map[string]DisaggTruth, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, err)
@@ -46,7 +56,7 @@ func WriteDisagg(dir string, sc Disagg, seed uint64) (map[string]DisaggTruth, er
 	outs := &outFiles{dir: dir}
 	defer outs.abort()
 	create := outs.create
-	names := []string{formatFiles[FormatSpans], formatFiles[FormatSamples], StagesFile, TRTLLMFile, DisaggLiteLLMFile}
+	names := []string{formatFiles[FormatSpans], formatFiles[FormatSamples], StagesFile, TRTLLMFile, DisaggLiteLLMFile, EPPFile, WorkerStagesFile}
 	ws := make([]*bufio.Writer, len(names))
 	for i, name := range names {
 		w, err := create(name)
@@ -78,11 +88,21 @@ func WriteDisagg(dir string, sc Disagg, seed uint64) (map[string]DisaggTruth, er
 		},
 		Stage: func(s schemas.Stage) error {
 			buf = AppendStageJSON(buf[:0], &s)
-			return line(ws[2], buf)
+			if err := line(ws[2], buf); err != nil {
+				return err
+			}
+			if s.Stage == schemas.StageRouter {
+				return nil
+			}
+			return line(ws[6], buf)
 		},
 		Request: func(r DisaggRequest) error {
 			buf = AppendTRTLLMDisagg(buf[:0], &r)
 			if err := line(ws[3], buf); err != nil {
+				return err
+			}
+			buf = AppendEPPLines(buf[:0], &r)
+			if _, err := ws[5].Write(buf); err != nil {
 				return err
 			}
 			return gateway.WriteSpan(disaggGatewaySpan(&r))
@@ -193,4 +213,25 @@ func AppendTRTLLMDisagg(b []byte, r *DisaggRequest) []byte {
 	sec(`,"kv_cache_transfer_start":`, r.DecodeSlot)
 	sec(`,"kv_cache_transfer_end":`, r.KVEnd)
 	return append(b, `}}},"status":"complete"}`...)
+}
+
+// AppendEPPLines appends r's two lines in llm-d's endpoint picker's log
+// (schemas/formats/llm-d.md), each with its newline: "EPP received request"
+// when the gateway hands the request on, "Request handled" when the router
+// has picked, naming the decode worker (the pick the EPP logs; the prefill
+// worker goes in a header). ts is epoch seconds, as zap's production
+// encoder writes it.
+func AppendEPPLines(b []byte, r *DisaggRequest) []byte {
+	b = append(b, `{"level":"info","ts":`...)
+	b = appendSeconds(b, r.DispatchedAt)
+	b = append(b, `,"caller":"handlers/server.go:309","msg":"EPP received request","x-request-id":`...)
+	b = appendString(b, r.ID)
+	b = append(b, "}\n"...)
+	b = append(b, `{"level":"info","ts":`...)
+	b = appendSeconds(b, r.Routed)
+	b = append(b, `,"caller":"requestcontrol/director.go:364","msg":"Request handled","x-request-id":`...)
+	b = appendString(b, r.ID)
+	b = append(b, `,"objectiveKey":"sim/sim-model","incomingModelName":"sim-model","targetModel":"sim-model","endpoint":`...)
+	b = appendString(b, r.Decode+":8000")
+	return append(b, "}\n"...)
 }

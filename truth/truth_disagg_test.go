@@ -28,7 +28,8 @@ import (
 // 1e-9 relative. The formats: the canonical spans and stages,
 // TensorRT-LLM's disaggregated perf metrics, and those joined with a
 // LiteLLM gateway's log (whose receipt starts each request's gateway
-// stage); the workers' samples beside each, every input's format sniffed. The oracle (analyze/oracle Stages),
+// stage), and the router's stages from llm-d's endpoint picker's log
+// beside the others; the workers' samples beside each, every input's format sniffed. The oracle (analyze/oracle Stages),
 // from the dataset's stages and samples, gives the same.
 func TestDisaggTruth(t *testing.T) {
 	for _, tc := range []struct {
@@ -42,6 +43,9 @@ func TestDisaggTruth(t *testing.T) {
 		// The stages alone: their own time is the run's, the spans' extent.
 		{"pd", sim.ViewStages, time.Minute, []string{"samples.jsonl", sim.StagesFile}},
 		{"pd", sim.ViewJoined, time.Minute, []string{sim.DisaggLiteLLMFile, sim.TRTLLMFile, "samples.jsonl"}},
+		// The router's stages from its own log (llm-d's endpoint picker),
+		// the others from the gateway's and workers'.
+		{"pd-decode", sim.ViewStages, time.Minute, []string{"spans.jsonl", "samples.jsonl", sim.WorkerStagesFile, sim.EPPFile}},
 	} {
 		t.Run(tc.name+"/"+tc.view+"/"+strings.Join(tc.inputs, "+"), func(t *testing.T) {
 			t.Parallel()

@@ -30,9 +30,11 @@ Disaggregated serving (scenarios %s): a gateway, a router that picks
 a prefill and a decode worker per request, prefill workers, KV transfers and
 decode workers. It writes spans.jsonl, samples.jsonl (every worker),
 stages.jsonl (each request's stages), trtllm-perf.jsonl (TensorRT-LLM's
-disaggregated perf metrics of the same requests), truth.json (what the spans
-and stages show) and truth-trtllm-perf.json (what TensorRT-LLM's records
-show); --seed, --run, --duration, --rate and --start apply.
+disaggregated perf metrics of the same requests), epp.jsonl (llm-d's endpoint
+picker's log of its router stages) with stages-workers.jsonl (the other
+stages), litellm.jsonl (a LiteLLM gateway in front), truth.json (what the spans
+and stages show), truth-trtllm-perf.json and truth-litellm-trtllm-perf.json
+(what TensorRT-LLM's records show, alone and joined); --seed, --run, --duration, --rate and --start apply.
 
 Example:
    tpsreport simulate --scenario stall --seed 7 --out sim/stall
