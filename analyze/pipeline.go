@@ -162,6 +162,9 @@ func (s *step) statement() string {
 // runState is what the steps compute for the steps after them and for the
 // result.
 type runState struct {
+	// coarsestUS is the coarsest time_resolution_us of the run's spans
+	// (1: every span to the µs).
+	coarsestUS  int64
 	opt         Options
 	k           knobs // a test's; zero in Run
 	man         schemas.Manifest

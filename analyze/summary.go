@@ -89,7 +89,7 @@ func (st *runState) result() (*schemas.RunResult, error) {
 	sum.DataQuality.Join = st.join
 	sum.Warnings = append(sum.Warnings, joinWarnings(st.join)...)
 	if n := sum.DataQuality.CoarseTimeSpans; n > 0 {
-		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%d spans have timestamps only to the second (vLLM request log lines): their durations and proration are ±1 s", n))
+		sum.Warnings = append(sum.Warnings, coarseWarning(n, st.coarsestUS))
 	}
 	if n := sum.DataQuality.RelativeSpans - st.durations; n > 0 {
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%d spans count time from a benchmark's start, not the wall clock: their windows do not line up with other runs", n))
@@ -212,7 +212,7 @@ func (a *analysis) sourceQuality(st *runState) error {
 	dq := &st.dq
 	var models []any
 	err := a.db.QueryRowContext(a.ctx, query("quality_source")).Scan(
-		&dq.DuplicateSpanIDs, &models, &dq.CoarseTimeSpans, &dq.RelativeSpans)
+		&dq.DuplicateSpanIDs, &models, &dq.CoarseTimeSpans, &dq.RelativeSpans, &st.coarsestUS)
 	if err != nil {
 		return fmt.Errorf("analyze quality_source: %w", err)
 	}
@@ -263,4 +263,24 @@ func plural(n int64, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// coarseWarning says that n spans have timestamps coarser than a µs, the
+// coarsest to coarsestUS: to the second (vLLM's and SGLang's request log
+// lines), or to the millisecond (Dynamo's receipt), for instance.
+func coarseWarning(n, coarsestUS int64) string {
+	res := "the second"
+	pm := "±1 s"
+	switch {
+	case coarsestUS < 1000:
+		res, pm = fmt.Sprintf("%d µs", coarsestUS), fmt.Sprintf("±%d µs", coarsestUS)
+	case coarsestUS < 1_000_000:
+		res, pm = fmt.Sprintf("%g ms", float64(coarsestUS)/1e3), fmt.Sprintf("±%g ms", float64(coarsestUS)/1e3)
+	case coarsestUS > 1_000_000:
+		res, pm = fmt.Sprintf("%g s", float64(coarsestUS)/1e6), fmt.Sprintf("±%g s", float64(coarsestUS)/1e6)
+	}
+	if coarsestUS == 1000 {
+		res = "the millisecond"
+	}
+	return fmt.Sprintf("%d spans have timestamps only to %s at the coarsest: their durations and proration are %s", n, res, pm)
 }

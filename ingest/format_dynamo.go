@@ -87,7 +87,9 @@ func decodeDynamoTrace(v any, _ []byte, out []Record) []Record {
 	sp.InputTokens = fe.Tokens(req["input_tokens"], "request.input_tokens")
 	sp.OutputTokens = fe.Tokens(req["output_tokens"], "request.output_tokens")
 	sp.CachedTokens = fe.Tokens(req["cached_tokens"], "request.cached_tokens")
-	sp.Replica = dynamoWorker(&fe, req.Child("worker"), "request.worker")
+	workers := dynamoWorkers(&fe, req.Child("worker"), "request.worker")
+	sp.Replica = workers.replica()
+	kvEst := fe.Duration(req["kv_transfer_estimated_latency_ms"], "request.kv_transfer_estimated_latency_ms", 3)
 	reason := fe.Str(req.Get("finish_reason_metadata", "finish_reason"), "request.finish_reason_metadata.finish_reason")
 	if fe.Err != nil {
 		return decodeReject(out, fe.Err)
@@ -104,14 +106,33 @@ func decodeDynamoTrace(v any, _ []byte, out []Record) []Record {
 	if err := dynamoTimes(req, "request.", end, &sp); err != nil {
 		return decodeReject(out, err)
 	}
-	return append(out, Record{Kind: KindSpan, Span: sp})
+	out = append(out, Record{Kind: KindSpan, Span: sp})
+	return dynamoStages(out, &sp, workers, kvEst)
 }
 
-// dynamoWorker names the worker that decoded the request (in aggregated
-// serving the one worker): its id, with "/dpN" for a data-parallel rank.
-func dynamoWorker(fe *scan.FirstErr, w scan.Obj, field string) *string {
+// dynamoWorkerIDs names the workers of a request's worker_id object:
+// each "worker-<id>", with "/dpN" for a data-parallel rank.
+type dynamoWorkerIDs struct{ prefill, decode *string }
+
+// replica is the worker that decoded the request (in aggregated serving
+// the one worker).
+func (w dynamoWorkerIDs) replica() *string {
+	if w.decode != nil {
+		return w.decode
+	}
+	return w.prefill
+}
+
+// disaggregated reports whether the request's prefill and decode ran on
+// two workers.
+func (w dynamoWorkerIDs) disaggregated() bool {
+	return w.prefill != nil && w.decode != nil && *w.prefill != *w.decode
+}
+
+func dynamoWorkers(fe *scan.FirstErr, w scan.Obj, field string) dynamoWorkerIDs {
+	var ids dynamoWorkerIDs
 	if w == nil {
-		return nil
+		return ids
 	}
 	for _, role := range []string{"decode", "prefill"} {
 		// Worker ids are u64 lease ids, beyond int64: kept as their digits.
@@ -128,9 +149,47 @@ func dynamoWorker(fe *scan.FirstErr, w scan.Obj, field string) *string {
 		if rank != nil {
 			s += "/dp" + scan.Itoa(*rank)
 		}
-		return &s
+		if role == "decode" {
+			ids.decode = &s
+		} else {
+			ids.prefill = &s
+		}
 	}
-	return nil
+	return ids
+}
+
+// dynamoStages appends the stages of a request whose prefill and decode
+// ran on two workers (schemas/formats/dynamo.md "Disaggregated serving"),
+// from its span's instants: the prefill worker's queue from the receipt to
+// prefill's start (the frontend's routing in it), prefill to the first
+// token, decode from there to the end. prefill_time_ms runs to the first
+// token the frontend sees, so it holds the KV transfer; where the trace
+// gives kv_transfer_estimated_latency_ms (the router's upper bound of the
+// transfer, from prefill's end to the first token), the last that much of
+// it is the kv_transfer stage instead (an estimate as long as all of
+// prefill_time_ms bounds nothing: prefill keeps it). A request of one
+// worker gives none.
+func dynamoStages(out []Record, sp *schemas.Span, w dynamoWorkerIDs, kvEst *int64) []Record {
+	if !w.disaggregated() || sp.AdmittedAt == nil || sp.FirstTokenAt == nil || sp.ReleasedAt == nil ||
+		*sp.AdmittedAt > *sp.FirstTokenAt || *sp.FirstTokenAt > *sp.ReleasedAt {
+		return out
+	}
+	prefill, decode := schemas.RolePrefill, schemas.RoleDecode
+	add := func(stage string, role, rep *string, from, to int64) {
+		out = append(out, Record{Kind: KindStage, Stage: schemas.Stage{Source: sp.Source, RequestID: sp.RequestID,
+			Stage: stage, Role: role, Replica: rep, StartedAt: from, EndedAt: to}})
+	}
+	prefillEnd := *sp.FirstTokenAt
+	if kvEst != nil && *kvEst > 0 && *kvEst < *sp.FirstTokenAt-*sp.AdmittedAt {
+		prefillEnd = *sp.FirstTokenAt - *kvEst
+	}
+	add(schemas.StageQueue, &prefill, w.prefill, *sp.QueuedAt, *sp.AdmittedAt)
+	add(schemas.StagePrefill, &prefill, w.prefill, *sp.AdmittedAt, prefillEnd)
+	if prefillEnd < *sp.FirstTokenAt {
+		add(schemas.StageKVTransfer, &decode, w.decode, prefillEnd, *sp.FirstTokenAt)
+	}
+	add(schemas.StageDecode, &decode, w.decode, *sp.FirstTokenAt, *sp.ReleasedAt)
+	return out
 }
 
 // dynamoStatus maps an OpenAI finish reason onto the span's status: every
@@ -229,7 +288,8 @@ func decodeDynamoNvext(v any, _ []byte, out []Record) []Record {
 	sp.InputTokens = fe.Tokens(o.Get("usage", "prompt_tokens"), "usage.prompt_tokens")
 	sp.OutputTokens = fe.Tokens(o.Get("usage", "completion_tokens"), "usage.completion_tokens")
 	sp.CachedTokens = fe.Tokens(o.Get("usage", "prompt_tokens_details", "cached_tokens"), "usage.prompt_tokens_details.cached_tokens")
-	sp.Replica = dynamoWorker(&fe, o.Child("nvext", "worker_id"), "nvext.worker_id")
+	workers := dynamoWorkers(&fe, o.Child("nvext", "worker_id"), "nvext.worker_id")
+	sp.Replica = workers.replica()
 	var reason *string
 	if choices, ok := o["choices"].([]any); ok && len(choices) > 0 {
 		if c, ok := choices[0].(map[string]any); ok {
@@ -247,7 +307,8 @@ func decodeDynamoNvext(v any, _ []byte, out []Record) []Record {
 	if err := dynamoTimes(timing, "nvext.timing.", nil, &sp); err != nil {
 		return decodeReject(out, err)
 	}
-	return append(out, Record{Kind: KindSpan, Span: sp})
+	out = append(out, Record{Kind: KindSpan, Span: sp})
+	return dynamoStages(out, &sp, workers, nil)
 }
 
 // sniffDynamoNvext scores 90 when the first object is an OpenAI-style
