@@ -51,12 +51,23 @@ type sglangLogReader struct {
 	// instants are epoch seconds, only the line's own stamp is local time.
 	lit  scan.Decoder
 	meta sglangFields
+
+	// Request-time-stats lines (sglang_stages.go): the line just read, the
+	// lines held per worker until its clock offset is known, the offsets,
+	// and the stages queued for Next.
+	timed      *sglangTimed
+	pending    map[string][]*sglangTimed
+	offsets    map[string]int64
+	queue      []Record
+	qi         int
+	clockNotes []string
 }
 
 var _ Reader = (*sglangLogReader)(nil)
 
 func newSGLangLogReader(in Input) Reader {
-	r := &sglangLogReader{zone: in.Zone, caps: map[string]int64{}, date: in.Date, clock: -1}
+	r := &sglangLogReader{zone: in.Zone, caps: map[string]int64{}, date: in.Date, clock: -1,
+		pending: map[string][]*sglangTimed{}, offsets: map[string]int64{}}
 	if r.zone == nil {
 		r.zone = time.UTC
 	}
@@ -87,6 +98,7 @@ const (
 	sglangArgs
 	sglangLimits
 	sglangReceive
+	sglangReqStats
 )
 
 func classifySGLang(msg string) sglangMsg {
@@ -99,6 +111,8 @@ func classifySGLang(msg string) sglangMsg {
 		return sglangFinish
 	case strings.HasPrefix(msg, "Receive: obj=") || strings.HasPrefix(msg, "Receive OpenAI: obj="):
 		return sglangReceive
+	case strings.HasPrefix(msg, "Req Time Stats("):
+		return sglangReqStats
 	case strings.HasPrefix(msg, "server_args=ServerArgs("):
 		return sglangArgs
 	case strings.HasPrefix(msg, "max_total_num_tokens=") && strings.Contains(msg, "max_running_requests="):
@@ -152,6 +166,8 @@ func (r *sglangLogReader) decodeLine(raw []byte, rec *Record) error {
 		return r.batch(kind, msg, pos, ts, replica, rec)
 	case sglangArgs, sglangLimits:
 		return r.limits(msg, pos, replica, rec)
+	case sglangReqStats:
+		return r.reqStats(msg, pos, ts, replica, rec)
 	}
 	return r.finish(msg, pos, ts, rec)
 }
@@ -191,8 +207,11 @@ func (r *sglangLogReader) clockLine(line string, rec *Record) error {
 	y, mo, d := r.date.Date()
 	ts := schemas.Micros(time.Date(y, mo, d+r.day, hh, mm, ss, 0, r.zone))
 	replica := sglangReplica("", line[m[8]:m[9]])
-	if kind == sglangFinish {
+	switch kind {
+	case sglangFinish:
 		return r.finish(msg, m[1], ts, rec)
+	case sglangReqStats:
+		return r.reqStats(msg, m[1], ts, replica, rec)
 	}
 	return r.batch(kind, msg, m[1], ts, replica, rec)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tpsreport/tpsreport/schemas"
 )
@@ -46,7 +47,8 @@ func DisaggTruthFile(view string) string {
 // as the gateway saw each request), its stages (stages.jsonl), every
 // worker's samples (samples.jsonl), TensorRT-LLM's perf metrics of the same
 // requests (trtllm-perf.jsonl) and the truth of each view
-// (DisaggTruthFile), each through a temporary name. The router's log
+// (DisaggTruthFile), each through a temporary name; and each worker's
+// SGLang log of its requests' stages (SGLangWorkerLogs). The router's log
 // (epp.jsonl) with the other stages (stages-workers.jsonl) gives the same
 // stages as stages.jsonl, so ViewStages' truth is theirs too.
 func WriteDisagg(dir string, sc Disagg, seed uint64) (map[string]DisaggTruth, error) {
@@ -56,6 +58,14 @@ func WriteDisagg(dir string, sc Disagg, seed uint64) (map[string]DisaggTruth, er
 	outs := &outFiles{dir: dir}
 	defer outs.abort()
 	create := outs.create
+	workerLogs := map[string]*bufio.Writer{}
+	for _, w := range SGLangWorkerLogs(sc) {
+		bw, err := create(w + ".log")
+		if err != nil {
+			return nil, err
+		}
+		workerLogs[w] = bw
+	}
 	names := []string{formatFiles[FormatSpans], formatFiles[FormatSamples], StagesFile, TRTLLMFile, DisaggLiteLLMFile, EPPFile, WorkerStagesFile}
 	ws := make([]*bufio.Writer, len(names))
 	for i, name := range names {
@@ -104,6 +114,16 @@ func WriteDisagg(dir string, sc Disagg, seed uint64) (map[string]DisaggTruth, er
 			buf = AppendEPPLines(buf[:0], &r)
 			if _, err := ws[5].Write(buf); err != nil {
 				return err
+			}
+			for _, role := range []string{schemas.RolePrefill, schemas.RoleDecode} {
+				worker := r.Prefill
+				if role == schemas.RoleDecode {
+					worker = r.Decode
+				}
+				buf = AppendSGLangStats(buf[:0], &r, role, sglangClock(worker))
+				if _, err := workerLogs[worker].Write(buf); err != nil {
+					return err
+				}
 			}
 			return gateway.WriteSpan(disaggGatewaySpan(&r))
 		},
@@ -234,4 +254,77 @@ func AppendEPPLines(b []byte, r *DisaggRequest) []byte {
 	b = append(b, `,"objectiveKey":"sim/sim-model","incomingModelName":"sim-model","targetModel":"sim-model","endpoint":`...)
 	b = appendString(b, r.Decode+":8000")
 	return append(b, "}\n"...)
+}
+
+// SGLangWorkerLogs names the workers of sc, each of which WriteDisagg gives
+// an SGLang log, NAME.log, of its Req Time Stats lines (AppendSGLangStats).
+func SGLangWorkerLogs(sc Disagg) []string {
+	var out []string
+	for i := range sc.PrefillWorkers {
+		out = append(out, "prefill-"+strconv.Itoa(i))
+	}
+	for i := range sc.DecodeWorkers {
+		out = append(out, "decode-"+strconv.Itoa(i))
+	}
+	return out
+}
+
+// sglangClock is a worker's time.perf_counter() at the Unix epoch's µs 0,
+// negated: its monotonic clock reads wall − sglangClock(worker). Each worker
+// is a host of its own, booted at a time of its own.
+func sglangClock(worker string) int64 {
+	var h int64 = 17
+	for _, c := range worker {
+		h = h*31 + int64(c)
+	}
+	return DefaultStart - (3600+h%86400)*1_000_000 - h%1_000_000
+}
+
+// AppendSGLangStats appends r's Req Time Stats line on its prefill or decode
+// worker (role), with its newline, as SGLang's scheduler logs it with
+// --enable-request-time-stats-logging (schemas/formats/sglang.md): stamped
+// to the second when the request completes there, start on the worker's
+// monotonic clock (wall − clock), in seconds to the ms, durations in ms to
+// 10 µs. The prefill line: the queue from its arrival, prefill; the decode
+// line: the wait for a decode slot (the prealloc queue), the KV transfer,
+// decode.
+func AppendSGLangStats(b []byte, r *DisaggRequest, role string, clock int64) []byte {
+	ms := func(us int64) []byte {
+		return strconv.AppendFloat(nil, float64(us)/1e3, 'f', 2, 64)
+	}
+	stamp := func(us int64) {
+		b = time.UnixMicro(us).UTC().AppendFormat(b, "[2006-01-02 15:04:05 TP0] ")
+	}
+	head := func(typ string, out int64) {
+		b = append(b, "Req Time Stats(rid=pd-"...)
+		b = strconv.AppendInt(b, r.Num, 10)
+		b = append(b, ", bootstrap_room="...)
+		b = strconv.AppendInt(b, r.Num, 10)
+		b = append(b, ", input len="...)
+		b = strconv.AppendInt(b, r.Prompt, 10)
+		b = append(b, ", output len="...)
+		b = strconv.AppendInt(b, out, 10)
+		b = append(b, ", type="+typ+"): "...)
+	}
+	if role == schemas.RolePrefill {
+		stamp(r.PrefillEnd)
+		head("prefill", 1)
+		b = append(b, "bootstrap_queue_duration(0.00ms) queue_duration="...)
+		b = append(append(b, ms(r.PrefillStart-r.AtPrefill)...), "ms, forward_duration="...)
+		b = append(append(b, ms(r.PrefillEnd-r.PrefillStart)...), "ms, start="...)
+		b = strconv.AppendFloat(b, float64(r.AtPrefill-clock)/1e6, 'f', 3, 64)
+		kv := max(r.KVEnd-r.DecodeSlot, 1)
+		b = append(b, ", transfer_speed="...)
+		b = strconv.AppendFloat(b, float64(r.KVBytes)/float64(kv)*1e6/1e9, 'f', 2, 64)
+		b = append(b, "GB/s, transfer_total="...)
+		b = strconv.AppendFloat(b, float64(r.KVBytes)/1e6, 'f', 2, 64)
+		return append(b, "MB, #retries=0\n"...)
+	}
+	stamp(r.DecodeEnd)
+	head("decode", r.Output)
+	b = append(append(append(b, "prealloc_queue_duration("...), ms(r.DecodeSlot-r.PrefillEnd)...), "ms) transfer_duration="...)
+	b = append(append(b, ms(r.KVEnd-r.DecodeSlot)...), "ms; queue_duration=0.00ms, forward_duration="...)
+	b = append(append(b, ms(r.DecodeEnd-r.KVEnd)...), "ms, start="...)
+	b = strconv.AppendFloat(b, float64(r.PrefillEnd-clock)/1e6, 'f', 3, 64)
+	return append(b, '\n')
 }

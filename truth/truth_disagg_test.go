@@ -1,9 +1,11 @@
 package truth
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math"
 	"path/filepath"
 	"slices"
@@ -199,4 +201,115 @@ func jsonAny(t *testing.T, v any) any {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestDisaggSGLangTruth: the same run through each worker's SGLang log
+// (its Req Time Stats lines, on a monotonic clock of its own, stamped to the
+// second) and the workers' samples gives back the simulator's account to
+// the format's resolution: each worker's and role's stage durations are
+// logged to 10 µs, so the budget's parts from the prefill queue on agree to
+// 50 µs; the instants rest on each worker's clock offset, estimated from
+// the stamps (within about 1 s over its number of lines, a few ms here), so
+// the roles' state, which compares workers' instants, agrees to a few
+// thousandths, and the extents, which span two workers' clocks, to 5 ms.
+// The budget starts at the prefill worker: no gateway, router or hop is
+// logged.
+func TestDisaggSGLangTruth(t *testing.T) {
+	sc, err := sim.NamedDisagg("pd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	logs := filepath.Join(dir, "logs")
+	truths, err := sim.WriteDisagg(logs, sc, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := truths[sim.ViewStages]
+	inputs := []string{filepath.Join(logs, "samples.jsonl")}
+	for _, w := range sim.SGLangWorkerLogs(sc) {
+		inputs = append(inputs, filepath.Join(logs, w+".log"))
+	}
+	run := filepath.Join(dir, "runs", "dt=2026-11-20", "run=sglang")
+	ctx := context.Background()
+	var log bytes.Buffer
+	ing, err := ingest.Run(ctx, ingest.Options{RunID: "sglang", Format: ingest.FormatAuto, OutDir: run, Inputs: inputs,
+		Log: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range ing.Inputs {
+		if strings.HasSuffix(in.Path, ".log") && in.Format != ingest.SourceSGLangLog {
+			t.Errorf("%s: read as %s", in.Path, in.Format)
+		}
+	}
+	res, err := analyze.Run(ctx, analyze.Options{Dir: run, Window: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := res.Summary.Disaggregation, truth.Disaggregation
+	if got == nil {
+		t.Fatal("summary.json has no disaggregation")
+	}
+	if got.Attempts != want.Attempts {
+		t.Errorf("attempts %d, truth %d", got.Attempts, want.Attempts)
+	}
+	near := func(what string, g, w, tol float64) {
+		t.Helper()
+		if math.Abs(g-w) > tol {
+			t.Errorf("%s: %v, truth %v (tolerance %v)", what, g, w, tol)
+		}
+	}
+	val := func(what string, p *float64) float64 {
+		t.Helper()
+		if p == nil {
+			t.Errorf("%s: null", what)
+			return math.NaN()
+		}
+		return *p
+	}
+	for _, part := range []string{"prefill_queue", "prefill", "kv_transfer", "decode_queue", "decode"} {
+		g, w := got.Budget[part], want.Budget[part]
+		near(part+" p50", val(part, g.P50), val(part, w.P50), 50e-6)
+		near(part+" p95", val(part, g.P95), val(part, w.P95), 50e-6)
+		near(part+" max", val(part, g.Max), val(part, w.Max), 50e-6)
+		near(part+" mean", val(part, g.Mean), val(part, w.Mean), 50e-6)
+	}
+	// Each extent starts at the prefill worker: the truth's less the
+	// scenario's fixed gateway, router and hop times. The workers' stages
+	// meet (the decode worker's line starts where prefill ends), so what
+	// no stage covers is only the two clocks' misplacement.
+	before := (sc.GatewayTime + sc.RouterTime + sc.Hop).Seconds()
+	near("extent p50", val("extent", got.Extent.P50), val("extent", want.Extent.P50)-before, 5e-3)
+	near("extent p95", val("extent", got.Extent.P95), val("extent", want.Extent.P95)-before, 5e-3)
+	near("unaccounted max", val("unaccounted", got.Budget["unaccounted"].Max), 0, 5e-3)
+	for _, part := range []string{"gateway", "router"} {
+		if g := got.Budget[part]; val(part, g.Max) != 0 {
+			t.Errorf("%s: max %v, want 0: the SGLang logs hold no %s stage", part, *g.Max, part)
+		}
+	}
+	if len(got.Roles) != len(want.Roles) || len(got.Workers) != len(want.Workers) {
+		t.Fatalf("%d roles, %d workers; truth %d, %d", len(got.Roles), len(got.Workers), len(want.Roles), len(want.Workers))
+	}
+	for i, w := range want.Roles {
+		g := got.Roles[i]
+		if g.Role != w.Role || g.Workers != w.Workers || g.Slots != w.Slots {
+			t.Errorf("role %d: %+v, truth %+v", i, g, w)
+			continue
+		}
+		near(w.Role+" utilization", *g.Utilization, *w.Utilization, 2e-3**w.Utilization)
+		near(w.Role+" mean_queue", g.MeanQueue, w.MeanQueue, 5e-3*max(w.MeanQueue, 1e-3))
+		near(w.Role+" gap_fraction", g.GapFraction, w.GapFraction, 2e-3)
+		near(w.Role+" backlog_other_free_fraction", g.BacklogOtherFreeFraction, w.BacklogOtherFreeFraction, 1e-3)
+		near(w.Role+" idle_fraction", g.IdleFraction, w.IdleFraction, 5e-3)
+	}
+	for i, w := range want.Workers {
+		g := got.Workers[i]
+		if g.Replica != w.Replica || g.Role != w.Role || g.Attempts != w.Attempts || g.Cap != w.Cap {
+			t.Errorf("worker %d: %+v, truth %+v", i, g, w)
+		}
+	}
+	if n := strings.Count(log.String(), "placed on the wall clock by the stamps of"); n != len(want.Workers) {
+		t.Errorf("%d clock notices, want one per worker (%d):\n%s", n, len(want.Workers), log.String())
+	}
 }

@@ -32,7 +32,8 @@ decode workers. It writes spans.jsonl, samples.jsonl (every worker),
 stages.jsonl (each request's stages), trtllm-perf.jsonl (TensorRT-LLM's
 disaggregated perf metrics of the same requests), epp.jsonl (llm-d's endpoint
 picker's log of its router stages) with stages-workers.jsonl (the other
-stages), litellm.jsonl (a LiteLLM gateway in front), truth.json (what the spans
+stages), litellm.jsonl (a LiteLLM gateway in front), prefill-N.log and
+decode-N.log (each worker's SGLang Req Time Stats lines), truth.json (what the spans
 and stages show), truth-trtllm-perf.json and truth-litellm-trtllm-perf.json
 (what TensorRT-LLM's records show, alone and joined); --seed, --run, --duration, --rate and --start apply.
 
