@@ -31,6 +31,7 @@ var engineFixtures = []struct{ format, dir string }{
 	{SourceStages, "testdata/stages"},
 	{SourcePrometheus, "testdata/nim"},
 	{SourceLLMDEPP, "testdata/llm-d"},
+	{SourcePrometheus, "testdata/otlp-metrics"},
 }
 
 // engineFiles returns the fixtures of format in dir whose names contain

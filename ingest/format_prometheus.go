@@ -607,6 +607,9 @@ func (r *promReader) jsonDoc(doc []byte, line int64, recs []Record, join *promJo
 	reject := func(err error) []Record {
 		return append(recs, Record{Kind: KindReject, Line: line, Raw: doc[:min(len(doc), scan.TooLongKeep)], Err: parseErrorAt(r.name, line, err)})
 	}
+	if scan.TopLevelKeys(doc)["resourceMetrics"] {
+		return r.otlpDoc(doc, line, recs, join, last)
+	}
 	var a promAPI
 	if err := json.Unmarshal(doc, &a); err != nil {
 		return reject(scan.Errorf(ErrBadType, -1, "not a Prometheus API answer: %v", err))
@@ -692,15 +695,16 @@ func cmpInt64(a, b int64) int {
 }
 
 // sniffPrometheus scores Prometheus data holding an engine's scheduler
-// gauges (vLLM, SGLang, llama.cpp, TensorRT-LLM, Dynamo): 95 for an API answer or a text scrape
-// with one of them, 40 for other Prometheus data.
+// gauges (vLLM, SGLang, llama.cpp, TensorRT-LLM, Dynamo): 95 for an API
+// answer, an OTLP/JSON metrics export or a text scrape with one of them, 40
+// for other Prometheus data.
 func sniffPrometheus(head []byte) int {
 	s := string(head)
 	t := strings.TrimSpace(s)
 	has := promHasFamily(s)
 	switch {
 	case strings.HasPrefix(t, "{"):
-		if strings.Contains(s, `"resultType"`) && strings.Contains(s, `"data"`) {
+		if strings.Contains(s, `"resultType"`) && strings.Contains(s, `"data"`) || scan.FirstObjectKeys(head)["resourceMetrics"] {
 			if has {
 				return 95
 			}
