@@ -67,7 +67,9 @@ func TestOTLPMetricsDifferential(t *testing.T) {
 // file exporter's shape: int64s as strings).
 func otlpExport(t *testing.T, s schemas.Sample) []byte {
 	t.Helper()
-	kv := func(k, v string) map[string]any { return map[string]any{"key": k, "value": map[string]any{"stringValue": v}} }
+	kv := func(k, v string) map[string]any {
+		return map[string]any{"key": k, "value": map[string]any{"stringValue": v}}
+	}
 	ns := fmt.Sprint(s.TS * 1000)
 	gauge := func(name string, v any, asInt bool) map[string]any {
 		p := map[string]any{"attributes": []any{kv("model_name", "m")}, "timeUnixNano": ns}
