@@ -53,6 +53,9 @@ func (a *analysis) disaggregation(st *runState) error {
 	if err := a.kvBytes(d); err != nil {
 		return err
 	}
+	if err := a.loggedParts(d); err != nil {
+		return err
+	}
 	var err error
 	if d.Median, err = a.budgetPick(0.5); err != nil {
 		return err
@@ -101,6 +104,34 @@ func (a *analysis) budgetRun(d *schemas.Disaggregation, args ...any) error {
 		}
 	}
 	return rows.Err()
+}
+
+// loggedParts reads which parts of the budget some stage logs
+// (stage_logged), in schemas.BudgetParts order.
+func (a *analysis) loggedParts(d *schemas.Disaggregation) error {
+	rows, err := a.db.QueryContext(a.ctx, query("stage_logged"))
+	if err != nil {
+		return fmt.Errorf("analyze stage_logged: %w", err)
+	}
+	defer rows.Close()
+	seen := map[string]bool{}
+	for rows.Next() {
+		var part string
+		if err := rows.Scan(&part); err != nil {
+			return fmt.Errorf("analyze stage_logged: %w", err)
+		}
+		seen[part] = true
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("analyze stage_logged: %w", err)
+	}
+	d.Logged = []string{}
+	for _, p := range schemas.BudgetParts {
+		if seen[p] {
+			d.Logged = append(d.Logged, p)
+		}
+	}
+	return nil
 }
 
 // kvBytes reads the distribution of the KV transfers' bytes, where logged.

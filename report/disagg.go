@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/wcharczuk/go-chart/v2/drawing"
@@ -167,9 +168,13 @@ func newDisaggView(in Input, runs []roleRun) *disaggView {
 			if part == "extent" {
 				p = d.Extent
 			}
-			row.P50 = append(row.P50, fmtSecondsPtr(p.P50))
-			row.P95 = append(row.P95, fmtSecondsPtr(p.P95))
-			row.Cells = append(row.Cells, fmtSecondsPtr(p.P50), fmtSecondsPtr(p.P95))
+			p50, p95 := fmtSecondsPtr(p.P50), fmtSecondsPtr(p.P95)
+			if !partLogged(d, part) {
+				p50, p95 = notLogged, notLogged
+			}
+			row.P50 = append(row.P50, p50)
+			row.P95 = append(row.P95, p95)
+			row.Cells = append(row.Cells, p50, p95)
 		}
 		v.Parts = append(v.Parts, row)
 	}
@@ -192,6 +197,20 @@ func newDisaggView(in Input, runs []roleRun) *disaggView {
 		}
 	}
 	return v
+}
+
+// notLogged stands for a part of the budget that no log of the run
+// records.
+const notLogged = "not logged"
+
+// partLogged reports whether some stage of d's run logs part: the extent
+// and unaccounted always are, and a summary written before logged_parts
+// existed counts every part as logged.
+func partLogged(d *schemas.Disaggregation, part string) bool {
+	if part == "extent" || part == schemas.BudgetUnaccounted || d.Logged == nil {
+		return true
+	}
+	return slices.Contains(d.Logged, part)
 }
 
 // fmtPercentPtr formats an optional fraction as a percentage.

@@ -112,6 +112,10 @@ type Disaggregation struct {
 	// Extent is the distribution of the attempts' extents (first stage's
 	// start to last stage's end), in seconds.
 	Extent Percentiles `json:"extent"`
+	// Logged lists the parts (BudgetParts order, unaccounted left out) of
+	// which some attempt has a stage: a part no log of the run records
+	// reads 0 in Budget without having been measured.
+	Logged []string `json:"logged_parts"`
 	// Median and P95 are the parts of the attempts whose extent is the
 	// median's and the 95th percentile's (the waterfall of the report).
 	Median BudgetRequest `json:"median_request"`

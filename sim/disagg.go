@@ -579,6 +579,13 @@ func (s *dSim) truth(seed uint64, view string) DisaggTruth {
 	d := &tr.Disaggregation
 	d.Attempts = int64(len(all))
 	d.Budget, d.Extent = budgetDists(all)
+	// Every view logs every worker's stage and the router's; the gateway's
+	// only where the gateway's receipt is known.
+	d.Logged = []string{schemas.BudgetRouter, schemas.BudgetPrefillQueue, schemas.BudgetPrefill, schemas.BudgetKVTransfer,
+		schemas.BudgetDecodeQueue, schemas.BudgetDecode}
+	if view != ViewTRTLLM {
+		d.Logged = append([]string{schemas.BudgetGateway}, d.Logged...)
+	}
 	bp := percentilesOf(bytes, 1)
 	d.KVTransferBytes = &bp
 	d.Median, d.P95 = pickBudget(all, 0.5), pickBudget(all, 0.95)

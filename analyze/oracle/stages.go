@@ -48,6 +48,7 @@ func Stages(stages []schemas.Stage, samples []schemas.Sample, t0, t1, width int6
 		parts  map[string]int64
 	}
 	var attempts []attempt
+	loggedParts := map[string]bool{}
 	for k, ss := range byAttempt {
 		first, last := ss[0].StartedAt, ss[0].EndedAt
 		for _, s := range ss {
@@ -59,6 +60,7 @@ func Stages(stages []schemas.Stage, samples []schemas.Sample, t0, t1, width int6
 		a := attempt{k: k, end: last, extent: last - first, parts: map[string]int64{}}
 		for _, s := range ss {
 			a.parts[budgetPart(s)] += s.EndedAt - s.StartedAt
+			loggedParts[budgetPart(s)] = true
 		}
 		// Choice: the union by merging the stages sorted by start.
 		sorted := slices.Clone(ss)
@@ -99,6 +101,12 @@ func Stages(stages []schemas.Stage, samples []schemas.Sample, t0, t1, width int6
 		return parts, percentiles(ext)
 	}
 	d.Budget, d.Extent = dists(attempts)
+	d.Logged = []string{}
+	for _, p := range schemas.BudgetParts {
+		if loggedParts[p] {
+			d.Logged = append(d.Logged, p)
+		}
+	}
 	pick := func(q float64) schemas.BudgetRequest {
 		if len(attempts) == 0 {
 			return schemas.BudgetRequest{}
