@@ -663,6 +663,13 @@ func (r *promReader) jsonDoc(doc []byte, line int64, recs []Record, join *promJo
 			fed = true
 		}
 	}
+	return promDocEnd(recs, bad, fed, unused, line)
+}
+
+// promDocEnd appends a JSON document's rejects (bad) to recs, or, when it
+// fed no sample and has none, a skip saying why: its metrics were all
+// others (unused), or it held no point.
+func promDocEnd(recs, bad []Record, fed, unused bool, line int64) []Record {
 	recs = append(recs, bad...)
 	if !fed && len(bad) == 0 {
 		why := SkipEmptyResult

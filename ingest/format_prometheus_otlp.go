@@ -175,13 +175,5 @@ func (r *promReader) otlpDoc(doc []byte, line int64, recs []Record, join *promJo
 			}
 		}
 	}
-	recs = append(recs, bad...)
-	if !fed && len(bad) == 0 {
-		why := SkipEmptyResult
-		if unused {
-			why = SkipUnusedMetric
-		}
-		recs = append(recs, Record{Kind: KindSkip, Skip: why, Line: line})
-	}
-	return recs
+	return promDocEnd(recs, bad, fed, unused, line)
 }
