@@ -11,8 +11,9 @@ import (
 
 // Disaggregation says how the two runs' disaggregated serving differs
 // (docs/acceptance.md "Disaggregated serving"): each part of the latency
-// budget and each worker role in both, the part whose p95 moved most and
-// the role whose mean queue moved most, in one sentence. nil unless both
+// budget and each worker role in both, the part whose p95 moved most (of
+// the parts both runs' logs record) and the role whose mean queue moved
+// most, in one sentence. nil unless both
 // runs have stages. It is information and changes no verdict: a budget is
 // a description of where time went, not a test of a change.
 func Disaggregation(base, cand *schemas.Disaggregation) *schemas.DisaggChange {
@@ -25,7 +26,9 @@ func Disaggregation(base, cand *schemas.Disaggregation) *schemas.DisaggChange {
 		b, c := base.Budget[part], cand.Budget[part]
 		pc := schemas.PartChange{Part: part, BaselineP50: b.P50, CandidateP50: c.P50, BaselineP95: b.P95, CandidateP95: c.P95}
 		ch.Parts = append(ch.Parts, pc)
-		if b.P95 != nil && c.P95 != nil {
+		// A part one run's logs do not record reads 0 there: a difference
+		// of what was logged, not a move.
+		if b.P95 != nil && c.P95 != nil && base.PartLogged(part) && cand.PartLogged(part) {
 			if m := math.Abs(*c.P95 - *b.P95); m > bestMove {
 				bestMove, ch.Stage = m, part
 			}

@@ -53,6 +53,21 @@ func TestDisaggregation(t *testing.T) {
 	if n := DisaggregationNote(run(1, 0.3, 0.5, 0, 0.7, 2), run(1, 0.3, 0.5, 0, 0.7, 2)); n != "" {
 		t.Errorf("note %q with both runs' stages", n)
 	}
+	// The baseline's logs record the gateway (5 s at p95), the candidate's
+	// do not (0 s): that is no move; decode_queue's 2 s → 0 s is.
+	gwBase, gwCand := run(2.0, 0.3, 1.0, 0, 0.75, 2), run(0, 0.4, 0, 0.2, 0.5, 3)
+	gwBase.Budget[schemas.BudgetGateway] = schemas.Percentiles{P50: f64(4), P95: f64(5)}
+	gwCand.Budget[schemas.BudgetGateway] = schemas.Percentiles{P50: f64(0), P95: f64(0)}
+	gwBase.Logged = []string{schemas.BudgetGateway, schemas.BudgetDecodeQueue, schemas.BudgetPrefill}
+	gwCand.Logged = []string{schemas.BudgetDecodeQueue, schemas.BudgetPrefill}
+	if got := Disaggregation(gwBase, gwCand); got.Stage != schemas.BudgetDecodeQueue {
+		t.Errorf("gateway logged on one side only: stage %q, want decode_queue", got.Stage)
+	}
+	gwCand.Logged = append(gwCand.Logged, schemas.BudgetGateway)
+	if got := Disaggregation(gwBase, gwCand); got.Stage != schemas.BudgetGateway {
+		t.Errorf("gateway logged on both sides: stage %q, want gateway", got.Stage)
+	}
+
 	// No queue moved: the role is the one whose utilization moved.
 	util := Disaggregation(run(1, 0.3, 0, 0, 0.7, 2), run(1, 0.3, 0, 0, 0.4, 2))
 	if util.Role != schemas.RoleDecode || util.Stage != "" {

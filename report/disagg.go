@@ -1,7 +1,6 @@
 package report
 
 import (
-	"slices"
 	"strconv"
 
 	"github.com/wcharczuk/go-chart/v2/drawing"
@@ -169,7 +168,7 @@ func newDisaggView(in Input, runs []roleRun) *disaggView {
 				p = d.Extent
 			}
 			p50, p95 := fmtSecondsPtr(p.P50), fmtSecondsPtr(p.P95)
-			if !partLogged(d, part) {
+			if !d.PartLogged(part) {
 				p50, p95 = notLogged, notLogged
 			}
 			row.P50 = append(row.P50, p50)
@@ -202,16 +201,6 @@ func newDisaggView(in Input, runs []roleRun) *disaggView {
 // notLogged stands for a part of the budget that no log of the run
 // records.
 const notLogged = "not logged"
-
-// partLogged reports whether some stage of d's run logs part: the extent
-// and unaccounted always are, and a summary written before logged_parts
-// existed counts every part as logged.
-func partLogged(d *schemas.Disaggregation, part string) bool {
-	if part == "extent" || part == schemas.BudgetUnaccounted || d.Logged == nil {
-		return true
-	}
-	return slices.Contains(d.Logged, part)
-}
 
 // fmtPercentPtr formats an optional fraction as a percentage.
 func fmtPercentPtr(v *float64) string {

@@ -1,5 +1,7 @@
 package schemas
 
+import "slices"
+
 import "time"
 
 // StagesFile holds a run's stages (Stage): written by ingest only when an
@@ -127,6 +129,16 @@ type Disaggregation struct {
 	Roles []RoleState `json:"roles"`
 	// Workers is the state of each worker, by role and name.
 	Workers []WorkerState `json:"workers"`
+}
+
+// PartLogged reports whether some stage of d's run logs part (Logged):
+// unaccounted and the extent always are, and a summary written before
+// logged_parts existed counts every part as logged.
+func (d *Disaggregation) PartLogged(part string) bool {
+	if part == "extent" || part == BudgetUnaccounted || d.Logged == nil {
+		return true
+	}
+	return slices.Contains(d.Logged, part)
 }
 
 // BudgetRequest is one attempt's latency budget: its parts in seconds.
