@@ -61,6 +61,8 @@ type sglangLogReader struct {
 	queue      []Record
 	qi         int
 	clockNotes []string
+	statsVals  []sglangStat // a stats line's values, reused line to line
+	buf        []byte       // a line without its ANSI escapes
 }
 
 var _ Reader = (*sglangLogReader)(nil)
@@ -136,7 +138,11 @@ func sglangKind(msg string, rec *Record) (kind sglangMsg, done bool) {
 }
 
 func (r *sglangLogReader) decodeLine(raw []byte, rec *Record) error {
-	line := string(bytes.TrimSpace(vllmStripANSI(nil, raw)))
+	if bytes.IndexByte(raw, 0x1b) >= 0 || bytes.IndexByte(raw, '\r') >= 0 {
+		r.buf = vllmStripANSI(r.buf, raw)
+		raw = r.buf
+	}
+	line := string(bytes.TrimSpace(raw))
 	if line == "" {
 		rec.Kind, rec.Skip = KindSkip, SkipBlank
 		return nil

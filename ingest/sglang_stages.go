@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -28,7 +27,7 @@ import (
 // wall clock is estimated from the lines' own stamps (to the second): each
 // line is written when its request completes, so the offset lies in
 // [stamp − completion, stamp + 1 s − completion) for every line of one
-// host; the estimate is the middle of the intersection of those intervals
+// host (widened by the values' rounding); the estimate is the middle of the intersection of those intervals
 // over the first sglangSettleLines lines of each worker (the upper bound
 // alone when a late line puts the lower bound past it). With n lines at
 // random points of their seconds, the estimate is good to about 1 s / n.
@@ -48,9 +47,96 @@ const sglangSettleLines = 1 << 14
 // overflow.
 const sglangMaxValue = 1 << 52
 
-// sglangStatsField matches one "name=value[unit]" or "name(value[unit])" of
-// the stats' suffix.
-var sglangStatsField = regexp.MustCompile(`(#?[A-Za-z_]+)(?:=|\()(-?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)(ms|GB/s|MB)?`)
+// sglangStat is one value of a stats line: its name and its µs (or, for
+// values not read, nothing).
+type sglangStat struct {
+	name string
+	v    int64
+	half int64 // half the last digit's unit, µs: how far rounding may have moved v
+}
+
+// sglangHalfUnit is half the unit of num's last digit, in µs, for a value
+// scaled by 10^scale to µs: "12.50" ms is within 5 µs of what SGLang
+// measured, "2345.111" s within 500 µs.
+func sglangHalfUnit(num string, scale int) int64 {
+	decimals := 0
+	if _, frac, ok := strings.Cut(num, "."); ok {
+		decimals = len(frac)
+	}
+	h := int64(1)
+	for range max(scale-decimals, 0) {
+		h *= 10
+	}
+	return h / 2
+}
+
+// sglangStatsFields calls f with each "name=value[unit]" and
+// "name(value[unit])" of a stats line's suffix, in order, until f returns
+// false: name is [#]letters and underscores, value a decimal number
+// (-?digits[.digits][e±digits]), unit "ms", "GB/s" or "MB" when one follows;
+// at is value's offset. A name followed by neither '=' nor '(' and a number
+// is passed over.
+func sglangStatsFields(s string, f func(name, num, unit string, at int) bool) {
+	isLetter := func(c byte) bool { return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+	isDigit := func(c byte) bool { return '0' <= c && c <= '9' }
+	for i := 0; i < len(s); {
+		start := i
+		if s[i] == '#' {
+			i++
+		}
+		j := i
+		for j < len(s) && isLetter(s[j]) {
+			j++
+		}
+		if j == i {
+			i = start + 1
+			continue
+		}
+		name := s[start:j]
+		if j >= len(s) || s[j] != '=' && s[j] != '(' {
+			i = j
+			continue
+		}
+		k := j + 1
+		if k < len(s) && s[k] == '-' {
+			k++
+		}
+		d := k
+		for k < len(s) && isDigit(s[k]) {
+			k++
+		}
+		if k == d {
+			i = j
+			continue
+		}
+		if k < len(s) && s[k] == '.' {
+			for k++; k < len(s) && isDigit(s[k]); k++ {
+			}
+		}
+		if k+1 < len(s) && (s[k] == 'e' || s[k] == 'E') {
+			e := k + 1
+			if s[e] == '-' || s[e] == '+' {
+				e++
+			}
+			if e < len(s) && isDigit(s[e]) {
+				for k = e; k < len(s) && isDigit(s[k]); k++ {
+				}
+			}
+		}
+		num, unit := s[j+1:k], ""
+		for _, u := range []string{"ms", "GB/s", "MB"} {
+			if strings.HasPrefix(s[k:], u) {
+				unit = u
+				k += len(u)
+				break
+			}
+		}
+		if !f(name, num, unit, j+1) {
+			return
+		}
+		i = k
+	}
+}
 
 // sglangTimed is one request-time-stats line, its stages on the worker's
 // monotonic clock (µs) until its offset is known.
@@ -61,6 +147,7 @@ type sglangTimed struct {
 	role    string
 	end     int64   // completion on the monotonic clock
 	stamp   int64   // the line's stamp, µs since the epoch (to the second)
+	slack   int64   // how far rounding of the logged values may have moved end
 	stages  []int64 // boundaries: stage k runs from stages[k] to stages[k+1]
 	kinds   []string
 }
@@ -100,13 +187,10 @@ func (r *sglangLogReader) reqStats(msg string, pos int, ts int64, replica string
 	if id == "" {
 		return scan.Errorf(ErrMissingField, pos, "Req Time Stats: neither bootstrap_room nor rid")
 	}
-	vals := map[string]int64{}
+	vals := r.statsVals[:0]
 	suffixPos := pos + len(msg) - len(suffix)
-	for _, m := range sglangStatsField.FindAllStringSubmatchIndex(suffix, -1) {
-		name, num, unit := suffix[m[2]:m[3]], suffix[m[4]:m[5]], ""
-		if m[6] >= 0 {
-			unit = suffix[m[6]:m[7]]
-		}
+	var bad error
+	sglangStatsFields(suffix, func(name, num, unit string, at int) bool {
 		scale := 0
 		switch {
 		case unit == "ms":
@@ -114,20 +198,28 @@ func (r *sglangLogReader) reqStats(msg string, pos int, ts int64, replica string
 		case name == "start" || name == "start_time":
 			scale = 6
 		default:
-			continue // transfer_speed, transfer_total, #retries: not read
+			return true // transfer_speed, transfer_total, #retries: not read
 		}
 		v, _, ok := scan.ScaleDecimal([]byte(num), scale)
 		if !ok || v < 0 || v > sglangMaxValue {
-			return scan.Errorf(ErrBadValue, suffixPos+m[4], "Req Time Stats: %s: %q is not a duration", name, num)
+			bad = scan.Errorf(ErrBadValue, suffixPos+at, "Req Time Stats: %s: %q is not a duration", name, num)
+			return false
 		}
-		if _, seen := vals[name]; !seen {
-			vals[name] = v
-		}
+		vals = append(vals, sglangStat{name, v, sglangHalfUnit(num, scale)})
+		return true
+	})
+	r.statsVals = vals
+	if bad != nil {
+		return bad
 	}
+	var slack int64 // how far the values' rounding may have moved the completion
 	need := func(names ...string) (int64, error) {
 		for _, n := range names {
-			if v, ok := vals[n]; ok {
-				return v, nil
+			for _, kv := range vals { // the first of a name counts
+				if kv.name == n {
+					slack += kv.half
+					return kv.v, nil
+				}
 			}
 		}
 		return 0, scan.Errorf(ErrMissingField, suffixPos, "Req Time Stats (type=%s): missing %s", typ, names[0])
@@ -168,22 +260,24 @@ func (r *sglangLogReader) reqStats(msg string, pos int, ts int64, replica string
 		}
 	}
 	r.timed = &sglangTimed{line: rec.Line, replica: replica, id: id, role: typ, end: bounds[len(bounds)-1],
-		stamp: ts, stages: bounds, kinds: kinds}
+		stamp: ts, slack: slack, stages: bounds, kinds: kinds}
 	return nil
 }
 
 // sglangOffset estimates a worker's clock offset (wall − monotonic, µs)
 // from its lines: the middle of [max lower, min upper], where a line
 // stamped s (to the second) that completed at c on the monotonic clock
-// bounds the offset to [s − c, s + 1 s − c). It returns the estimate, the
-// half-width of the interval, and false when the bounds cross (a line
-// written late, or a clock that stepped): then the estimate is the upper
-// bound and the width how far they cross.
+// bounds the offset to [s − c, s + 1 s − c), each bound widened by how far
+// the logged values' rounding may have moved c (start to the ms,
+// durations to 10 µs). It returns the estimate, the half-width of the
+// interval, and false when the bounds still cross (a line written late,
+// or a clock that stepped): then the estimate is the upper bound and the
+// width how far they cross.
 func sglangOffset(ts []*sglangTimed) (off, within int64, ok bool) {
 	lo, hi := int64(-1<<62), int64(1<<62)
 	for _, t := range ts {
-		lo = max(lo, t.stamp-t.end)
-		hi = min(hi, t.stamp+1_000_000-t.end)
+		lo = max(lo, t.stamp-t.end-t.slack)
+		hi = min(hi, t.stamp+1_000_000-t.end+t.slack)
 	}
 	if lo > hi {
 		return hi, lo - hi, false
