@@ -269,9 +269,10 @@ func SGLangWorkerLogs(sc Disagg) []string {
 	return out
 }
 
-// sglangClock is a worker's time.perf_counter() at the Unix epoch's µs 0,
-// negated: its monotonic clock reads wall − sglangClock(worker). Each worker
-// is a host of its own, booted at a time of its own.
+// sglangClock is the wall-clock instant (µs since the epoch) at which a
+// worker's time.perf_counter() read 0, its host's boot: its monotonic clock
+// reads wall − sglangClock(worker). Each worker is a host of its own,
+// booted at a time of its own.
 func sglangClock(worker string) int64 {
 	var h int64 = 17
 	for _, c := range worker {
